@@ -1,0 +1,83 @@
+//! Stable diagnostic codes. Each has a page under `docs/lints/<code>.md`.
+
+use serde::Serialize;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Error,
+    Warning,
+    Info,
+    Hint,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Info => "info",
+            Severity::Hint => "hint",
+        }
+    }
+}
+
+macro_rules! codes {
+    ($($variant:ident = $code:literal, $name:literal, $sev:ident, $summary:literal;)*) => {
+        /// A diagnostic code.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum Code { $($variant),* }
+
+        impl Code {
+            pub const ALL: &'static [Code] = &[$(Code::$variant),*];
+            pub fn as_str(self) -> &'static str { match self { $(Code::$variant => $code),* } }
+            /// A short kebab-case name.
+            pub fn name(self) -> &'static str { match self { $(Code::$variant => $name),* } }
+            pub fn default_severity(self) -> Severity { match self { $(Code::$variant => Severity::$sev),* } }
+            /// One line: what the runtime does.
+            pub fn summary(self) -> &'static str { match self { $(Code::$variant => $summary),* } }
+            pub fn parse(s: &str) -> Option<Code> {
+                match s { $($code | $name => Some(Code::$variant),)* _ => None }
+            }
+        }
+    };
+}
+
+codes! {
+    InvalidJson = "PL001", "invalid-json", Error, "The file is not strict JSON; the runtime ignores the whole file.";
+    TrailingComma = "PL002", "trailing-comma", Error, "A trailing comma makes JSON.parse fail; the runtime ignores the whole file.";
+    ByteOrderMark = "PL003", "byte-order-mark", Error, "A UTF-8 byte order mark makes JSON.parse fail; the runtime ignores the whole file.";
+    EmptyFile = "PL004", "empty-file", Error, "An empty or comment-only file is a parse error, not an empty config.";
+    UnterminatedComment = "PL005", "unterminated-block-comment", Warning, "An unterminated `/*` silently drops the rest of the file.";
+    InvalidUtf8 = "PL006", "invalid-utf8", Warning, "Bytes that are not UTF-8 are read as U+FFFD.";
+    DuplicateKey = "PL010", "duplicate-key", Warning, "A repeated key keeps the last value at the first key's position.";
+    IndexKeyOrder = "PL011", "integer-key-order", Warning, "Integer-like keys are enumerated first, which changes rule order.";
+    ProtoKey = "PL012", "proto-key-dropped", Warning, "A `__proto__` key is silently dropped.";
+    UnknownKey = "PL100", "unknown-key", Error, "A top-level key the target runtime does not accept rejects the whole file.";
+    InvalidState = "PL101", "invalid-state", Error, "A state other than exactly allow, deny or ask rejects the whole file.";
+    ReasonNotString = "PL102", "reason-not-string", Error, "A non-string deny reason rejects the whole file.";
+    ReasonTooLong = "PL103", "reason-too-long", Error, "A deny reason over 500 characters rejects the whole file.";
+    ObjectFormForState = "PL104", "object-form-for-allow-ask", Error, "Only deny has an object form; `{ \"action\": \"allow\" }` rejects the whole file.";
+    DenyObjectExtraKey = "PL105", "deny-object-extra-key", Error, "A deny object with a key other than action and reason rejects the whole file.";
+    SurfaceDenyObject = "PL106", "surface-level-deny-object", Error, "A deny object directly under a surface rejects the whole file.";
+    EmptyKey = "PL107", "empty-key", Error, "An empty surface or pattern key rejects the whole file.";
+    InvalidValue = "PL108", "invalid-value", Error, "A knob or structural value of the wrong type rejects the whole file.";
+    InvalidRuleValue = "PL109", "invalid-rule-value", Error, "A surface or pattern value that is neither a state nor a map/deny object rejects the whole file.";
+    DenyObjectAction = "PL110", "deny-object-action", Error, "A deny object needs `\"action\": \"deny\"`.";
+    ForeignKey = "PL111", "version-specific-key", Error, "A key that only another runtime version or fork accepts rejects the whole file for the target.";
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_unique_and_parse_back() {
+        let mut seen = std::collections::HashSet::new();
+        for c in Code::ALL {
+            assert!(seen.insert(c.as_str()), "duplicate {}", c.as_str());
+            assert_eq!(Code::parse(c.as_str()), Some(*c));
+            assert_eq!(Code::parse(c.name()), Some(*c));
+        }
+    }
+}

@@ -1,0 +1,334 @@
+//! Diagnostics for one pi-permission-system config file.
+
+use super::codes::Code;
+use super::levels::LintLevels;
+use super::{Diagnostic, Related, WHOLE_FILE_DROPPED};
+use crate::model::pi::read::{ConfigFile, read_config};
+use crate::model::pi::validate::{MAX_REASON_CHARS, ViolationKind};
+use crate::model::pi::versions::{self, Availability, Version};
+use crate::syntax::js_order::is_array_index;
+use crate::syntax::strip::CommentKind;
+use crate::syntax::{Member, Node, SyntaxErrorKind, Value};
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct AnalysisOptions {
+    /// The runtime version whose rules apply.
+    pub target: Version,
+    pub levels: LintLevels,
+}
+
+impl Default for AnalysisOptions {
+    fn default() -> Self {
+        AnalysisOptions {
+            target: Version::DEFAULT_TARGET,
+            levels: LintLevels::default(),
+        }
+    }
+}
+
+/// Everything known about one config text.
+#[derive(Debug, Clone)]
+pub struct ConfigAnalysis {
+    pub file: ConfigFile,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+pub fn analyze_config_text(text: &str, options: &AnalysisOptions) -> ConfigAnalysis {
+    let file = read_config(text, options.target);
+    let mut out = Vec::new();
+    syntax_diagnostics(&file, text, &mut out);
+    if let Some(root) = &file.parsed.root {
+        structure_diagnostics(root, &mut out);
+    }
+    validation_diagnostics(&file, options.target, &mut out);
+    let mut diagnostics: Vec<Diagnostic> = out
+        .into_iter()
+        .filter_map(|mut d| {
+            d.severity = options.levels.severity(d.code)?;
+            Some(d)
+        })
+        .collect();
+    diagnostics.sort_by(|a, b| {
+        (a.range.start, a.range.end, a.code).cmp(&(b.range.start, b.range.end, b.code))
+    });
+    diagnostics.dedup_by(|a, b| a.code == b.code && a.range == b.range && a.message == b.message);
+    ConfigAnalysis { file, diagnostics }
+}
+
+fn diag(code: Code, range: std::ops::Range<usize>, message: String) -> Diagnostic {
+    Diagnostic {
+        code,
+        severity: code.default_severity(),
+        range,
+        message,
+        runtime_issue: None,
+        related: Vec::new(),
+    }
+}
+
+fn syntax_diagnostics(file: &ConfigFile, text: &str, out: &mut Vec<Diagnostic>) {
+    for c in &file.stripped.comments {
+        if c.kind == CommentKind::UnterminatedBlock {
+            let dropped = &text[c.range.clone()];
+            let lines = dropped.lines().count();
+            out.push(diag(
+                Code::UnterminatedComment,
+                c.range.start..(c.range.start + 2).min(text.len()),
+                format!(
+                    "unterminated block comment: the runtime silently drops everything from here to the end of the file ({lines} line{})",
+                    if lines == 1 { "" } else { "s" }
+                ),
+            ));
+        }
+    }
+    for (i, e) in file.parsed.errors.iter().enumerate() {
+        let code = match e.kind {
+            SyntaxErrorKind::TrailingComma => Code::TrailingComma,
+            SyntaxErrorKind::ByteOrderMark => Code::ByteOrderMark,
+            SyntaxErrorKind::EmptyInput => Code::EmptyFile,
+            _ => Code::InvalidJson,
+        };
+        let mut d = diag(
+            code,
+            e.range.clone(),
+            format!("{}: {WHOLE_FILE_DROPPED}", e.message),
+        );
+        if i == 0 {
+            d.runtime_issue = e
+                .runtime_message
+                .as_ref()
+                .map(|m| format!("Failed to read config at '<path>': {m}"));
+        }
+        out.push(d);
+    }
+}
+
+/// Duplicate keys, integer-like keys and `__proto__` wherever they change
+/// what the runtime sees.
+fn structure_diagnostics(root: &Node, out: &mut Vec<Diagnostic>) {
+    walk_objects(root, 0, &mut |members, depth| {
+        duplicate_keys(members, out);
+        // Order matters for surfaces (depth 1 under `permission`) and pattern maps.
+        if depth >= 1 {
+            index_keys(members, out);
+            for m in members.iter().filter(|m| m.key == "__proto__") {
+                out.push(diag(
+                    Code::ProtoKey,
+                    m.key_range.clone(),
+                    "the runtime silently drops the key `__proto__`: this rule never exists".into(),
+                ));
+            }
+        }
+    });
+}
+
+/// Visits objects inside `permission` (depth 1 = the permission object) and
+/// every object elsewhere at depth 0 for duplicate checks.
+fn walk_objects(node: &Node, depth: usize, f: &mut dyn FnMut(&[Member], usize)) {
+    match &node.value {
+        Value::Object(members) => {
+            f(members, depth);
+            for m in members {
+                let child_depth = if depth == 0 {
+                    usize::from(m.key == "permission")
+                } else {
+                    depth + 1
+                };
+                walk_objects(&m.value, child_depth, f);
+            }
+        }
+        Value::Array(items) => {
+            for i in items {
+                walk_objects(i, 0, f);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn duplicate_keys(members: &[Member], out: &mut Vec<Diagnostic>) {
+    if members.len() < 2 {
+        return;
+    }
+    let mut first: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for (i, m) in members.iter().enumerate() {
+        match first.get(m.key.as_str()) {
+            None => {
+                first.insert(&m.key, i);
+            }
+            Some(&j) => {
+                let f = &members[j];
+                let last = members.iter().rev().find(|x| x.key == m.key).unwrap_or(m);
+                let mut d = diag(
+                    Code::DuplicateKey,
+                    m.key_range.clone(),
+                    format!(
+                        "duplicate key \"{}\": the runtime keeps the last value{} at the position of the first occurrence",
+                        m.key,
+                        short_value(&last.value)
+                    ),
+                );
+                d.related.push(Related {
+                    range: f.key_range.clone(),
+                    message: "first occurrence: its position is the one the runtime uses".into(),
+                });
+                out.push(d);
+            }
+        }
+    }
+}
+
+fn short_value(n: &Node) -> String {
+    match &n.value {
+        Value::String(s) if s.chars().count() <= 30 => format!(" (\"{s}\")"),
+        _ => String::new(),
+    }
+}
+
+fn index_keys(members: &[Member], out: &mut Vec<Diagnostic>) {
+    let mut seen_plain = false;
+    let mut last_index: Option<u64> = None;
+    for m in members {
+        if is_array_index(&m.key) {
+            let n: u64 = m.key.parse().unwrap_or(0);
+            let moved = seen_plain || last_index.is_some_and(|l| n < l);
+            if moved {
+                out.push(diag(
+                    Code::IndexKeyOrder,
+                    m.key_range.clone(),
+                    format!(
+                        "the runtime enumerates integer-like keys first, ascending: \"{}\" is evaluated before the keys written above it, so they override it",
+                        m.key
+                    ),
+                ));
+            }
+            last_index = Some(last_index.map_or(n, |l| l.max(n)));
+        } else {
+            seen_plain = true;
+        }
+    }
+}
+
+fn validation_diagnostics(file: &ConfigFile, target: Version, out: &mut Vec<Diagnostic>) {
+    let rejected_by_syntax = !file.parsed.errors.is_empty();
+    for issue in &file.validation {
+        for v in &issue.violations {
+            let (code, what) = describe(&v.kind, target);
+            let message = if rejected_by_syntax {
+                format!("{what}: the runtime would also reject this file for it")
+            } else {
+                format!("{what}: {WHOLE_FILE_DROPPED}")
+            };
+            let mut d = diag(code, v.range.clone(), message);
+            d.runtime_issue = Some(issue.message.clone());
+            out.push(d);
+        }
+    }
+}
+
+fn describe(kind: &ViolationKind, target: Version) -> (Code, String) {
+    match kind {
+        ViolationKind::UnknownKey { key, known } => match known.map(|k| k.availability) {
+            Some(Availability::Since(v)) => (
+                Code::ForeignKey,
+                format!("`{key}` needs pi-permission-system ≥ {v}; the target {target} rejects this whole file"),
+            ),
+            Some(Availability::Fork(who)) => (
+                Code::ForeignKey,
+                format!("`{key}` is read only by {who}; pi-permission-system {target} does not accept it"),
+            ),
+            None => {
+                let hint = did_you_mean(key, versions::accepted_keys(target).map(|k| k.key))
+                    .map(|s| format!(" (did you mean `{s}`?)"))
+                    .unwrap_or_default();
+                (Code::UnknownKey, format!("unknown top-level key `{key}`{hint}"))
+            }
+        },
+        ViolationKind::ExtraKey { key, in_deny_object } => {
+            if *in_deny_object {
+                (
+                    Code::DenyObjectExtraKey,
+                    format!("a deny object takes only `action` and `reason`, not `{key}`"),
+                )
+            } else {
+                (Code::UnknownKey, format!("unknown key `{key}`"))
+            }
+        }
+        ViolationKind::InvalidState { found } => {
+            let hint = ["allow", "deny", "ask"]
+                .into_iter()
+                .find(|s| s.eq_ignore_ascii_case(found.trim()))
+                .map(|s| format!(" (did you mean \"{s}\"? states are case-sensitive)"))
+                .unwrap_or_default();
+            (
+                Code::InvalidState,
+                format!("\"{found}\" is not a permission state; use \"allow\", \"deny\" or \"ask\"{hint}"),
+            )
+        }
+        ViolationKind::InvalidRuleValue { found, pattern_level } => (
+            Code::InvalidRuleValue,
+            if *pattern_level {
+                format!("a pattern's value must be \"allow\", \"deny\", \"ask\" or {{ \"action\": \"deny\", \"reason\": … }}, not {found}")
+            } else {
+                format!("a surface's value must be \"allow\", \"deny\", \"ask\" or a map of patterns, not {found}")
+            },
+        ),
+        ViolationKind::ReasonNotString { found } => (
+            Code::ReasonNotString,
+            format!("`reason` must be a string, not {found} (the docs say it is ignored; the runtime rejects the file)"),
+        ),
+        ViolationKind::ReasonTooLong { chars } => (
+            Code::ReasonTooLong,
+            format!("this reason has {chars} characters; at most {MAX_REASON_CHARS} are allowed"),
+        ),
+        ViolationKind::ObjectFormForState { action } => (
+            Code::ObjectFormForState,
+            format!("only deny has an object form; write \"{action}\" as a plain string"),
+        ),
+        ViolationKind::DenyObjectAction { found } => (
+            Code::DenyObjectAction,
+            match found {
+                None => "a deny object needs `\"action\": \"deny\"`".to_string(),
+                Some(f) => format!("a deny object's `action` must be \"deny\", not {f}"),
+            },
+        ),
+        ViolationKind::SurfaceLevelDenyObject => (
+            Code::SurfaceDenyObject,
+            "a deny object is only valid as a pattern's value; put it under a pattern, e.g. { \"*\": { \"action\": \"deny\", \"reason\": … } }".to_string(),
+        ),
+        ViolationKind::EmptyKey { what } => (Code::EmptyKey, format!("an empty {what} key is not allowed")),
+        ViolationKind::BadValue { expected, .. } => (Code::InvalidValue, format!("expected {expected} here")),
+        ViolationKind::MissingMember { member } => (
+            Code::InvalidValue,
+            format!("a shell tool needs `{member}` (the name of the input field holding the command)"),
+        ),
+    }
+}
+
+/// The closest candidate within a small edit distance.
+pub fn did_you_mean<'a>(word: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+    let w = word.to_lowercase();
+    candidates
+        .map(|c| (edit_distance(&w, &c.to_lowercase()), c))
+        .filter(|(d, c)| *d <= (c.len() / 3).max(1))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c)
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    if a.len().abs_diff(b.len()) > 3 || a.len() > 64 || b.len() > 64 {
+        return usize::MAX;
+    }
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for i in 1..=a.len() {
+        let mut cur = vec![i; b.len() + 1];
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            cur[j] = (prev[j] + 1).min(cur[j - 1] + 1).min(prev[j - 1] + cost);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}

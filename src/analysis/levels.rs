@@ -1,0 +1,42 @@
+//! Lint levels: per code, override the severity or turn the code off.
+
+use super::codes::{Code, Severity};
+use std::collections::HashMap;
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LintLevels {
+    overrides: HashMap<Code, Option<Severity>>,
+}
+
+impl LintLevels {
+    /// Parses `PL010=off`, `duplicate-key=error`, … Unknown codes or levels are errors.
+    pub fn parse_assignment(&mut self, spec: &str) -> Result<(), String> {
+        let (code, level) = spec
+            .split_once('=')
+            .ok_or_else(|| format!("expected CODE=LEVEL, got `{spec}`"))?;
+        let code =
+            Code::parse(code.trim()).ok_or_else(|| format!("unknown diagnostic code `{code}`"))?;
+        let level = match level.trim() {
+            "off" | "allow" | "none" => None,
+            "error" => Some(Severity::Error),
+            "warning" | "warn" => Some(Severity::Warning),
+            "info" | "information" => Some(Severity::Info),
+            "hint" => Some(Severity::Hint),
+            other => {
+                return Err(format!(
+                    "unknown level `{other}` (off, error, warning, info, hint)"
+                ));
+            }
+        };
+        self.overrides.insert(code, level);
+        Ok(())
+    }
+
+    /// The severity to report `code` with, or `None` when it is off.
+    pub fn severity(&self, code: Code) -> Option<Severity> {
+        match self.overrides.get(&code) {
+            Some(level) => *level,
+            None => Some(code.default_severity()),
+        }
+    }
+}

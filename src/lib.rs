@@ -1,0 +1,7 @@
+//! permission-lsp: a language server and checker for the permission configs
+//! of AI coding agents. See `ARCHITECTURE.md` for the layers.
+
+pub mod analysis;
+pub mod model;
+pub mod syntax;
+pub mod text;

@@ -1,0 +1,59 @@
+//! Reading one config file exactly as the runtime does (spec §3): strip
+//! comments, `JSON.parse`, validate strictly; any problem drops the file.
+
+use super::config::PiConfig;
+use super::validate::{RuntimeIssue, validate_config};
+use super::versions::Version;
+use crate::syntax::json::{ParseOutput, parse};
+use crate::syntax::strip::{Stripped, strip_json_comments};
+
+/// A config file as read by the runtime, plus what is needed to explain it.
+#[derive(Debug, Clone)]
+pub struct ConfigFile {
+    pub stripped: Stripped,
+    pub parsed: ParseOutput,
+    /// Validation issues of the (possibly recovered) tree. When the JSON is
+    /// broken these describe the recovered tree; the runtime never gets that far.
+    pub validation: Vec<RuntimeIssue>,
+    /// The config the runtime uses; `None` when it rejects the file.
+    pub config: Option<PiConfig>,
+}
+
+impl ConfigFile {
+    pub fn accepted(&self) -> bool {
+        self.config.is_some()
+    }
+
+    /// The issue texts the runtime reports for this file, in order
+    /// (`path` is how the runtime names the file).
+    pub fn runtime_issues(&self, path: &str) -> Vec<String> {
+        if let Some(first) = self.parsed.errors.first() {
+            let msg = first.runtime_message.clone().unwrap_or_default();
+            return vec![format!("Failed to read config at '{path}': {msg}")];
+        }
+        self.validation.iter().map(|i| i.message.clone()).collect()
+    }
+}
+
+pub fn read_config(text: &str, target: Version) -> ConfigFile {
+    let stripped = strip_json_comments(text);
+    let parsed = parse(&stripped);
+    let validation = parsed
+        .root
+        .as_ref()
+        .map(|root| validate_config(root, target))
+        .unwrap_or_default();
+    let config = match (
+        &parsed.root,
+        parsed.errors.is_empty() && validation.is_empty(),
+    ) {
+        (Some(root), true) => Some(PiConfig::from_validated(root)),
+        _ => None,
+    };
+    ConfigFile {
+        stripped,
+        parsed,
+        validation,
+        config,
+    }
+}

@@ -1,0 +1,10 @@
+//! Reading text exactly as the runtimes read it: the comment stripper, strict
+//! JSON with a ranged tree, JavaScript property order, and the mini-YAML of
+//! agent frontmatter.
+
+pub mod frontmatter;
+pub mod js_order;
+pub mod json;
+pub mod strip;
+
+pub use json::{Member, Node, SyntaxError, SyntaxErrorKind, Value};

@@ -1,0 +1,213 @@
+//! Positions: byte offsets <-> (line, column) in UTF-16 or UTF-8 code units.
+//!
+//! LSP lines end at `\n`, `\r\n` or a lone `\r`. A [`LineIndex`] is built once
+//! per document version (O(n)) and answers conversions in O(log n + line length).
+
+use std::ops::Range;
+
+/// Which unit a column counts, as negotiated with the client (`positionEncoding`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PositionEncoding {
+    /// The LSP default and the only mandatory one.
+    #[default]
+    Utf16,
+    Utf8,
+}
+
+/// A zero-based line and column, the column counted in the document's [`PositionEncoding`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
+pub struct LineCol {
+    pub line: u32,
+    pub col: u32,
+}
+
+/// Line starts of a text, for fast offset <-> position conversion.
+#[derive(Debug, Clone)]
+pub struct LineIndex {
+    /// Byte offset of the start of every line; always starts with 0.
+    line_starts: Vec<usize>,
+    len: usize,
+}
+
+impl LineIndex {
+    pub fn new(text: &str) -> Self {
+        let bytes = text.as_bytes();
+        let mut line_starts = vec![0];
+        let mut i = 0;
+        while i < bytes.len() {
+            match bytes[i] {
+                b'\n' => line_starts.push(i + 1),
+                b'\r' => {
+                    if bytes.get(i + 1) == Some(&b'\n') {
+                        i += 1;
+                    }
+                    line_starts.push(i + 1);
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        LineIndex {
+            line_starts,
+            len: text.len(),
+        }
+    }
+
+    pub fn line_count(&self) -> usize {
+        self.line_starts.len()
+    }
+
+    /// The byte range of line `line` without its terminator.
+    pub fn line_range(&self, text: &str, line: usize) -> Range<usize> {
+        let start = self.line_starts[line.min(self.line_starts.len() - 1)];
+        let mut end = self.line_starts.get(line + 1).copied().unwrap_or(self.len);
+        let bytes = text.as_bytes();
+        while end > start && matches!(bytes[end - 1], b'\n' | b'\r') {
+            end -= 1;
+        }
+        start..end
+    }
+
+    /// Zero-based line of a byte offset (offsets past the end clamp to the end).
+    pub fn line_of(&self, offset: usize) -> usize {
+        let offset = offset.min(self.len);
+        match self.line_starts.binary_search(&offset) {
+            Ok(line) => line,
+            Err(next) => next - 1,
+        }
+    }
+
+    /// Byte offset -> position. An offset inside a multi-byte character is
+    /// moved back to the character's start.
+    pub fn position(&self, text: &str, offset: usize, enc: PositionEncoding) -> LineCol {
+        let mut offset = offset.min(text.len());
+        while !text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        let line = self.line_of(offset);
+        let start = self.line_starts[line];
+        let col = match enc {
+            PositionEncoding::Utf8 => offset - start,
+            PositionEncoding::Utf16 => text[start..offset].encode_utf16().count(),
+        };
+        LineCol {
+            line: line as u32,
+            col: col as u32,
+        }
+    }
+
+    /// Position -> byte offset. A line past the end maps to the end of the
+    /// text; a column past the end of its line maps to the line's end; a
+    /// column inside a character (half a surrogate pair, the middle of a
+    /// UTF-8 sequence) maps to that character's start.
+    pub fn offset(&self, text: &str, pos: LineCol, enc: PositionEncoding) -> usize {
+        let line = pos.line as usize;
+        if line >= self.line_starts.len() {
+            return text.len();
+        }
+        let range = self.line_range(text, line);
+        let line_text = &text[range.clone()];
+        let want = pos.col as usize;
+        let mut units = 0usize;
+        for (i, ch) in line_text.char_indices() {
+            let w = match enc {
+                PositionEncoding::Utf8 => ch.len_utf8(),
+                PositionEncoding::Utf16 => ch.len_utf16(),
+            };
+            if units + w > want {
+                return range.start + i;
+            }
+            units += w;
+        }
+        range.end
+    }
+}
+
+/// Number of UTF-16 code units in `s`.
+pub fn utf16_len(s: &str) -> usize {
+    s.chars().map(char::len_utf16).sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn crlf_and_lone_cr_are_line_breaks() {
+        let text = "a\r\nb\rc\nd";
+        let idx = LineIndex::new(text);
+        assert_eq!(idx.line_count(), 4);
+        assert_eq!(
+            idx.position(text, 3, PositionEncoding::Utf16),
+            LineCol { line: 1, col: 0 }
+        );
+        assert_eq!(
+            idx.position(text, 5, PositionEncoding::Utf16),
+            LineCol { line: 2, col: 0 }
+        );
+        assert_eq!(idx.line_range(text, 0), 0..1);
+        // The middle of a CRLF is still on line 0.
+        assert_eq!(
+            idx.position(text, 2, PositionEncoding::Utf16),
+            LineCol { line: 0, col: 2 }
+        );
+    }
+
+    #[test]
+    fn astral_characters_count_two_utf16_units() {
+        let text = "x😀y\n";
+        let idx = LineIndex::new(text);
+        assert_eq!(idx.position(text, 5, PositionEncoding::Utf16).col, 3);
+        assert_eq!(idx.position(text, 5, PositionEncoding::Utf8).col, 5);
+        assert_eq!(
+            idx.offset(text, LineCol { line: 0, col: 3 }, PositionEncoding::Utf16),
+            5
+        );
+        // Half a surrogate pair lands on the character's start.
+        assert_eq!(
+            idx.offset(text, LineCol { line: 0, col: 2 }, PositionEncoding::Utf16),
+            1
+        );
+        // Inside a UTF-8 sequence -> character start; offsets inside a char move back.
+        assert_eq!(
+            idx.offset(text, LineCol { line: 0, col: 3 }, PositionEncoding::Utf8),
+            1
+        );
+        assert_eq!(idx.position(text, 3, PositionEncoding::Utf16).col, 1);
+    }
+
+    #[test]
+    fn positions_past_the_end_clamp() {
+        let text = "ab\ncd";
+        let idx = LineIndex::new(text);
+        assert_eq!(
+            idx.offset(text, LineCol { line: 0, col: 99 }, PositionEncoding::Utf16),
+            2
+        );
+        assert_eq!(
+            idx.offset(text, LineCol { line: 9, col: 0 }, PositionEncoding::Utf16),
+            5
+        );
+        assert_eq!(
+            idx.position(text, 99, PositionEncoding::Utf16),
+            LineCol { line: 1, col: 2 }
+        );
+    }
+
+    #[test]
+    fn roundtrip_every_offset() {
+        let text = "{\r\n  \"é😀\": 1,\r  x\n}";
+        let idx = LineIndex::new(text);
+        for (off, _) in text.char_indices() {
+            for enc in [PositionEncoding::Utf16, PositionEncoding::Utf8] {
+                let p = idx.position(text, off, enc);
+                let back = idx.offset(text, p, enc);
+                // '\n' of a CRLF maps to the end of the line, which is the '\r'.
+                if text.as_bytes()[off] == b'\n' && off > 0 && text.as_bytes()[off - 1] == b'\r' {
+                    continue;
+                }
+                assert_eq!(back, off, "offset {off} {enc:?}");
+            }
+        }
+    }
+}
