@@ -2,6 +2,9 @@
 //! of AI coding agents. See `ARCHITECTURE.md` for the layers.
 
 pub mod analysis;
+pub mod cli;
+pub mod ide;
+pub mod lsp;
 pub mod model;
 pub mod syntax;
 pub mod text;

@@ -1,1 +1,101 @@
-fn main() {}
+use clap::{Parser, Subcommand};
+use permission_lsp::analysis::{AnalysisOptions, LintLevels};
+use permission_lsp::cli;
+use permission_lsp::model::pi::Version;
+use std::path::PathBuf;
+
+/// A language server and checker for AI coding agent permission configs.
+#[derive(Parser)]
+#[command(name = "permission-lsp", version, about)]
+struct Cli {
+    /// Serve LSP over stdio (what editors run; same as `serve`).
+    #[arg(long, global = false)]
+    stdio: bool,
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(clap::Args, Clone)]
+struct AnalysisArgs {
+    /// The pi-permission-system version whose rules apply.
+    #[arg(long, value_name = "VERSION", default_value = "20.7.3")]
+    target_version: String,
+    /// Override a lint level: CODE=off|error|warning|info|hint (repeatable).
+    #[arg(long = "level", value_name = "CODE=LEVEL")]
+    levels: Vec<String>,
+}
+
+impl AnalysisArgs {
+    fn options(&self) -> Result<AnalysisOptions, String> {
+        let target = Version::parse(&self.target_version).ok_or_else(|| {
+            format!(
+                "--target-version: `{}` is not a version like 20.7.3",
+                self.target_version
+            )
+        })?;
+        let mut levels = LintLevels::default();
+        for l in &self.levels {
+            levels.parse_assignment(l)?;
+        }
+        Ok(AnalysisOptions { target, levels })
+    }
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the language server over stdio.
+    Serve {
+        /// Accepted for editors that pass it.
+        #[arg(long)]
+        stdio: bool,
+    },
+    /// Check config files (or directories, searched for configs) and report problems.
+    Check {
+        /// Files or directories (default: the current directory).
+        paths: Vec<PathBuf>,
+        #[arg(long, value_enum, default_value = "human")]
+        format: cli::check::Format,
+        #[command(flatten)]
+        analysis: AnalysisArgs,
+    },
+}
+
+fn main() {
+    let args = Cli::parse();
+    let code = match args.command {
+        None if args.stdio => serve(),
+        Some(Command::Serve { .. }) => serve(),
+        None => {
+            eprintln!("permission-lsp: a command is needed (serve, check); see --help");
+            2
+        }
+        Some(Command::Check {
+            paths,
+            format,
+            analysis,
+        }) => match analysis.options() {
+            Ok(options) => cli::check::run(&paths, format, &options, &mut std::io::stdout().lock()),
+            Err(e) => {
+                eprintln!("permission-lsp: {e}");
+                2
+            }
+        },
+    };
+    std::process::exit(code);
+}
+
+fn serve() -> i32 {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("permission-lsp: cannot start the async runtime: {e}");
+            return 1;
+        }
+    };
+    runtime.block_on(permission_lsp::lsp::run_stdio());
+    0
+}

@@ -55,6 +55,30 @@ pub fn analyze_config_text(text: &str, options: &AnalysisOptions) -> ConfigAnaly
     ConfigAnalysis { file, diagnostics }
 }
 
+/// Like [`analyze_config_text`] for raw bytes: invalid UTF-8 is decoded the
+/// way the runtime's `readFileSync(path, "utf8")` does (each bad sequence
+/// becomes U+FFFD) and reported.
+pub fn analyze_config_bytes(bytes: &[u8], options: &AnalysisOptions) -> (String, ConfigAnalysis) {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => (text.to_string(), analyze_config_text(text, options)),
+        Err(e) => {
+            let text = String::from_utf8_lossy(bytes).into_owned();
+            let mut analysis = analyze_config_text(&text, options);
+            let at = e.valid_up_to();
+            if let Some(severity) = options.levels.severity(Code::InvalidUtf8) {
+                let mut d = diag(
+                    Code::InvalidUtf8,
+                    at..at + '\u{fffd}'.len_utf8(),
+                    "this file is not valid UTF-8: the runtime reads each invalid byte sequence as U+FFFD".into(),
+                );
+                d.severity = severity;
+                analysis.diagnostics.insert(0, d);
+            }
+            (text, analysis)
+        }
+    }
+}
+
 fn diag(code: Code, range: std::ops::Range<usize>, message: String) -> Diagnostic {
     Diagnostic {
         code,
@@ -231,11 +255,11 @@ fn describe(kind: &ViolationKind, target: Version) -> (Code, String) {
         ViolationKind::UnknownKey { key, known } => match known.map(|k| k.availability) {
             Some(Availability::Since(v)) => (
                 Code::ForeignKey,
-                format!("`{key}` needs pi-permission-system ≥ {v}; the target {target} rejects this whole file"),
+                format!("`{key}` needs pi-permission-system ≥ {v} (the target is {target})"),
             ),
             Some(Availability::Fork(who)) => (
                 Code::ForeignKey,
-                format!("`{key}` is read only by {who}; pi-permission-system {target} does not accept it"),
+                format!("`{key}` is read only by {who}, not by pi-permission-system {target}"),
             ),
             None => {
                 let hint = did_you_mean(key, versions::accepted_keys(target).map(|k| k.key))

@@ -6,7 +6,7 @@ pub mod config_file;
 pub mod levels;
 
 pub use codes::{Code, Severity};
-pub use config_file::{AnalysisOptions, analyze_config_text};
+pub use config_file::{AnalysisOptions, ConfigAnalysis, analyze_config_bytes, analyze_config_text};
 pub use levels::LintLevels;
 
 use std::ops::Range;

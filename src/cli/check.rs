@@ -1,0 +1,130 @@
+//! `permission-lsp check [PATH…]`.
+
+use super::discover::discover;
+use super::render::{Style, human, json};
+use crate::analysis::{AnalysisOptions, Severity, analyze_config_bytes};
+use crate::text::LineIndex;
+use std::io::Write;
+use std::path::PathBuf;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Human,
+    Json,
+}
+
+/// Files larger than this are reported, not read.
+const MAX_FILE_BYTES: u64 = 256 * 1024 * 1024;
+
+/// Runs the check; returns the process exit code (0 clean, 1 errors found, 2 I/O trouble).
+pub fn run(
+    paths: &[PathBuf],
+    format: Format,
+    options: &AnalysisOptions,
+    out: &mut dyn Write,
+) -> i32 {
+    let paths = if paths.is_empty() {
+        vec![PathBuf::from(".")]
+    } else {
+        paths.to_vec()
+    };
+    let (files, mut io_errors) = discover(&paths);
+    let style = Style {
+        color: format == Format::Human
+            && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+            && is_tty(),
+    };
+    let (mut errors, mut warnings, mut others) = (0usize, 0usize, 0usize);
+    let mut json_out = Vec::new();
+    for f in &files {
+        let display = f.path.display().to_string();
+        let bytes = match std::fs::metadata(&f.path) {
+            Ok(m) if m.len() > MAX_FILE_BYTES => {
+                io_errors.push(format!(
+                    "{display}: larger than {MAX_FILE_BYTES} bytes, not read"
+                ));
+                continue;
+            }
+            _ => match std::fs::read(&f.path) {
+                Ok(b) => b,
+                Err(e) => {
+                    io_errors.push(format!("{display}: {e}"));
+                    continue;
+                }
+            },
+        };
+        if display.ends_with(".md") {
+            // Agent files are read by the agent-file analysis (frontmatter).
+            continue;
+        }
+        let (text, analysis) = analyze_config_bytes(&bytes, options);
+        let index = LineIndex::new(&text);
+        for d in &analysis.diagnostics {
+            match d.severity {
+                Severity::Error => errors += 1,
+                Severity::Warning => warnings += 1,
+                _ => others += 1,
+            }
+            match format {
+                Format::Human => {
+                    let _ = writeln!(out, "{}", human(&display, &text, &index, d, style));
+                }
+                Format::Json => json_out.push(json(&display, &text, &index, d)),
+            }
+        }
+    }
+    match format {
+        Format::Json => {
+            let doc = serde_json::json!({
+                "files": files.len(),
+                "errors": errors,
+                "warnings": warnings,
+                "diagnostics": json_out,
+                "io_errors": io_errors,
+            });
+            let _ = writeln!(
+                out,
+                "{}",
+                serde_json::to_string_pretty(&doc).unwrap_or_default()
+            );
+        }
+        Format::Human => {
+            for e in &io_errors {
+                let _ = writeln!(out, "error: {e}");
+            }
+            let files_word = if files.len() == 1 { "file" } else { "files" };
+            if errors + warnings + others == 0 {
+                let _ = writeln!(
+                    out,
+                    "Checked {} {files_word}: no problems found.",
+                    files.len()
+                );
+            } else {
+                let _ = writeln!(
+                    out,
+                    "Checked {} {files_word}: {errors} error{}, {warnings} warning{}{}.",
+                    files.len(),
+                    if errors == 1 { "" } else { "s" },
+                    if warnings == 1 { "" } else { "s" },
+                    if others > 0 {
+                        format!(", {others} other")
+                    } else {
+                        String::new()
+                    }
+                );
+            }
+        }
+    }
+    if !io_errors.is_empty() && errors == 0 {
+        2
+    } else if errors > 0 {
+        1
+    } else {
+        0
+    }
+}
+
+fn is_tty() -> bool {
+    use std::io::IsTerminal;
+    std::io::stdout().is_terminal()
+}

@@ -1,0 +1,5 @@
+//! The command line: `check` (and `simulate`, `explain`) over the same analysis.
+
+pub mod check;
+pub mod discover;
+pub mod render;

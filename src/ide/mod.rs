@@ -1,0 +1,5 @@
+//! Editor features as plain data (no protocol types): hover text, and later
+//! code actions, completions and symbols.
+
+pub mod hover;
+pub mod locate;

@@ -1,0 +1,123 @@
+//! Computing and publishing diagnostics. Analysis runs off the handler on a
+//! snapshot; a result is published only if its version is still the
+//! document's version, under a lock so an older result never lands after a
+//! newer one.
+
+use super::convert::to_lsp_range;
+use super::session::{DocumentKind, Session, Snapshot};
+use crate::analysis::{self, AnalysisOptions, Severity};
+use crate::text::{LineIndex, PositionEncoding};
+use std::collections::HashMap;
+use std::sync::Arc;
+use tokio::sync::Mutex;
+use tower_lsp_server::Client;
+use tower_lsp_server::ls_types::{
+    CodeDescription, Diagnostic, DiagnosticRelatedInformation, DiagnosticSeverity, Location,
+    NumberOrString, Uri,
+};
+
+/// Last published version per document.
+#[derive(Debug, Default)]
+pub struct Publisher {
+    published: Mutex<HashMap<Uri, i32>>,
+}
+
+/// The LSP diagnostics of a snapshot.
+pub fn compute(
+    snapshot: &Snapshot,
+    options: &AnalysisOptions,
+    enc: PositionEncoding,
+) -> Vec<Diagnostic> {
+    if snapshot.kind != DocumentKind::PiConfig {
+        return Vec::new();
+    }
+    let text: &str = &snapshot.text;
+    let analysis = analysis::analyze_config_text(text, options);
+    let index = LineIndex::new(text);
+    let path = snapshot
+        .uri
+        .to_file_path()
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|| snapshot.uri.as_str().to_string());
+    analysis
+        .diagnostics
+        .iter()
+        .map(|d| {
+            let range = to_lsp_range(text, &index, &d.range, enc);
+            let mut related: Vec<DiagnosticRelatedInformation> = d
+                .related
+                .iter()
+                .map(|r| DiagnosticRelatedInformation {
+                    location: Location::new(
+                        snapshot.uri.clone(),
+                        to_lsp_range(text, &index, &r.range, enc),
+                    ),
+                    message: r.message.clone(),
+                })
+                .collect();
+            if let Some(issue) = &d.runtime_issue {
+                related.insert(
+                    0,
+                    DiagnosticRelatedInformation {
+                        location: Location::new(snapshot.uri.clone(), range),
+                        message: format!("runtime: {}", issue.replace("<path>", &path)),
+                    },
+                );
+            }
+            Diagnostic {
+                range,
+                severity: Some(match d.severity {
+                    Severity::Error => DiagnosticSeverity::ERROR,
+                    Severity::Warning => DiagnosticSeverity::WARNING,
+                    Severity::Info => DiagnosticSeverity::INFORMATION,
+                    Severity::Hint => DiagnosticSeverity::HINT,
+                }),
+                code: Some(NumberOrString::String(d.code.as_str().to_string())),
+                code_description: docs_uri(d.code.as_str()).map(|href| CodeDescription { href }),
+                source: Some("permission-lsp".into()),
+                message: d.message.clone(),
+                related_information: (!related.is_empty()).then_some(related),
+                tags: None,
+                data: None,
+            }
+        })
+        .collect()
+}
+
+fn docs_uri(code: &str) -> Option<Uri> {
+    format!("https://github.com/permission-lsp/permission-lsp/blob/main/docs/lints/{code}.md")
+        .parse()
+        .ok()
+}
+
+/// Analyses the document's current state and publishes, unless a newer
+/// version arrives meanwhile.
+pub async fn refresh(client: Client, session: Arc<Session>, publisher: Arc<Publisher>, uri: Uri) {
+    let Some(snapshot) = session.snapshot(&uri) else {
+        return;
+    };
+    let settings = session.settings();
+    let snap = snapshot.clone();
+    let computed =
+        tokio::task::spawn_blocking(move || compute(&snap, &settings.analysis, settings.encoding))
+            .await;
+    let Ok(diagnostics) = computed else { return };
+    let mut published = publisher.published.lock().await;
+    if session.version(&uri) != Some(snapshot.version) {
+        return; // stale: a newer version is being analysed
+    }
+    if published.get(&uri).is_some_and(|v| *v > snapshot.version) {
+        return;
+    }
+    published.insert(uri.clone(), snapshot.version);
+    client
+        .publish_diagnostics(uri, diagnostics, Some(snapshot.version))
+        .await;
+}
+
+/// Clears a closed document's diagnostics.
+pub async fn clear(client: Client, publisher: Arc<Publisher>, uri: Uri) {
+    let mut published = publisher.published.lock().await;
+    published.remove(&uri);
+    client.publish_diagnostics(uri, Vec::new(), None).await;
+}

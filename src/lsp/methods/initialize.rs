@@ -1,0 +1,44 @@
+//! `initialize` / `initialized`: negotiate the position encoding, read
+//! `initializationOptions`, announce honest capabilities.
+
+use crate::lsp::capabilities::{negotiate_encoding, server_capabilities};
+use crate::lsp::server::Server;
+use crate::lsp::settings;
+use tower_lsp_server::ls_types::{InitializeParams, InitializeResult, MessageType, ServerInfo};
+
+pub fn handle(server: &Server, params: InitializeParams) -> InitializeResult {
+    let enc = negotiate_encoding(&params.capabilities);
+    let mut problems = Vec::new();
+    server.session.update_settings(|s| {
+        s.encoding = enc;
+        if let Some(opts) = &params.initialization_options {
+            problems = settings::apply(&mut s.analysis, opts);
+        }
+    });
+    if !problems.is_empty() {
+        let client = server.client.clone();
+        tokio::spawn(async move {
+            client
+                .show_message(
+                    MessageType::WARNING,
+                    format!("permission-lsp settings: {}", problems.join("; ")),
+                )
+                .await;
+        });
+    }
+    InitializeResult {
+        capabilities: server_capabilities(enc),
+        server_info: Some(ServerInfo {
+            name: "permission-lsp".into(),
+            version: Some(env!("CARGO_PKG_VERSION").into()),
+        }),
+        offset_encoding: None,
+    }
+}
+
+pub async fn initialized(server: &Server) {
+    server
+        .client
+        .log_message(MessageType::INFO, "permission-lsp ready")
+        .await;
+}

@@ -1,0 +1,9 @@
+//! One module per LSP method.
+
+pub mod did_change;
+pub mod did_change_configuration;
+pub mod did_close;
+pub mod did_open;
+pub mod did_save;
+pub mod hover;
+pub mod initialize;

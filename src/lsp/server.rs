@@ -1,0 +1,73 @@
+//! The `LanguageServer` implementation: each method delegates to its module.
+
+use super::diagnostics::Publisher;
+use super::methods;
+use super::session::Session;
+use std::sync::Arc;
+use tower_lsp_server::jsonrpc::Result;
+use tower_lsp_server::ls_types::*;
+use tower_lsp_server::{Client, LanguageServer};
+
+pub struct Server {
+    pub client: Client,
+    pub session: Arc<Session>,
+    pub publisher: Arc<Publisher>,
+}
+
+impl Server {
+    pub fn new(client: Client) -> Self {
+        Server {
+            client,
+            session: Arc::new(Session::default()),
+            publisher: Arc::new(Publisher::default()),
+        }
+    }
+
+    /// Schedules a diagnostics refresh without blocking the handler.
+    pub fn schedule_refresh(&self, uri: Uri) {
+        tokio::spawn(super::diagnostics::refresh(
+            self.client.clone(),
+            self.session.clone(),
+            self.publisher.clone(),
+            uri,
+        ));
+    }
+}
+
+impl LanguageServer for Server {
+    async fn initialize(&self, params: InitializeParams) -> Result<InitializeResult> {
+        Ok(methods::initialize::handle(self, params))
+    }
+
+    async fn initialized(&self, _: InitializedParams) {
+        methods::initialize::initialized(self).await;
+    }
+
+    async fn shutdown(&self) -> Result<()> {
+        Ok(())
+    }
+
+    async fn did_open(&self, params: DidOpenTextDocumentParams) {
+        methods::did_open::handle(self, params);
+    }
+
+    async fn did_change(&self, params: DidChangeTextDocumentParams) {
+        methods::did_change::handle(self, params).await;
+    }
+
+    async fn did_save(&self, params: DidSaveTextDocumentParams) {
+        methods::did_save::handle(self, params);
+    }
+
+    async fn did_close(&self, params: DidCloseTextDocumentParams) {
+        methods::did_close::handle(self, params);
+    }
+
+    async fn did_change_configuration(&self, params: DidChangeConfigurationParams) {
+        methods::did_change_configuration::handle(self, params).await;
+    }
+
+    async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
+        Ok(methods::hover::handle(self, params))
+    }
+}

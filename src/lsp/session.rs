@@ -1,0 +1,232 @@
+//! Documents and settings. Document state changes synchronously, before any
+//! `.await`, so notifications that interleave never see a half-applied edit.
+
+use crate::analysis::AnalysisOptions;
+use crate::model::pi::locations::role_of_path;
+use crate::text::{LineIndex, PositionEncoding};
+use ropey::Rope;
+use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
+use tower_lsp_server::ls_types::{Position, TextDocumentContentChangeEvent, Uri};
+
+/// What an open document is to the server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DocumentKind {
+    /// A pi-permission-system `config.json` (by location or by `$schema`).
+    PiConfig,
+    /// A pi agent file (frontmatter `permission:`).
+    PiAgent,
+    /// Anything else: no diagnostics.
+    Other,
+}
+
+#[derive(Debug, Clone)]
+pub struct Document {
+    pub rope: Rope,
+    pub version: i32,
+    pub language_id: String,
+}
+
+/// An immutable copy of a document for analysis off the handler.
+#[derive(Debug, Clone)]
+pub struct Snapshot {
+    pub uri: Uri,
+    pub text: Arc<str>,
+    pub version: i32,
+    pub kind: DocumentKind,
+}
+
+#[derive(Debug, Default)]
+pub struct Session {
+    documents: RwLock<HashMap<Uri, Document>>,
+    settings: RwLock<Settings>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Settings {
+    pub encoding: PositionEncoding,
+    pub analysis: AnalysisOptions,
+}
+
+impl Session {
+    pub fn settings(&self) -> Settings {
+        self.settings.read().map(|s| s.clone()).unwrap_or_default()
+    }
+
+    pub fn update_settings(&self, f: impl FnOnce(&mut Settings)) {
+        if let Ok(mut s) = self.settings.write() {
+            f(&mut s);
+        }
+    }
+
+    pub fn open(&self, uri: Uri, text: &str, version: i32, language_id: String) {
+        if let Ok(mut docs) = self.documents.write() {
+            docs.insert(
+                uri,
+                Document {
+                    rope: Rope::from_str(text),
+                    version,
+                    language_id,
+                },
+            );
+        }
+    }
+
+    pub fn close(&self, uri: &Uri) -> bool {
+        self.documents
+            .write()
+            .map(|mut d| d.remove(uri).is_some())
+            .unwrap_or(false)
+    }
+
+    pub fn uris(&self) -> Vec<Uri> {
+        self.documents
+            .read()
+            .map(|d| d.keys().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    /// Applies `didChange` events. Returns `Err` with a reason when the
+    /// document is unknown or the version is older than the one held.
+    pub fn change(
+        &self,
+        uri: &Uri,
+        version: i32,
+        changes: Vec<TextDocumentContentChangeEvent>,
+        enc: PositionEncoding,
+    ) -> Result<(), String> {
+        let mut docs = self
+            .documents
+            .write()
+            .map_err(|_| "document store poisoned".to_string())?;
+        let doc = docs.get_mut(uri).ok_or_else(|| {
+            format!(
+                "didChange for a document that is not open: {}",
+                uri.as_str()
+            )
+        })?;
+        if version < doc.version {
+            return Err(format!(
+                "didChange version {version} is older than the open version {}; ignored",
+                doc.version
+            ));
+        }
+        for change in changes {
+            match change.range {
+                None => doc.rope = Rope::from_str(&change.text),
+                Some(range) => {
+                    let a = char_index(&doc.rope, range.start, enc);
+                    let b = char_index(&doc.rope, range.end, enc);
+                    let (a, b) = (a.min(b), a.max(b));
+                    doc.rope.remove(a..b);
+                    doc.rope.insert(a, &change.text);
+                }
+            }
+        }
+        doc.version = version;
+        Ok(())
+    }
+
+    pub fn snapshot(&self, uri: &Uri) -> Option<Snapshot> {
+        let docs = self.documents.read().ok()?;
+        let doc = docs.get(uri)?;
+        let text: Arc<str> = Arc::from(doc.rope.to_string());
+        let kind = document_kind(uri, &doc.language_id, &text);
+        Some(Snapshot {
+            uri: uri.clone(),
+            text,
+            version: doc.version,
+            kind,
+        })
+    }
+
+    pub fn version(&self, uri: &Uri) -> Option<i32> {
+        self.documents.read().ok()?.get(uri).map(|d| d.version)
+    }
+}
+
+/// A position -> char index in the rope; clamps past-the-end lines and columns.
+fn char_index(rope: &Rope, p: Position, enc: PositionEncoding) -> usize {
+    let line = p.line as usize;
+    if line >= rope.len_lines() {
+        return rope.len_chars();
+    }
+    let line_start = rope.line_to_char(line);
+    let line_slice = rope.line(line);
+    // The line's length without its terminator.
+    let mut line_len = line_slice.len_chars();
+    while line_len > 0 && matches!(line_slice.char(line_len - 1), '\n' | '\r') {
+        line_len -= 1;
+    }
+    let col = p.character as usize;
+    let mut units = 0usize;
+    for (i, ch) in line_slice.chars().take(line_len).enumerate() {
+        let w = match enc {
+            PositionEncoding::Utf16 => ch.len_utf16(),
+            PositionEncoding::Utf8 => ch.len_utf8(),
+        };
+        if units + w > col {
+            return line_start + i;
+        }
+        units += w;
+    }
+    line_start + line_len
+}
+
+/// By location first, then by a `$schema` that names the runtime.
+pub fn document_kind(uri: &Uri, _language_id: &str, text: &str) -> DocumentKind {
+    let path = uri.path().as_str();
+    let decoded = percent_decode(path);
+    if let Some(role) = role_of_path(&decoded) {
+        use crate::model::pi::locations::FileRole;
+        return match role {
+            FileRole::GlobalConfig | FileRole::ProjectConfig => DocumentKind::PiConfig,
+            FileRole::GlobalAgent | FileRole::ProjectAgent => DocumentKind::PiAgent,
+        };
+    }
+    let head = &text[..floor_char_boundary(text, 4096)];
+    if (decoded.ends_with(".json") || decoded.ends_with(".jsonc"))
+        && head.contains("$schema")
+        && head.contains("pi-permission-system")
+    {
+        return DocumentKind::PiConfig;
+    }
+    DocumentKind::Other
+}
+
+fn floor_char_boundary(s: &str, mut i: usize) -> usize {
+    if i >= s.len() {
+        return s.len();
+    }
+    while !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+fn percent_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%'
+            && i + 2 < b.len()
+            && let (Some(h), Some(l)) = (
+                (b[i + 1] as char).to_digit(16),
+                (b[i + 2] as char).to_digit(16),
+            )
+        {
+            out.push((h * 16 + l) as u8);
+            i += 3;
+            continue;
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Line index for a snapshot's text.
+pub fn index_of(text: &str) -> LineIndex {
+    LineIndex::new(text)
+}

@@ -1,0 +1,34 @@
+//! Server settings, from `initializationOptions` or
+//! `workspace/didChangeConfiguration`:
+//!
+//! ```json
+//! { "permissionLsp": { "targetVersion": "20.7.3", "lints": { "PL010": "off" } } }
+//! ```
+//! The `permissionLsp` wrapper is optional.
+
+use crate::analysis::{AnalysisOptions, LintLevels};
+use crate::model::pi::Version;
+use serde_json::Value;
+
+/// Applies a settings object; returns the problems found (unknown codes, bad versions).
+pub fn apply(options: &mut AnalysisOptions, value: &Value) -> Vec<String> {
+    let mut problems = Vec::new();
+    let v = value.get("permissionLsp").unwrap_or(value);
+    if let Some(t) = v.get("targetVersion").and_then(Value::as_str) {
+        match Version::parse(t) {
+            Some(version) => options.target = version,
+            None => problems.push(format!("targetVersion: `{t}` is not a version like 20.7.3")),
+        }
+    }
+    if let Some(lints) = v.get("lints").and_then(Value::as_object) {
+        let mut levels = LintLevels::default();
+        for (code, level) in lints {
+            let level = level.as_str().unwrap_or("");
+            if let Err(e) = levels.parse_assignment(&format!("{code}={level}")) {
+                problems.push(format!("lints: {e}"));
+            }
+        }
+        options.levels = levels;
+    }
+    problems
+}
