@@ -14,9 +14,7 @@ pub fn negotiate_encoding(caps: &ClientCapabilities) -> PositionEncoding {
         .as_ref()
         .and_then(|g| g.position_encodings.as_ref());
     match offered {
-        Some(list) if list.contains(&PositionEncodingKind::UTF8) => {
-            PositionEncoding::Utf8
-        }
+        Some(list) if list.contains(&PositionEncodingKind::UTF8) => PositionEncoding::Utf8,
         _ => PositionEncoding::Utf16,
     }
 }

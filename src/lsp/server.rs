@@ -34,6 +34,23 @@ impl Server {
     }
 }
 
+impl Server {
+    /// Answers a frame the transport guard replaced (see `transport`).
+    pub async fn invalid_message(&self, params: serde_json::Value) -> Result<serde_json::Value> {
+        let reason = params["reason"]
+            .as_str()
+            .unwrap_or("malformed message")
+            .to_string();
+        let mut error = if params["kind"] == "parse" {
+            tower_lsp_server::jsonrpc::Error::parse_error()
+        } else {
+            tower_lsp_server::jsonrpc::Error::invalid_request()
+        };
+        error.data = Some(serde_json::Value::String(reason));
+        Err(error)
+    }
+}
+
 impl LanguageServer for Server {
     async fn initialize(&self, params: InitializeParams) -> Result<InitializeResult> {
         Ok(methods::initialize::handle(self, params))

@@ -1,0 +1,152 @@
+//! Shared test helpers: fixtures and a small LSP client speaking
+//! Content-Length framed JSON-RPC over any async stream.
+
+#![allow(dead_code)]
+
+use serde_json::{Value, json};
+use std::collections::VecDeque;
+use std::time::Duration;
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
+
+pub fn fixture(path: &str) -> String {
+    std::fs::read_to_string(format!(
+        "{}/tests/fixtures/{path}",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .expect("fixture")
+}
+
+pub fn jsonl(path: &str) -> Vec<Value> {
+    fixture(path)
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).expect("jsonl"))
+        .collect()
+}
+
+pub struct LspClient<R, W> {
+    reader: BufReader<R>,
+    writer: W,
+    next_id: i64,
+    /// Messages received while waiting for something else.
+    backlog: VecDeque<Value>,
+}
+
+impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> LspClient<R, W> {
+    pub fn new(reader: R, writer: W) -> Self {
+        LspClient {
+            reader: BufReader::new(reader),
+            writer,
+            next_id: 1,
+            backlog: VecDeque::new(),
+        }
+    }
+
+    pub async fn send_raw(&mut self, body: &str) {
+        let frame = format!("Content-Length: {}\r\n\r\n{body}", body.len());
+        self.writer
+            .write_all(frame.as_bytes())
+            .await
+            .expect("write");
+        self.writer.flush().await.expect("flush");
+    }
+
+    pub async fn writer_raw(&mut self, bytes: &[u8]) {
+        self.writer.write_all(bytes).await.expect("write");
+        self.writer.flush().await.expect("flush");
+    }
+
+    pub async fn notify(&mut self, method: &str, params: Value) {
+        let msg = json!({"jsonrpc": "2.0", "method": method, "params": params});
+        self.send_raw(&msg.to_string()).await;
+    }
+
+    pub async fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        let msg = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        self.send_raw(&msg.to_string()).await;
+        self.wait_for(|m| m.get("id") == Some(&json!(id)) && m.get("method").is_none())
+            .await
+    }
+
+    async fn read_message(&mut self) -> Value {
+        let mut len = 0usize;
+        loop {
+            let mut line = String::new();
+            let n = self.reader.read_line(&mut line).await.expect("read header");
+            assert!(n > 0, "server closed the stream");
+            let line = line.trim_end();
+            if line.is_empty() {
+                break;
+            }
+            if let Some(v) = line.strip_prefix("Content-Length: ") {
+                len = v.parse().expect("length");
+            }
+        }
+        let mut body = vec![0u8; len];
+        self.reader.read_exact(&mut body).await.expect("read body");
+        serde_json::from_slice(&body).expect("json body")
+    }
+
+    /// Waits (up to 20 s) for a message matching `pred`; others are kept.
+    pub async fn wait_for(&mut self, pred: impl Fn(&Value) -> bool) -> Value {
+        if let Some(i) = self.backlog.iter().position(&pred) {
+            return self.backlog.remove(i).expect("backlog");
+        }
+        let fut = async {
+            loop {
+                let m = self.read_message().await;
+                if pred(&m) {
+                    return m;
+                }
+                // Answer server-to-client requests so the server never waits.
+                if m.get("id").is_some() && m.get("method").is_some() {
+                    let reply = json!({"jsonrpc": "2.0", "id": m["id"], "result": null});
+                    self.send_raw(&reply.to_string()).await;
+                    continue;
+                }
+                self.backlog.push_back(m);
+            }
+        };
+        tokio::time::timeout(Duration::from_secs(20), fut)
+            .await
+            .expect("timed out waiting for the server")
+    }
+
+    /// The next `publishDiagnostics` for `uri` (optionally for one version).
+    pub async fn diagnostics(&mut self, uri: &str, version: Option<i64>) -> Value {
+        let uri = uri.to_string();
+        self.wait_for(move |m| {
+            m["method"] == "textDocument/publishDiagnostics"
+                && m["params"]["uri"] == uri.as_str()
+                && version.is_none_or(|v| m["params"]["version"] == v)
+        })
+        .await["params"]
+            .clone()
+    }
+
+    pub async fn initialize(&mut self, encodings: &[&str]) -> Value {
+        let r = self
+            .request(
+                "initialize",
+                json!({"processId": null, "rootUri": null,
+                       "capabilities": {"general": {"positionEncodings": encodings}}}),
+            )
+            .await;
+        self.notify("initialized", json!({})).await;
+        r
+    }
+}
+
+/// Codes of an LSP diagnostics list.
+pub fn codes(diags: &Value) -> Vec<String> {
+    diags["diagnostics"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|d| d["code"].as_str().unwrap_or("").to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}

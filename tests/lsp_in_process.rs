@@ -1,0 +1,243 @@
+//! The server in-process over an in-memory duplex stream, spoken to as an
+//! editor would: open -> diagnostics -> edit -> new diagnostics, hover,
+//! encodings, and hostile input.
+
+mod common;
+
+use common::{LspClient, codes};
+use serde_json::json;
+
+type Client = LspClient<
+    tokio::io::ReadHalf<tokio::io::DuplexStream>,
+    tokio::io::WriteHalf<tokio::io::DuplexStream>,
+>;
+
+fn start() -> Client {
+    let (client_end, server_end) = tokio::io::duplex(1 << 20);
+    let (sr, sw) = tokio::io::split(server_end);
+    tokio::spawn(permission_lsp::lsp::serve(sr, sw));
+    let (cr, cw) = tokio::io::split(client_end);
+    LspClient::new(cr, cw)
+}
+
+const URI: &str = "file:///work/p/.pi/extensions/pi-permission-system/config.json";
+
+#[tokio::test]
+async fn open_edit_and_republish() {
+    let mut c = start();
+    let init = c.initialize(&["utf-16"]).await;
+    assert_eq!(init["result"]["capabilities"]["positionEncoding"], "utf-16");
+    assert_eq!(
+        init["result"]["capabilities"]["textDocumentSync"]["change"],
+        2
+    );
+
+    let text = "{\n  \"permission\": {\n    \"bash\": { \"git *\": \"allow\", }\n  }\n}\n";
+    c.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": URI, "languageId": "jsonc", "version": 1, "text": text}}),
+    )
+    .await;
+    let d = c.diagnostics(URI, Some(1)).await;
+    assert_eq!(codes(&d), ["PL002"]);
+    let diag = &d["diagnostics"][0];
+    assert_eq!(
+        diag["range"],
+        json!({"start": {"line": 2, "character": 30}, "end": {"line": 2, "character": 31}})
+    );
+    assert!(
+        diag["message"]
+            .as_str()
+            .unwrap()
+            .contains("the runtime ignores this entire file")
+    );
+    let related = diag["relatedInformation"][0]["message"].as_str().unwrap();
+    assert!(related.starts_with("runtime: Failed to read config at '/work/p/.pi/extensions/pi-permission-system/config.json': Expected double-quoted property name in JSON at position 52 (line 3 column 33)"), "{related}");
+
+    // Remove the trailing comma with an incremental edit.
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": URI, "version": 2},
+               "contentChanges": [{"range": {"start": {"line": 2, "character": 30}, "end": {"line": 2, "character": 31}}, "text": ""}]}),
+    )
+    .await;
+    let d = c.diagnostics(URI, Some(2)).await;
+    assert_eq!(codes(&d), Vec::<String>::new());
+
+    // Introduce an invalid state.
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": URI, "version": 3},
+               "contentChanges": [{"range": {"start": {"line": 2, "character": 24}, "end": {"line": 2, "character": 29}}, "text": "Allow"}]}),
+    )
+    .await;
+    let d = c.diagnostics(URI, Some(3)).await;
+    assert_eq!(codes(&d), ["PL101"]);
+
+    // Hover on the surface key.
+    let h = c
+        .request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": URI}, "position": {"line": 2, "character": 6}}),
+        )
+        .await;
+    assert!(
+        h["result"]["contents"]["value"]
+            .as_str()
+            .unwrap()
+            .contains("surface `bash`"),
+        "{h}"
+    );
+
+    c.notify(
+        "textDocument/didClose",
+        json!({"textDocument": {"uri": URI}}),
+    )
+    .await;
+    let d = c.diagnostics(URI, None).await;
+    assert_eq!(d["diagnostics"], json!([]));
+    let r = c.request("shutdown", json!(null)).await;
+    assert_eq!(r["result"], json!(null));
+}
+
+#[tokio::test]
+async fn utf8_is_negotiated_when_offered() {
+    let mut c = start();
+    let init = c.initialize(&["utf-8", "utf-16"]).await;
+    assert_eq!(init["result"]["capabilities"]["positionEncoding"], "utf-8");
+    let text = "{\"permission\": {\"bash\": {\"é😀\": \"Allow\"}}}";
+    c.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": URI, "languageId": "json", "version": 1, "text": text}}),
+    )
+    .await;
+    let d = c.diagnostics(URI, Some(1)).await;
+    // "é😀" is 2 + 4 bytes: the value starts at byte 35.
+    assert_eq!(
+        d["diagnostics"][0]["range"]["start"],
+        json!({"line": 0, "character": 35})
+    );
+}
+
+#[tokio::test]
+async fn utf16_columns_count_surrogate_pairs() {
+    let mut c = start();
+    c.initialize(&[]).await;
+    let text = "{\"permission\": {\"bash\": {\"é😀\": \"Allow\"}}}";
+    c.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": URI, "languageId": "json", "version": 1, "text": text}}),
+    )
+    .await;
+    let d = c.diagnostics(URI, Some(1)).await;
+    assert_eq!(
+        d["diagnostics"][0]["range"]["start"],
+        json!({"line": 0, "character": 32})
+    );
+}
+
+#[tokio::test]
+async fn hostile_protocol_input_keeps_the_server_up() {
+    let mut c = start();
+    c.initialize(&[]).await;
+    // A body that is not JSON: answered with a parse error.
+    c.send_raw("{not json").await;
+    let e = c.wait_for(|m| m.get("error").is_some()).await;
+    assert_eq!(e["error"]["code"], -32700);
+    assert_eq!(e["id"], json!(null));
+    // Valid JSON that is not JSON-RPC: invalid request, with its id.
+    c.send_raw(r#"{"id": 7, "foo": 1}"#).await;
+    let e = c.wait_for(|m| m["id"] == 7).await;
+    assert_eq!(e["error"]["code"], -32600);
+    // A header without Content-Length.
+    c.writer_raw(b"X-Junk: 1\r\n\r\n").await;
+    let e = c.wait_for(|m| m.get("error").is_some()).await;
+    assert_eq!(e["error"]["code"], -32700);
+    // Requests about documents never opened, positions past the end.
+    let h = c
+        .request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": "file:///nowhere.json"}, "position": {"line": 99, "character": 99}}),
+        )
+        .await;
+    assert_eq!(h["result"], json!(null));
+    // An unknown method is answered with "method not found".
+    let r = c.request("permission-lsp/unknown", json!({})).await;
+    assert_eq!(r["error"]["code"], -32601);
+    // A change for a document never opened, and edits past the end.
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": "file:///nowhere.json", "version": 2}, "contentChanges": [{"text": "x"}]}),
+    )
+    .await;
+    c.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": URI, "languageId": "json", "version": 1, "text": "{}"}}),
+    )
+    .await;
+    c.diagnostics(URI, Some(1)).await;
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": URI, "version": 2},
+               "contentChanges": [{"range": {"start": {"line": 50, "character": 3}, "end": {"line": 2, "character": 0}}, "text": "x"}]}),
+    )
+    .await;
+    let d = c.diagnostics(URI, Some(2)).await;
+    assert_eq!(codes(&d), ["PL001"], "{{}}x is trailing content");
+    // Still serving.
+    let h = c
+        .request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": URI}, "position": {"line": 0, "character": 0}}),
+        )
+        .await;
+    assert!(h.get("result").is_some());
+}
+
+#[tokio::test]
+async fn rapid_changes_end_with_the_final_text() {
+    let mut c = start();
+    c.initialize(&[]).await;
+    c.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": URI, "languageId": "json", "version": 1, "text": ""}}),
+    )
+    .await;
+    let mut text = String::new();
+    for v in 2..=300 {
+        let piece = if v % 2 == 0 { "{" } else { "}" };
+        text.push_str(piece);
+        let line_len = text.len() - piece.len();
+        c.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": URI, "version": v},
+                   "contentChanges": [{"range": {"start": {"line": 0, "character": line_len}, "end": {"line": 0, "character": line_len}}, "text": piece}]}),
+        )
+        .await;
+    }
+    // Text is "{}{}…{" + "}" … ends with 150 pairs minus: v=300 is even -> "{".
+    let d = c.diagnostics(URI, Some(300)).await;
+    assert!(codes(&d).contains(&"PL001".to_string()));
+    let _ = text;
+}
+
+#[tokio::test]
+async fn settings_change_levels_and_target() {
+    let mut c = start();
+    c.initialize(&[]).await;
+    let text = "{\"authorizerChain\": [\"bot\"], \"permission\": {\"bash\": {\"*\": \"deny\", \"*\": \"ask\"}}}";
+    c.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": URI, "languageId": "json", "version": 1, "text": text}}),
+    )
+    .await;
+    let d = c.diagnostics(URI, Some(1)).await;
+    assert_eq!(codes(&d), ["PL111", "PL010"]);
+    c.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"permissionLsp": {"targetVersion": "25.0.0", "lints": {"PL010": "off"}}}}),
+    )
+    .await;
+    let d = c.diagnostics(URI, Some(1)).await;
+    assert_eq!(codes(&d), Vec::<String>::new());
+}
