@@ -1,0 +1,81 @@
+//! `check` over every real pi config of the corpus (copied from the
+//! project's shared corpus; provenance in `fixtures/corpus/pi/SOURCES.tsv`):
+//! no panic, and the findings are snapshotted.
+
+use permission_lsp::analysis::{AnalysisOptions, analyze_config_bytes};
+use permission_lsp::cli::render::line_col_1;
+use permission_lsp::text::LineIndex;
+
+#[test]
+fn corpus_pi_configs() {
+    let dir = format!("{}/tests/fixtures/corpus/pi", env!("CARGO_MANIFEST_DIR"));
+    let mut names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".json"))
+        .collect();
+    names.sort();
+    assert!(names.len() >= 80);
+    let mut out = String::new();
+    let (mut accepted, mut rejected) = (0, 0);
+    for name in &names {
+        let bytes = std::fs::read(format!("{dir}/{name}")).unwrap();
+        let (text, analysis) = analyze_config_bytes(&bytes, &AnalysisOptions::default());
+        let index = LineIndex::new(&text);
+        if analysis.file.accepted() {
+            accepted += 1;
+        } else {
+            rejected += 1;
+        }
+        if analysis.diagnostics.is_empty() {
+            continue;
+        }
+        out.push_str(&format!(
+            "{name} (accepted: {})\n",
+            analysis.file.accepted()
+        ));
+        for d in &analysis.diagnostics {
+            let (l, c) = line_col_1(&index, &text, d.range.start);
+            out.push_str(&format!(
+                "  {}:{} {} {} — {}\n",
+                l,
+                c,
+                d.severity.as_str(),
+                d.code.as_str(),
+                d.message
+            ));
+            if let Some(r) = &d.runtime_issue {
+                out.push_str(&format!("      runtime: {r}\n"));
+            }
+        }
+    }
+    out.insert_str(
+        0,
+        &format!(
+            "{} files: {accepted} accepted, {rejected} rejected\n\n",
+            names.len()
+        ),
+    );
+    insta::assert_snapshot!(out);
+}
+
+/// The runtime's own loader was run on every corpus file
+/// (`fixtures/runtime/corpus-load-observed.jsonl`): the issue texts agree.
+#[test]
+fn corpus_issue_texts_match_the_runtime() {
+    let dir = format!("{}/tests/fixtures", env!("CARGO_MANIFEST_DIR"));
+    let observed =
+        std::fs::read_to_string(format!("{dir}/runtime/corpus-load-observed.jsonl")).unwrap();
+    let mut n = 0;
+    for line in observed.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let name = v["file"].as_str().unwrap();
+        let want: Vec<String> = serde_json::from_value(v["issues"].clone()).unwrap();
+        let bytes = std::fs::read(format!("{dir}/corpus/pi/{name}")).unwrap();
+        let (_, analysis) = analyze_config_bytes(&bytes, &AnalysisOptions::default());
+        assert_eq!(analysis.file.runtime_issues("<path>"), want, "{name}");
+        n += 1;
+    }
+    assert_eq!(n, 83);
+}
