@@ -97,5 +97,7 @@ fn serve() -> i32 {
         }
     };
     runtime.block_on(permission_lsp::lsp::run_stdio());
+    // A blocked read of stdin must not hold the process open after `exit`.
+    runtime.shutdown_background();
     0
 }

@@ -54,13 +54,19 @@ fn state_description(s: &str) -> Option<&'static str> {
     })
 }
 
+/// A top-level key's description in the shipped schema.
+fn schema_description(key: &str) -> Option<&'static str> {
+    crate::model::pi::schema::schema_json()["properties"][key]["description"].as_str()
+}
+
 pub fn hover(root: &Node, offset: usize, target: Version) -> Option<HoverInfo> {
     let at = locate(root, offset)?;
     let path: Vec<&str> = at.path.iter().map(String::as_str).collect();
     let markdown = match (path.as_slice(), at.on_key) {
         ([key], true) => match versions::key_spec(key) {
             Some(spec) => {
-                let mut md = format!("**`{key}`**\n\n{}", spec.description);
+                let description = schema_description(key).unwrap_or(spec.description);
+                let mut md = format!("**`{key}`**\n\n{description}");
                 match spec.availability {
                     Availability::Since(v) if v > target => {
                         md.push_str(&format!("\n\nNeeds pi-permission-system ≥ {v}; the target {target} rejects the whole file."));

@@ -5,6 +5,7 @@ pub mod agent;
 pub mod config;
 pub mod locations;
 pub mod read;
+pub mod schema;
 pub mod validate;
 pub mod versions;
 
