@@ -1,1 +1,99 @@
-fn main() {}
+//! Analysis speed: read + validate + diagnose, position conversion, an
+//! incremental edit. Run: `cargo bench --bench analysis`.
+
+use criterion::{Criterion, black_box, criterion_group, criterion_main};
+use permission_lsp::analysis::{AnalysisOptions, analyze_config_text};
+use permission_lsp::text::{LineCol, LineIndex, PositionEncoding};
+
+/// The allocator the `permission-lsp` binary uses.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+fn data(name: &str) -> String {
+    std::fs::read_to_string(format!(
+        "{}/benches/data/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .expect("bench data")
+}
+
+fn analysis(c: &mut Criterion) {
+    let options = AnalysisOptions::default();
+    let small = data("small.json");
+    let large = data("bash-10k.json");
+    c.bench_function("diagnose/small (5 KB real config)", |b| {
+        b.iter(|| analyze_config_text(black_box(&small), &options))
+    });
+    c.bench_function("diagnose/bash-10k (10,000 rules, 489 KB)", |b| {
+        b.iter(|| analyze_config_text(black_box(&large), &options))
+    });
+}
+
+fn positions(c: &mut Criterion) {
+    let large = data("bash-10k.json");
+    c.bench_function("positions/line index bash-10k", |b| {
+        b.iter(|| LineIndex::new(black_box(&large)))
+    });
+    let index = LineIndex::new(&large);
+    let offsets: Vec<usize> = (0..1000).map(|i| i * (large.len() / 1000)).collect();
+    c.bench_function("positions/1000 offsets -> utf-16 bash-10k", |b| {
+        b.iter(|| {
+            for &o in &offsets {
+                black_box(index.position(&large, o, PositionEncoding::Utf16));
+            }
+        })
+    });
+    c.bench_function("positions/1000 utf-16 -> offsets bash-10k", |b| {
+        b.iter(|| {
+            for i in 0..1000u32 {
+                black_box(index.offset(
+                    &large,
+                    LineCol {
+                        line: i * 10,
+                        col: 12,
+                    },
+                    PositionEncoding::Utf16,
+                ));
+            }
+        })
+    });
+}
+
+fn incremental_edit(c: &mut Criterion) {
+    let large = data("bash-10k.json");
+    let rope = ropey::Rope::from_str(&large);
+    c.bench_function(
+        "edit/insert one char into bash-10k rope + re-diagnose",
+        |b| {
+            let options = AnalysisOptions::default();
+            b.iter_batched(
+                || rope.clone(),
+                |mut r| {
+                    let at = r.line_to_char(5000) + 10;
+                    r.insert(at, "x");
+                    let text = r.to_string();
+                    black_box(analyze_config_text(&text, &options));
+                },
+                criterion::BatchSize::SmallInput,
+            )
+        },
+    );
+    c.bench_function("edit/insert one char into bash-10k rope", |b| {
+        b.iter_batched(
+            || rope.clone(),
+            |mut r| {
+                let at = r.line_to_char(5000) + 10;
+                r.insert(at, "x");
+                black_box(r.len_bytes());
+            },
+            criterion::BatchSize::SmallInput,
+        )
+    });
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().sample_size(30).measurement_time(std::time::Duration::from_secs(3));
+    targets = analysis, positions, incremental_edit
+}
+criterion_main!(benches);

@@ -101,3 +101,8 @@ fn serve() -> i32 {
     runtime.shutdown_background();
     0
 }
+
+/// The parser allocates one string per key and value; mimalloc makes those
+/// allocations several times cheaper than the system allocator.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;

@@ -6,7 +6,7 @@ use super::{Diagnostic, Related, WHOLE_FILE_DROPPED};
 use crate::model::pi::read::{ConfigFile, read_config};
 use crate::model::pi::validate::{MAX_REASON_CHARS, ViolationKind};
 use crate::model::pi::versions::{self, Availability, Version};
-use crate::syntax::js_order::is_array_index;
+use crate::syntax::js_order::{is_array_index, js_entries};
 use crate::syntax::strip::CommentKind;
 use crate::syntax::{Member, Node, SyntaxErrorKind, Value};
 
@@ -174,13 +174,20 @@ fn duplicate_keys(members: &[Member], out: &mut Vec<Diagnostic>) {
     if members.len() < 2 {
         return;
     }
-    let mut first: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    if !has_repeated_key(members) {
+        return;
+    }
+    let entries = js_entries(members);
+    let first: rustc_hash::FxHashMap<&str, usize> = entries
+        .iter()
+        .map(|e| (e.first.key.as_str(), e.source_index))
+        .collect();
+    let first_of = |key: &str| first.get(key).copied();
     for (i, m) in members.iter().enumerate() {
-        match first.get(m.key.as_str()) {
-            None => {
-                first.insert(&m.key, i);
-            }
-            Some(&j) => {
+        match first_of(&m.key) {
+            Some(j) if j == i => {}
+            None => {}
+            Some(j) => {
                 let f = &members[j];
                 let last = members.iter().rev().find(|x| x.key == m.key).unwrap_or(m);
                 let mut d = diag(
@@ -200,6 +207,18 @@ fn duplicate_keys(members: &[Member], out: &mut Vec<Diagnostic>) {
             }
         }
     }
+}
+
+fn has_repeated_key(members: &[Member]) -> bool {
+    if members.len() <= 12 {
+        return members
+            .iter()
+            .enumerate()
+            .any(|(i, m)| members[..i].iter().any(|o| o.key == m.key));
+    }
+    let mut seen =
+        rustc_hash::FxHashSet::with_capacity_and_hasher(members.len(), Default::default());
+    !members.iter().all(|m| seen.insert(m.key.as_str()))
 }
 
 fn short_value(n: &Node) -> String {

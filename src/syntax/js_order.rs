@@ -18,6 +18,9 @@ pub fn is_array_index(key: &str) -> bool {
     key.parse::<u64>().is_ok_and(|n| n < u32::MAX as u64)
 }
 
+/// Objects up to this size are de-duplicated by a linear scan.
+const SMALL_OBJECT: usize = 12;
+
 /// One property as the runtime sees it after `JSON.parse`.
 #[derive(Debug, Clone, Copy)]
 pub struct JsEntry<'a> {
@@ -32,22 +35,42 @@ pub struct JsEntry<'a> {
 }
 
 /// The object's properties in JavaScript enumeration order.
-pub fn js_entries(members: &[Member]) -> Vec<JsEntry<'_>> {
+pub fn js_entries<'a>(members: &'a [Member]) -> Vec<JsEntry<'a>> {
     let mut out: Vec<JsEntry<'_>> = Vec::with_capacity(members.len());
-    // Small objects: linear scan; large ones: a hash map of first positions.
-    let mut index: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
-    for (i, m) in members.iter().enumerate() {
-        if let Some(&at) = index.get(m.key.as_str()) {
-            out[at].member = m;
-            out[at].occurrences += 1;
-        } else {
-            index.insert(m.key.as_str(), out.len());
-            out.push(JsEntry {
-                member: m,
-                first: m,
-                source_index: i,
-                occurrences: 1,
-            });
+    let push = |out: &mut Vec<JsEntry<'a>>, i: usize, m: &'a Member| {
+        out.push(JsEntry {
+            member: m,
+            first: m,
+            source_index: i,
+            occurrences: 1,
+        })
+    };
+    if members.len() <= SMALL_OBJECT {
+        // Small objects: a linear scan beats hashing.
+        for (i, m) in members.iter().enumerate() {
+            match out.iter_mut().find(|e| e.first.key == m.key) {
+                Some(e) => {
+                    e.member = m;
+                    e.occurrences += 1;
+                }
+                None => push(&mut out, i, m),
+            }
+        }
+    } else {
+        let mut index: rustc_hash::FxHashMap<&str, usize> =
+            rustc_hash::FxHashMap::with_capacity_and_hasher(members.len(), Default::default());
+        for (i, m) in members.iter().enumerate() {
+            match index.entry(m.key.as_str()) {
+                std::collections::hash_map::Entry::Occupied(at) => {
+                    let e = &mut out[*at.get()];
+                    e.member = m;
+                    e.occurrences += 1;
+                }
+                std::collections::hash_map::Entry::Vacant(v) => {
+                    v.insert(out.len());
+                    push(&mut out, i, m);
+                }
+            }
         }
     }
     if out.iter().any(|e| is_array_index(&e.first.key)) {

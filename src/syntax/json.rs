@@ -486,6 +486,16 @@ impl Parser<'_> {
     fn string(&mut self) -> String {
         let start = self.pos;
         self.pos += 1;
+        // Fast path: no escape and no control character before the closing quote.
+        let rest = &self.b[self.pos..];
+        if let Some(k) = memchr::memchr2(b'"', b'\\', rest)
+            && rest[k] == b'"'
+            && !rest[..k].iter().any(|&b| b < 0x20)
+        {
+            let s = self.src[self.pos..self.pos + k].to_string();
+            self.pos += k + 1;
+            return s;
+        }
         let mut out = String::new();
         let mut run = self.pos;
         loop {
@@ -527,7 +537,13 @@ impl Parser<'_> {
                     self.pos += 1;
                     run = self.pos;
                 }
-                _ => self.pos += 1,
+                _ => {
+                    // Skip plain bytes up to the next quote, backslash or control byte.
+                    let rest = &self.b[self.pos..];
+                    let stop = memchr::memchr2(b'"', b'\\', rest).unwrap_or(rest.len());
+                    let span = &rest[..stop];
+                    self.pos += span.iter().position(|&b| b < 0x20).unwrap_or(stop);
+                }
             }
         }
     }

@@ -38,7 +38,11 @@ pub struct Stripped {
 
 impl Stripped {
     /// Maps a byte offset in the stripped text to the original text.
+    #[inline]
     pub fn to_original(&self, offset: usize) -> usize {
+        if let [(s, o)] = self.runs[..] {
+            return o + offset - s;
+        }
         let i = match self.runs.binary_search_by(|(s, _)| s.cmp(&offset)) {
             Ok(i) => i,
             Err(0) => return offset,
@@ -71,6 +75,10 @@ pub fn strip_json_comments(input: &str) -> Stripped {
     let flush = |text: &mut String, from: usize, to: usize| text.push_str(&input[from..to]);
     while i < bytes.len() {
         let c = bytes[i];
+        if !matches!(c, b'/' | b'"' | b'\'') {
+            i += 1;
+            continue;
+        }
         let next = bytes.get(i + 1).copied();
         if c == b'/' && next == Some(b'/') {
             flush(&mut text, copy_from, i);
@@ -141,23 +149,15 @@ fn find(bytes: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
 fn skip_string(bytes: &[u8], start: usize) -> usize {
     let quote = bytes[start];
     let mut i = start + 1;
-    let mut escaping = false;
     while i < bytes.len() {
         let c = bytes[i];
-        i += 1;
-        if escaping {
-            escaping = false;
-            continue;
-        }
-        if c == b'\\' {
-            escaping = true;
-            continue;
-        }
         if c == quote {
-            break;
+            return i + 1;
         }
+        // A backslash escapes the next byte, whatever it is.
+        i += if c == b'\\' { 2 } else { 1 };
     }
-    i
+    bytes.len()
 }
 
 #[cfg(test)]

@@ -381,10 +381,23 @@ fn permission(node: &Node) -> Vec<ZIssue> {
 /// one branch has only non-aborting issues, its issues; else one aborting
 /// "Invalid input" whose violations come from the branch that fits the
 /// value's JSON type.
-fn union(branches: Vec<Vec<ZIssue>>, preferred: usize) -> Vec<ZIssue> {
-    if branches.iter().any(Vec::is_empty) {
-        return vec![];
+///
+/// The branch that fits the value's JSON type runs first; the other runs only
+/// when it fails, so valid input never builds error texts.
+fn union(
+    preferred: impl FnOnce() -> Vec<ZIssue>,
+    other: impl FnOnce() -> Vec<ZIssue>,
+) -> Vec<ZIssue> {
+    let first = preferred();
+    if first.is_empty() {
+        return first;
     }
+    let second = other();
+    if second.is_empty() {
+        return second;
+    }
+    let branches = vec![first, second];
+    let preferred = 0;
     let non_aborted: Vec<usize> = (0..branches.len())
         .filter(|&i| branches[i].iter().all(|z| !z.aborting))
         .collect();
@@ -436,28 +449,33 @@ fn state_branch(node: &Node, pattern_level: bool) -> Vec<ZIssue> {
 }
 
 fn surface_value(node: &Node) -> Vec<ZIssue> {
-    let as_state = state_branch(node, false);
-    let as_map = if let Value::Object(members) = &node.value {
-        let map = record(node, "pattern", pattern_value);
-        if !map.is_empty() && looks_like_surface_deny_object(members) {
-            // Point at the whole object: it belongs one level down.
-            map.into_iter()
-                .map(|mut z| {
-                    z.violations = vec![Violation {
-                        kind: ViolationKind::SurfaceLevelDenyObject,
-                        range: node.range.clone(),
-                    }];
-                    z
-                })
-                .collect()
+    let as_state = || state_branch(node, false);
+    let as_map = || {
+        if let Value::Object(members) = &node.value {
+            let map = record(node, "pattern", pattern_value);
+            if !map.is_empty() && looks_like_surface_deny_object(members) {
+                // Point at the whole object: it belongs one level down.
+                map.into_iter()
+                    .map(|mut z| {
+                        z.violations = vec![Violation {
+                            kind: ViolationKind::SurfaceLevelDenyObject,
+                            range: node.range.clone(),
+                        }];
+                        z
+                    })
+                    .collect()
+            } else {
+                map
+            }
         } else {
-            map
+            vec![type_issue(node, "record", &node.value)]
         }
-    } else {
-        vec![type_issue(node, "record", &node.value)]
     };
-    let preferred = usize::from(matches!(node.value, Value::Object(_)));
-    union(vec![as_state, as_map], preferred)
+    if matches!(node.value, Value::Object(_)) {
+        union(as_map, as_state)
+    } else {
+        union(as_state, as_map)
+    }
 }
 
 /// `{ "action": "deny", "reason": … }` written where a pattern map belongs.
@@ -470,13 +488,16 @@ fn looks_like_surface_deny_object(members: &[Member]) -> bool {
 }
 
 fn pattern_value(node: &Node) -> Vec<ZIssue> {
-    let as_state = state_branch(node, true);
-    let as_deny = match &node.value {
+    let as_state = || state_branch(node, true);
+    let as_deny = || match &node.value {
         Value::Object(members) => deny_object(node, members),
         v => vec![type_issue(node, "object", v)],
     };
-    let preferred = usize::from(matches!(node.value, Value::Object(_)));
-    union(vec![as_state, as_deny], preferred)
+    if matches!(node.value, Value::Object(_)) {
+        union(as_deny, as_state)
+    } else {
+        union(as_state, as_deny)
+    }
 }
 
 /// zod `strictObject({ action: literal("deny"), reason: string.max(500).optional() })`.

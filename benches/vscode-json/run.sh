@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Times vscode-json-languageservice on the benchmark configs (see BENCHMARKS.md).
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+cp "$here/package.json" "$here/compare.mjs" "$work/"
+cd "$work"
+npm install --no-audit --no-fund --silent
+# The runtime's own schema, from the published package.
+tarball=$(npm pack --silent @gotgenes/pi-permission-system@20.7.3)
+tar -xzf "$tarball" package/schemas/permissions.schema.json
+node compare.mjs package/schemas/permissions.schema.json "$here/../data/small.json" "$here/../data/bash-10k.json"
