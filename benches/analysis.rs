@@ -1,7 +1,8 @@
 //! Analysis speed: read + validate + diagnose, position conversion, an
 //! incremental edit. Run: `cargo bench --bench analysis`.
 
-use criterion::{Criterion, black_box, criterion_group, criterion_main};
+use criterion::{Criterion, criterion_group, criterion_main};
+use std::hint::black_box;
 use permission_lsp::analysis::{AnalysisOptions, analyze_config_text};
 use permission_lsp::text::{LineCol, LineIndex, PositionEncoding};
 
