@@ -2,9 +2,9 @@
 //! incremental edit. Run: `cargo bench --bench analysis`.
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use std::hint::black_box;
 use permission_lsp::analysis::{AnalysisOptions, analyze_config_text};
 use permission_lsp::text::{LineCol, LineIndex, PositionEncoding};
+use std::hint::black_box;
 
 /// The allocator the `permission-lsp` binary uses.
 #[global_allocator]

@@ -24,7 +24,10 @@ fn check(bytes: &[u8]) {
     let (text, analysis) = analyze_config_bytes(bytes, &AnalysisOptions::default());
     let index = LineIndex::new(&text);
     for d in &analysis.diagnostics {
-        assert!(d.range.start <= d.range.end && d.range.end <= text.len(), "{d:?} in {text:?}");
+        assert!(
+            d.range.start <= d.range.end && d.range.end <= text.len(),
+            "{d:?} in {text:?}"
+        );
         let p = index.position(&text, d.range.end, PositionEncoding::Utf16);
         assert!(index.offset(&text, p, PositionEncoding::Utf16) <= text.len());
         for r in &d.related {
@@ -43,7 +46,8 @@ fn mutated_corpus_files() {
         .map(|e| std::fs::read(e.path()).unwrap())
         .collect();
     files.sort();
-    let alphabet: &[u8] = b"{}[],:\"'\\/*\n\r\t -0123456789eE.+truefalsnNaI\xef\xbb\xbf\xff\xc3\xa9";
+    let alphabet: &[u8] =
+        b"{}[],:\"'\\/*\n\r\t -0123456789eE.+truefalsnNaI\xef\xbb\xbf\xff\xc3\xa9";
     let mut rng = XorShift(0x9e3779b97f4a7c15);
     for round in 0..3000 {
         let mut bytes = files[round % files.len()].clone();
