@@ -3,6 +3,7 @@
 
 pub mod analysis;
 pub mod cli;
+pub mod engine;
 pub mod ide;
 pub mod lsp;
 pub mod model;

@@ -59,10 +59,11 @@ fn mutated_corpus_files() {
                 }
                 1 => bytes.insert(at, alphabet[rng.below(alphabet.len())]),
                 _ => {
+                    // Cut a span out.
                     let len = rng.below(40);
-                    let end = (at + len).min(bytes.len());
-                    bytes.truncate(at.max(0).min(bytes.len()));
-                    let _ = end;
+                    let from = at.min(bytes.len());
+                    let to = (from + len).min(bytes.len());
+                    bytes.drain(from..to);
                 }
             }
         }
