@@ -9,7 +9,7 @@ use permission_lsp::engine::check::{CheckResult, CheckSource, CommandContext};
 use permission_lsp::engine::gates::{Call, Simulation};
 use permission_lsp::engine::messages::{Disclosure, Subject, deny_message, user_denied_message};
 use permission_lsp::engine::paths::{NoFs, PathContext};
-use permission_lsp::engine::policy::{PolicyInputs, ScopeText, load_policy};
+use permission_lsp::engine::policy::load_policy;
 use permission_lsp::engine::rules::{Layer, PathFlavor, Rule, RuleOrigin};
 use permission_lsp::engine::wildcard::{MatchOptions, Wildcard};
 use permission_lsp::model::pi::State;
@@ -17,57 +17,8 @@ use serde_json::{Value, json};
 
 const HOME: &str = "/home/tester";
 
-fn text_of(v: &Value) -> Option<String> {
-    match v {
-        Value::Null => None,
-        Value::String(s) => Some(s.clone()),
-        other => Some(serde_json::to_string_pretty(other).unwrap()),
-    }
-}
-
-fn scope(name: &str, v: &Value) -> Option<ScopeText> {
-    text_of(v).map(|text| ScopeText {
-        path: name.into(),
-        text,
-    })
-}
-
-fn inputs(v: &Value) -> PolicyInputs {
-    let agent = v["agent"].as_str();
-    let agent_file = |key: &str| {
-        agent.and_then(|a| v[key][a].as_str()).map(|md| ScopeText {
-            path: format!("{key}.md").into(),
-            text: md.to_string(),
-        })
-    };
-    PolicyInputs {
-        global: scope(
-            "global.json",
-            if v.get("config").is_some() {
-                &v["config"]
-            } else {
-                &v["global"]
-            },
-        ),
-        project: scope("project.json", &v["project"]),
-        global_agent: agent_file("agents"),
-        project_agent: agent_file("projectAgents"),
-        mcp_servers: v["mcpServerNames"]
-            .as_array()
-            .map(|a| {
-                a.iter()
-                    .filter_map(|s| s.as_str().map(String::from))
-                    .collect()
-            })
-            .unwrap_or_default(),
-        home: HOME.into(),
-        flavor: if v["platform"] == "win32" {
-            PathFlavor::Windows
-        } else {
-            PathFlavor::Posix
-        },
-        extra_infra_dirs: Vec::new(),
-    }
+fn inputs(v: &Value) -> permission_lsp::engine::policy::PolicyInputs {
+    common::policy_inputs(v, HOME)
 }
 
 fn session_rules(v: &Value) -> Vec<Rule> {

@@ -136,10 +136,7 @@ impl Policy {
         if !matches!(tool, "read" | "find" | "grep" | "ls") {
             return false;
         }
-        let opts = self
-            .flavor
-            .match_options()
-            .unwrap_or_default();
+        let opts = self.flavor.match_options().unwrap_or_default();
         for dir in &self.infra_dirs {
             if dir.contains('*') || dir.contains('?') {
                 if Wildcard::compile(dir, &self.home, opts).is_match(canonical) {

@@ -150,3 +150,57 @@ pub fn codes(diags: &Value) -> Vec<String> {
         })
         .unwrap_or_default()
 }
+
+/// Policy inputs from a conformance-style case: `config`/`global`, `project`
+/// (objects or raw texts), `agents`/`projectAgents` keyed by name, `agent`,
+/// `mcpServerNames`, `platform`.
+pub fn policy_inputs(v: &Value, home: &str) -> permission_lsp::engine::policy::PolicyInputs {
+    use permission_lsp::engine::policy::{PolicyInputs, ScopeText};
+    use permission_lsp::engine::rules::PathFlavor;
+    let text_of = |v: &Value| match v {
+        Value::Null => None,
+        Value::String(s) => Some(s.clone()),
+        other => Some(serde_json::to_string_pretty(other).unwrap()),
+    };
+    let scope = |name: &str, v: &Value| {
+        text_of(v).map(|text| ScopeText {
+            path: name.into(),
+            text,
+        })
+    };
+    let agent = v["agent"].as_str();
+    let agent_file = |key: &str| {
+        agent.and_then(|a| v[key][a].as_str()).map(|md| ScopeText {
+            path: format!("{key}.md").into(),
+            text: md.to_string(),
+        })
+    };
+    PolicyInputs {
+        global: scope(
+            "global.json",
+            if v.get("config").is_some() {
+                &v["config"]
+            } else {
+                &v["global"]
+            },
+        ),
+        project: scope("project.json", &v["project"]),
+        global_agent: agent_file("agents"),
+        project_agent: agent_file("projectAgents"),
+        mcp_servers: v["mcpServerNames"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|s| s.as_str().map(String::from))
+                    .collect()
+            })
+            .unwrap_or_default(),
+        home: home.into(),
+        flavor: if v["platform"] == "win32" {
+            PathFlavor::Windows
+        } else {
+            PathFlavor::Posix
+        },
+        extra_infra_dirs: Vec::new(),
+    }
+}
