@@ -9,3 +9,4 @@ pub mod lsp;
 pub mod model;
 pub mod syntax;
 pub mod text;
+pub mod workspace;

@@ -58,6 +58,36 @@ enum Command {
         #[command(flatten)]
         analysis: AnalysisArgs,
     },
+    /// Ask what the runtime decides for a tool call (or a JSONL batch of calls).
+    Simulate {
+        /// The tool name (bash, read, mcp, skill, …). Without it, calls are read
+        /// as JSON lines `{"tool": …, "input": …, "agent"?: …, "cwd"?: …}`.
+        #[arg(long)]
+        tool: Option<String>,
+        /// The tool input as JSON, e.g. '{"command":"npm install"}'.
+        #[arg(long, default_value = "{}")]
+        input: String,
+        /// Batch file of JSON lines (`-` for stdin).
+        #[arg(long, conflicts_with = "tool")]
+        batch: Option<PathBuf>,
+        /// The global config file (default: <agent dir>/extensions/pi-permission-system/config.json).
+        #[arg(long)]
+        config: Option<PathBuf>,
+        /// The project config file (default: <cwd>/.pi/extensions/pi-permission-system/config.json).
+        #[arg(long)]
+        project: Option<PathBuf>,
+        /// The active agent (its <name>.md frontmatter applies).
+        #[arg(long)]
+        agent: Option<String>,
+        /// The session's working directory (default: the current directory).
+        #[arg(long)]
+        cwd: Option<PathBuf>,
+        /// The home directory (default: $HOME).
+        #[arg(long)]
+        home: Option<PathBuf>,
+        #[arg(long, value_enum, default_value = "human")]
+        format: cli::simulate::Format,
+    },
 }
 
 fn main() {
@@ -80,8 +110,63 @@ fn main() {
                 2
             }
         },
+        Some(Command::Simulate {
+            tool,
+            input,
+            batch,
+            config,
+            project,
+            agent,
+            cwd,
+            home,
+            format,
+        }) => simulate(
+            tool, &input, batch, config, project, agent, cwd, home, format,
+        ),
     };
     std::process::exit(code);
+}
+
+#[allow(clippy::too_many_arguments)]
+fn simulate(
+    tool: Option<String>,
+    input: &str,
+    batch: Option<PathBuf>,
+    config: Option<PathBuf>,
+    project: Option<PathBuf>,
+    agent: Option<String>,
+    cwd: Option<PathBuf>,
+    home: Option<PathBuf>,
+    format: cli::simulate::Format,
+) -> i32 {
+    let cwd = match cwd.map(Ok).unwrap_or_else(std::env::current_dir) {
+        Ok(c) => std::path::absolute(&c).unwrap_or(c),
+        Err(e) => {
+            eprintln!("permission-lsp: cannot determine the working directory: {e}");
+            return 2;
+        }
+    };
+    let mut locations = permission_lsp::workspace::Locations::from_env(cwd, home, agent);
+    locations.global_config = config;
+    locations.project_config = project;
+    let single = match tool {
+        Some(tool) => match serde_json::from_str(input) {
+            Ok(input) => Some(cli::simulate::SingleCall { tool, input }),
+            Err(e) => {
+                eprintln!("permission-lsp: --input is not JSON: {e}");
+                return 2;
+            }
+        },
+        None => None,
+    };
+    let opts = cli::simulate::Options { locations, format };
+    match cli::simulate::run(&opts, single, batch, &mut std::io::stdout().lock()) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("permission-lsp: {e}");
+            2
+        }
+    }
 }
 
 fn serve() -> i32 {

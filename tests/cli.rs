@@ -90,3 +90,88 @@ fn missing_paths_are_io_errors() {
     assert_eq!(code, 2);
     assert!(out.contains("does/not/exist.json"), "{out}");
 }
+
+fn simulate(args: &[&str], stdin: Option<&str>) -> (i32, String) {
+    use std::io::Write;
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_permission-lsp"));
+    cmd.arg("simulate")
+        .args(["--cwd", "examples/project", "--home", "/nonexistent-home"])
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env_remove("PI_CODING_AGENT_DIR")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    if let Some(s) = stdin {
+        child.stdin.take().unwrap().write_all(s.as_bytes()).unwrap();
+    }
+    drop(child.stdin.take());
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+#[test]
+fn simulate_one_call_human() {
+    let (code, out) = simulate(
+        &[
+            "--tool",
+            "bash",
+            "--input",
+            r#"{"command":"git status && npm install"}"#,
+        ],
+        None,
+    );
+    assert_eq!(code, 0);
+    insta::assert_snapshot!(out.replace(env!("CARGO_MANIFEST_DIR"), "<repo>"));
+}
+
+#[test]
+fn simulate_json_shape() {
+    let (_, out) = simulate(
+        &[
+            "--tool",
+            "read",
+            "--input",
+            r#"{"path":"src/.env"}"#,
+            "--format",
+            "json",
+        ],
+        None,
+    );
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["decision"], "deny");
+    assert_eq!(v["rule"]["pattern"], "*.env");
+    assert_eq!(v["rule"]["scope"], "project");
+    assert_eq!(v["rule"]["line"], 15);
+    assert_eq!(
+        v["agent_message"],
+        "[pi-permission-system] Current agent is not permitted to access path 'src/.env' via tool 'read'."
+    );
+}
+
+#[test]
+fn simulate_batch_from_stdin() {
+    let batch = "{\"tool\":\"bash\",\"input\":{\"command\":\"git log -3\"}}\nnot json\n{\"tool\":\"write\",\"input\":{\"path\":\"a.txt\"}}\n{\"input\":{}}\n";
+    let (code, out) = simulate(&["--batch", "-", "--format", "json"], Some(batch));
+    assert_eq!(code, 0);
+    let lines: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 4);
+    assert_eq!(lines[0]["decision"], "allow");
+    assert!(lines[1]["error"].as_str().unwrap().starts_with("not JSON"));
+    assert_eq!(lines[2]["decision"], "ask");
+    assert_eq!(lines[3]["error"], "missing \"tool\"");
+}
+
+#[test]
+fn simulate_rejects_bad_arguments() {
+    let (code, _) = simulate(&["--tool", "bash", "--input", "{nope"], None);
+    assert_eq!(code, 2);
+    let (code, _) = simulate(&["--tool", "bash", "--agent", "../evil"], None);
+    assert_eq!(code, 2);
+}

@@ -241,3 +241,62 @@ async fn settings_change_levels_and_target() {
     let d = c.diagnostics(URI, Some(1)).await;
     assert_eq!(codes(&d), Vec::<String>::new());
 }
+
+#[tokio::test]
+async fn simulate_uses_the_unsaved_buffer() {
+    let dir = std::env::temp_dir().join(format!("pl-sim-{}", std::process::id()));
+    let cfg_dir = dir.join(".pi/extensions/pi-permission-system");
+    std::fs::create_dir_all(&cfg_dir).unwrap();
+    let path = cfg_dir.join("config.json");
+    std::fs::write(&path, "{\"permission\": {\"*\": \"allow\"}}").unwrap();
+    let uri = format!("file://{}", path.display());
+    let mut c = start();
+    c.initialize(&[]).await;
+    let unsaved = "{\"permission\": {\"*\": \"allow\", \"bash\": {\"*\": \"allow\", \"rm *\": {\"action\": \"deny\", \"reason\": \"no deletes\"}}}}";
+    c.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri, "languageId": "json", "version": 1, "text": unsaved}}),
+    )
+    .await;
+    c.diagnostics(&uri, Some(1)).await;
+    let r = c
+        .request(
+            "workspace/executeCommand",
+            json!({"command": "permission-lsp.simulate", "arguments": [{"uri": uri, "tool": "bash", "input": {"command": "ls && rm -rf x"}, "home": "/nonexistent"}]}),
+        )
+        .await;
+    let v = &r["result"];
+    assert_eq!(v["decision"], "deny", "{r}");
+    assert_eq!(v["reason"], "no deletes");
+    assert_eq!(v["rule"]["pattern"], "rm *");
+    assert_eq!(v["rule"]["scope"], "project");
+    assert_eq!(
+        v["agent_message"],
+        "[pi-permission-system] is not permitted to run 'bash' command 'rm -rf x' (matched 'rm *'). Reason: no deletes."
+    );
+    let r = c
+        .request(
+            "workspace/executeCommand",
+            json!({"command": "permission-lsp.simulateCommandLine", "arguments": [{"uri": uri, "commandLine": "git status", "home": "/nonexistent"}]}),
+        )
+        .await;
+    assert_eq!(r["result"]["decision"], "allow", "{r}");
+    let lens = c
+        .request(
+            "textDocument/codeLens",
+            json!({"textDocument": {"uri": uri}}),
+        )
+        .await;
+    assert_eq!(
+        lens["result"][0]["command"]["command"],
+        "permission-lsp.simulateCommandLine"
+    );
+    let bad = c
+        .request(
+            "workspace/executeCommand",
+            json!({"command": "permission-lsp.simulate", "arguments": [{"uri": uri}]}),
+        )
+        .await;
+    assert_eq!(bad["error"]["code"], -32602);
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -3,3 +3,4 @@
 pub mod check;
 pub mod discover;
 pub mod render;
+pub mod simulate;

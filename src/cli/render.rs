@@ -1,7 +1,7 @@
 //! Terminal and machine output for diagnostics.
 
 use crate::analysis::{Diagnostic, Severity};
-use crate::text::{LineIndex, PositionEncoding};
+use crate::text::LineIndex;
 use std::fmt::Write as _;
 
 /// ANSI styling, off when `NO_COLOR` is set or the output is not a terminal.
@@ -29,14 +29,7 @@ impl Style {
     }
 }
 
-/// 1-based line and character column, as editors and compilers print them.
-pub fn line_col_1(index: &LineIndex, text: &str, offset: usize) -> (usize, usize) {
-    let p = index.position(text, offset, PositionEncoding::Utf8);
-    let start = index.line_range(text, p.line as usize).start;
-    let end = (start + p.col as usize).min(text.len());
-    let col_chars = text.get(start..end).map_or(0, |s| s.chars().count());
-    (p.line as usize + 1, col_chars + 1)
-}
+pub use crate::ide::simulation::line_col_1;
 
 /// One diagnostic, rustc style: header, location, source line and caret.
 pub fn human(path: &str, text: &str, index: &LineIndex, d: &Diagnostic, style: Style) -> String {

@@ -44,7 +44,8 @@ pub struct GateRecord {
     /// `path`, `external_directory`, `bash`, the tool name, or a bypass event.
     pub gate: String,
     pub state: State,
-    #[serde(flatten)]
+    /// The permission check behind the gate (absent for bypasses).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub check: Option<CheckResult>,
     /// The deny message the agent receives.
     #[serde(skip_serializing_if = "Option::is_none")]

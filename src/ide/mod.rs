@@ -3,3 +3,5 @@
 
 pub mod hover;
 pub mod locate;
+pub mod sample_call;
+pub mod simulation;

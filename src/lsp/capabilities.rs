@@ -2,9 +2,9 @@
 
 use crate::text::PositionEncoding;
 use tower_lsp_server::ls_types::{
-    ClientCapabilities, HoverProviderCapability, PositionEncodingKind, SaveOptions,
-    ServerCapabilities, TextDocumentSyncCapability, TextDocumentSyncKind, TextDocumentSyncOptions,
-    TextDocumentSyncSaveOptions,
+    ClientCapabilities, CodeLensOptions, ExecuteCommandOptions, HoverProviderCapability,
+    PositionEncodingKind, SaveOptions, ServerCapabilities, TextDocumentSyncCapability,
+    TextDocumentSyncKind, TextDocumentSyncOptions, TextDocumentSyncSaveOptions,
 };
 
 /// UTF-8 when the client offers it (no conversion cost), else the mandatory UTF-16.
@@ -37,6 +37,16 @@ pub fn server_capabilities(enc: PositionEncoding) -> ServerCapabilities {
             },
         )),
         hover_provider: Some(HoverProviderCapability::Simple(true)),
+        code_lens_provider: Some(CodeLensOptions {
+            resolve_provider: Some(false),
+        }),
+        execute_command_provider: Some(ExecuteCommandOptions {
+            commands: crate::lsp::methods::execute_command::COMMANDS
+                .iter()
+                .map(|c| c.to_string())
+                .collect(),
+            work_done_progress_options: Default::default(),
+        }),
         ..ServerCapabilities::default()
     }
 }

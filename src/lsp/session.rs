@@ -46,6 +46,8 @@ pub struct Session {
 pub struct Settings {
     pub encoding: PositionEncoding,
     pub analysis: AnalysisOptions,
+    /// The first workspace folder (the session cwd for simulation).
+    pub workspace_root: Option<std::path::PathBuf>,
 }
 
 impl Session {
@@ -138,6 +140,14 @@ impl Session {
             version: doc.version,
             kind,
         })
+    }
+
+    /// The text of an open document at a file path (open buffers win over disk).
+    pub fn open_text_by_path(&self, path: &std::path::Path) -> Option<String> {
+        let docs = self.documents.read().ok()?;
+        docs.iter()
+            .find(|(uri, _)| uri.to_file_path().is_some_and(|p| p == path))
+            .map(|(_, d)| d.rope.to_string())
     }
 
     pub fn version(&self, uri: &Uri) -> Option<i32> {

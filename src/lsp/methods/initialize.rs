@@ -9,8 +9,17 @@ use tower_lsp_server::ls_types::{InitializeParams, InitializeResult, MessageType
 pub fn handle(server: &Server, params: InitializeParams) -> InitializeResult {
     let enc = negotiate_encoding(&params.capabilities);
     let mut problems = Vec::new();
+    #[allow(deprecated)]
+    let root = params
+        .workspace_folders
+        .as_ref()
+        .and_then(|f| f.first())
+        .map(|f| f.uri.clone())
+        .or_else(|| params.root_uri.clone())
+        .and_then(|u| u.to_file_path().map(|p| p.into_owned()));
     server.session.update_settings(|s| {
         s.encoding = enc;
+        s.workspace_root = root;
         if let Some(opts) = &params.initialization_options {
             problems = settings::apply(&mut s.analysis, opts);
         }

@@ -1,9 +1,11 @@
 //! One module per LSP method.
 
+pub mod code_lens;
 pub mod did_change;
 pub mod did_change_configuration;
 pub mod did_close;
 pub mod did_open;
 pub mod did_save;
+pub mod execute_command;
 pub mod hover;
 pub mod initialize;

@@ -1,0 +1,38 @@
+//! `textDocument/codeLens`: a "Simulate…" lens on the `permission` key.
+//! Clients that can ask for input (the VS Code extension does) run
+//! `permission-lsp.simulateCommandLine` with the line the user types.
+
+use super::execute_command::SIMULATE_COMMAND_LINE;
+use crate::lsp::convert::to_lsp_range;
+use crate::lsp::server::Server;
+use crate::lsp::session::DocumentKind;
+use crate::model::pi::read::read_config;
+use crate::text::LineIndex;
+use tower_lsp_server::ls_types::{CodeLens, CodeLensParams, Command};
+
+pub fn handle(server: &Server, params: CodeLensParams) -> Option<Vec<CodeLens>> {
+    let uri = params.text_document.uri;
+    let snapshot = server.session.snapshot(&uri)?;
+    if snapshot.kind != DocumentKind::PiConfig {
+        return None;
+    }
+    let settings = server.session.settings();
+    let text: &str = &snapshot.text;
+    let file = read_config(text, settings.analysis.target);
+    let root = file.parsed.root.as_ref()?;
+    let member = root
+        .value
+        .as_object()?
+        .iter()
+        .find(|m| m.key == "permission")?;
+    let index = LineIndex::new(text);
+    Some(vec![CodeLens {
+        range: to_lsp_range(text, &index, &member.key_range, settings.encoding),
+        command: Some(Command {
+            title: "▶ Simulate a tool call…".into(),
+            command: SIMULATE_COMMAND_LINE.into(),
+            arguments: Some(vec![serde_json::json!({ "uri": uri.as_str() })]),
+        }),
+        data: None,
+    }])
+}

@@ -1,0 +1,171 @@
+//! Finding and reading the scope files where the runtime looks for them
+//! (spec §1.1). The engine and the analysis never touch the file system;
+//! the CLI and the server read through here, with open buffers winning
+//! over disk.
+
+use crate::engine::mcp::server_names_from_mcp_json;
+use crate::engine::policy::{PolicyInputs, ScopeText};
+use crate::engine::rules::PathFlavor;
+use crate::model::pi::locations;
+use std::path::{Path, PathBuf};
+
+/// Scope files larger than this are not read (the runtime would, but no
+/// real policy is this large and the server must stay responsive).
+pub const MAX_SCOPE_FILE_BYTES: u64 = 64 * 1024 * 1024;
+
+#[derive(Debug, Clone)]
+pub struct Locations {
+    pub agent_dir: PathBuf,
+    pub cwd: PathBuf,
+    pub home: PathBuf,
+    pub agent: Option<String>,
+    /// Explicit files instead of the default locations.
+    pub global_config: Option<PathBuf>,
+    pub project_config: Option<PathBuf>,
+}
+
+impl Locations {
+    /// The runtime's defaults: `$PI_CODING_AGENT_DIR` or `<home>/.pi/agent`.
+    pub fn from_env(cwd: PathBuf, home: Option<PathBuf>, agent: Option<String>) -> Locations {
+        let home = home
+            .or_else(|| std::env::var_os("HOME").map(PathBuf::from))
+            .unwrap_or_else(|| PathBuf::from("/"));
+        let env_dir = std::env::var("PI_CODING_AGENT_DIR").ok();
+        Locations {
+            agent_dir: locations::agent_dir(env_dir.as_deref(), &home),
+            cwd,
+            home,
+            agent,
+            global_config: None,
+            project_config: None,
+        }
+    }
+
+    pub fn global_config_path(&self) -> PathBuf {
+        self.global_config
+            .clone()
+            .unwrap_or_else(|| locations::global_config_path(&self.agent_dir))
+    }
+
+    pub fn project_config_path(&self) -> PathBuf {
+        self.project_config
+            .clone()
+            .unwrap_or_else(|| locations::project_config_path(&self.cwd))
+    }
+}
+
+/// An agent name the runtime would turn into a file name: no separators,
+/// no `..`, not empty.
+pub fn valid_agent_name(name: &str) -> Result<(), String> {
+    if name.is_empty()
+        || name.contains('/')
+        || name.contains('\\')
+        || name == "."
+        || name == ".."
+        || name.contains('\0')
+    {
+        return Err(format!(
+            "invalid agent name `{name}`: it must be a plain file name"
+        ));
+    }
+    Ok(())
+}
+
+/// Reads a file as the runtime does (UTF-8, invalid bytes as U+FFFD);
+/// `None` when it does not exist or cannot be read.
+pub fn read_text(path: &Path) -> Option<String> {
+    let meta = std::fs::metadata(path).ok()?;
+    if !meta.is_file() || meta.len() > MAX_SCOPE_FILE_BYTES {
+        return None;
+    }
+    std::fs::read(path)
+        .ok()
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+}
+
+/// Everything the engine needs, read from the locations; `open` supplies
+/// unsaved buffers by path.
+pub fn load_inputs(
+    loc: &Locations,
+    open: &dyn Fn(&Path) -> Option<String>,
+) -> Result<PolicyInputs, String> {
+    let read = |p: PathBuf| -> Option<ScopeText> {
+        let text = open(&p).or_else(|| read_text(&p))?;
+        Some(ScopeText {
+            path: p.display().to_string().into(),
+            text,
+        })
+    };
+    let (global_agent, project_agent) = match &loc.agent {
+        Some(name) => {
+            valid_agent_name(name)?;
+            (
+                read(locations::global_agent_path(&loc.agent_dir, name)),
+                read(locations::project_agent_path(&loc.cwd, name)),
+            )
+        }
+        None => (None, None),
+    };
+    let mcp_servers = read(locations::mcp_json_path(&loc.agent_dir))
+        .map(|s| server_names_from_mcp_json(&s.text))
+        .unwrap_or_default();
+    let agent_dir = loc.agent_dir.display().to_string();
+    Ok(PolicyInputs {
+        global: read(loc.global_config_path()),
+        project: read(loc.project_config_path()),
+        global_agent,
+        project_agent,
+        mcp_servers,
+        home: loc.home.display().to_string(),
+        flavor: PathFlavor::Posix,
+        // The runtime also bypasses reads of its own directories.
+        extra_infra_dirs: vec![agent_dir.clone(), format!("{agent_dir}/git")],
+    })
+}
+
+/// Where the runtime would look when the file at `doc` is one of its scope
+/// files: a project file or project agent fixes the project directory; a
+/// global file or global agent fixes the agent directory. Any other file is
+/// read as the project config of `fallback_cwd`.
+pub fn locations_for_document(
+    doc: &Path,
+    fallback_cwd: &Path,
+    home: &Path,
+    agent: Option<String>,
+) -> Locations {
+    use locations::FileRole;
+    let mut loc = Locations::from_env(
+        fallback_cwd.to_path_buf(),
+        Some(home.to_path_buf()),
+        agent.clone(),
+    );
+    let up = |p: &Path, n: usize| p.ancestors().nth(n).map(Path::to_path_buf);
+    match locations::role_of_path(&doc.to_string_lossy()) {
+        Some(FileRole::ProjectConfig) => {
+            // <cwd>/.pi/extensions/pi-permission-system/config.json
+            if let Some(cwd) = up(doc, 4) {
+                loc.cwd = cwd;
+            }
+        }
+        Some(FileRole::GlobalConfig) => {
+            // <agentDir>/extensions/pi-permission-system/config.json
+            if let Some(dir) = up(doc, 3) {
+                loc.agent_dir = dir;
+            }
+        }
+        Some(FileRole::ProjectAgent) => {
+            if let Some(cwd) = up(doc, 3) {
+                loc.cwd = cwd;
+            }
+            loc.agent = agent.or_else(|| doc.file_stem().map(|s| s.to_string_lossy().into_owned()));
+        }
+        Some(FileRole::GlobalAgent) => {
+            if let Some(dir) = up(doc, 2) {
+                loc.agent_dir = dir;
+            }
+            loc.agent = agent.or_else(|| doc.file_stem().map(|s| s.to_string_lossy().into_owned()));
+        }
+        None => loc.project_config = Some(doc.to_path_buf()),
+    }
+    loc
+}
