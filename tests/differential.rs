@@ -321,3 +321,13 @@ fn engine_agrees_with_the_runtime() {
         report.join("\n\n")
     );
 }
+
+/// Disagreements found by earlier runs, with the runtime's recorded answer
+/// (`fixtures/runtime/differential-regressions.jsonl`): replayed without npm.
+#[test]
+fn recorded_regressions() {
+    for entry in common::jsonl("runtime/differential-regressions.jsonl") {
+        let d = differences(&entry["case"], &entry["observed"]);
+        assert!(d.is_empty(), "{}: {}", entry["note"], d.join("\n"));
+    }
+}

@@ -27,6 +27,8 @@ pub struct Policy {
     pub flavor: PathFlavor,
     /// Session grants ("approve for this session"), appended last.
     pub session_rules: Vec<Rule>,
+    /// `path` deny/ask patterns that promote bare bash tokens, compiled once.
+    pub promotable_paths: std::sync::OnceLock<Vec<Wildcard>>,
 }
 
 /// One tool call.
@@ -154,11 +156,7 @@ impl Policy {
     /// Runs the whole pipeline for one call.
     pub fn simulate(&self, call: &Call, fs: &dyn FsView) -> Simulation {
         let rules = self.full_rules();
-        let ctx = PathContext {
-            cwd: call.cwd.clone(),
-            home: self.home.clone(),
-            fs,
-        };
+        let ctx = PathContext::new(&call.cwd, &self.home, fs);
         let agent = call.agent.as_deref();
         let input = &call.input;
         let record = input.as_object();

@@ -6,7 +6,7 @@
 
 use super::rules::{Layer, PathFlavor, Rule, RuleOrigin, RuleSet, RuleSource};
 use crate::model::pi::{RuleValue, State, Surface, SurfaceValue};
-use crate::syntax::js_order::is_array_index;
+use crate::syntax::js_order::sort_index_keys_first;
 use std::sync::Arc;
 
 /// One scope's permission object and where it came from.
@@ -98,28 +98,12 @@ fn scope_value(scope: &Scope, s: &Surface) -> MergedValue {
     }
 }
 
-fn index_first<T>(items: &mut [T], key: impl Fn(&T) -> &str) {
-    if items.iter().any(|i| is_array_index(key(i))) {
-        items.sort_by(
-            |a, b| match (is_array_index(key(a)), is_array_index(key(b))) {
-                (true, true) => key(a)
-                    .parse::<u64>()
-                    .unwrap_or(0)
-                    .cmp(&key(b).parse::<u64>().unwrap_or(0)),
-                (true, false) => std::cmp::Ordering::Less,
-                (false, true) => std::cmp::Ordering::Greater,
-                (false, false) => std::cmp::Ordering::Equal,
-            },
-        );
-    }
-}
-
 fn js_sort_patterns(p: &mut [MergedPattern]) {
-    index_first(p, |x| x.pattern.as_str());
+    sort_index_keys_first(p, |x| x.pattern.as_str());
 }
 
 fn js_sort_surfaces(s: &mut [MergedSurface]) {
-    index_first(s, |x| x.key.as_str());
+    sort_index_keys_first(s, |x| x.key.as_str());
 }
 
 /// MCP discovery targets allowed when any `mcp` rule allows.

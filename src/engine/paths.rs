@@ -170,6 +170,19 @@ pub struct PathContext<'a> {
     pub cwd: String,
     pub home: String,
     pub fs: &'a dyn FsView,
+    /// The canonical cwd, computed on first use.
+    pub canonical_cwd: std::cell::OnceCell<String>,
+}
+
+impl<'a> PathContext<'a> {
+    pub fn new(cwd: &str, home: &str, fs: &'a dyn FsView) -> PathContext<'a> {
+        PathContext {
+            cwd: cwd.to_string(),
+            home: home.to_string(),
+            fs,
+            canonical_cwd: std::cell::OnceCell::new(),
+        }
+    }
 }
 
 /// One path as the runtime matches it (`AccessPath`).
@@ -293,13 +306,9 @@ impl PathContext<'_> {
     pub fn policy_values(path: &str, cwd: Option<&str>, home: &str) -> Vec<String> {
         match cwd {
             Some(cwd) => {
-                PathContext {
-                    cwd: cwd.to_string(),
-                    home: home.to_string(),
-                    fs: &NoFs,
-                }
-                .for_path(path, None)
-                .aliases
+                PathContext::new(cwd, home, &NoFs)
+                    .for_path(path, None)
+                    .aliases
             }
             None => {
                 let lit = policy_literal(path, home);
@@ -312,8 +321,9 @@ impl PathContext<'_> {
         }
     }
 
-    pub fn canonical_cwd(&self) -> String {
-        self.canonical(&self.cwd, &self.cwd)
+    pub fn canonical_cwd(&self) -> &str {
+        self.canonical_cwd
+            .get_or_init(|| self.canonical(&self.cwd, &self.cwd))
     }
 
     /// Outside the session cwd (canonical forms; `/dev/null` & co never are).
@@ -328,7 +338,7 @@ impl PathContext<'_> {
         ) {
             return false;
         }
-        !is_within(canonical, &cwd)
+        !is_within(canonical, cwd)
     }
 
     pub fn is_outside(&self, path: &str) -> bool {
@@ -373,11 +383,7 @@ mod tests {
 
     #[test]
     fn access_path_aliases() {
-        let ctx = PathContext {
-            cwd: "/workspace/project".into(),
-            home: "/home/u".into(),
-            fs: &NoFs,
-        };
+        let ctx = PathContext::new("/workspace/project", "/home/u", &NoFs);
         let p = ctx.for_path("src/App.jsx", None);
         assert_eq!(
             p.match_values(),

@@ -124,6 +124,7 @@ pub fn load_policy(inputs: &PolicyInputs) -> LoadedPolicy {
             home: inputs.home.clone(),
             flavor: inputs.flavor,
             session_rules: Vec::new(),
+            promotable_paths: Default::default(),
         },
         merged,
         issues,

@@ -91,6 +91,25 @@ pub fn js_entries<'a>(members: &'a [Member]) -> Vec<JsEntry<'a>> {
     out
 }
 
+/// Reorders items the way JavaScript enumerates an object's keys:
+/// array-index keys first, ascending; the others keep their order.
+pub fn sort_index_keys_first<T>(items: &mut [T], key: impl Fn(&T) -> &str) {
+    if !items.iter().any(|i| is_array_index(key(i))) {
+        return;
+    }
+    items.sort_by(
+        |a, b| match (is_array_index(key(a)), is_array_index(key(b))) {
+            (true, true) => key(a)
+                .parse::<u64>()
+                .unwrap_or(0)
+                .cmp(&key(b).parse::<u64>().unwrap_or(0)),
+            (true, false) => std::cmp::Ordering::Less,
+            (false, true) => std::cmp::Ordering::Greater,
+            (false, false) => std::cmp::Ordering::Equal,
+        },
+    );
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

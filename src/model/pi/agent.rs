@@ -5,6 +5,7 @@ use super::config::{PatternRule, RuleValue, State, Surface, SurfaceValue};
 use crate::syntax::frontmatter::{
     YamlEntry, YamlValue, extract_frontmatter, parse_simple_yaml_map,
 };
+use crate::syntax::js_order::sort_index_keys_first;
 
 /// The permission surfaces an agent file contributes, or `None` when it
 /// contributes nothing (no frontmatter, no `permission`, or nothing valid).
@@ -48,6 +49,9 @@ pub fn agent_permission(markdown: &str) -> Option<Vec<Surface>> {
                         })
                     })
                     .collect();
+                let mut rules = rules;
+                // A plain JavaScript object: integer-like keys enumerate first.
+                sort_index_keys_first(&mut rules, |r| r.pattern.as_str());
                 if !rules.is_empty() {
                     out.push(Surface {
                         key: e.key.clone(),
@@ -61,6 +65,7 @@ pub fn agent_permission(markdown: &str) -> Option<Vec<Surface>> {
             }
         }
     }
+    sort_index_keys_first(&mut out, |s| s.key.as_str());
     if out.is_empty() { None } else { Some(out) }
 }
 
