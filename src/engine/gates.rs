@@ -97,7 +97,7 @@ impl Policy {
         if self.yolo {
             rules = rules.iter().map(Rule::yolo).collect();
         }
-        std::borrow::Cow::Owned(RuleSet { rules })
+        std::borrow::Cow::Owned(RuleSet::new(rules))
     }
 
     /// A manager-level check of a tool call (bash matched as a whole string).
@@ -119,19 +119,20 @@ impl Policy {
 
     /// Bare tokens of `path` deny/ask rules promote to path candidates.
     fn promotable(&self) -> impl Fn(&str) -> bool + '_ {
-        let opts = self.flavor.match_options().unwrap_or_default();
-        let patterns: Vec<Wildcard> = self
-            .rules
-            .rules
-            .iter()
-            .filter(|r| {
-                r.layer == Layer::Config
-                    && r.surface == "path"
-                    && r.pattern != "*"
-                    && r.action != State::Allow
-            })
-            .map(|r| Wildcard::compile(&r.pattern, &self.home, opts))
-            .collect();
+        let patterns = self.promotable_paths.get_or_init(|| {
+            let opts = self.flavor.match_options().unwrap_or_default();
+            self.rules
+                .rules
+                .iter()
+                .filter(|r| {
+                    r.layer == Layer::Config
+                        && r.surface == "path"
+                        && r.pattern != "*"
+                        && r.action != State::Allow
+                })
+                .map(|r| Wildcard::compile(&r.pattern, &self.home, opts))
+                .collect()
+        });
         move |token: &str| patterns.iter().any(|p| p.is_match(token))
     }
 

@@ -206,5 +206,5 @@ pub fn compose_rules(merged: &[MergedSurface], home: &str, flavor: PathFlavor) -
         }
     }
     rules.extend(config);
-    RuleSet { rules }
+    RuleSet::new(rules)
 }

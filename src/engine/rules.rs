@@ -141,10 +141,6 @@ impl Rule {
         }
     }
 
-    fn matches(&self, surface: &Utf16Value<'_>, value: &Utf16Value<'_>) -> bool {
-        self.surface_matches(surface) && self.pattern_matches(surface.text, value)
-    }
-
     /// The same rule with the yolo rewrite applied (`ask` → `allow`).
     pub fn yolo(&self) -> Rule {
         let mut r = self.clone();
@@ -165,6 +161,75 @@ impl Rule {
 #[derive(Debug, Clone, Default)]
 pub struct RuleSet {
     pub rules: Vec<Rule>,
+    /// Rules by literal surface key, built on first use.
+    index: std::sync::OnceLock<SurfaceIndex>,
+}
+
+/// Which rules can apply to a surface: those whose surface key is that
+/// literal string, and those whose surface key has a wildcard.
+#[derive(Debug, Clone, Default)]
+struct SurfaceIndex {
+    exact: rustc_hash::FxHashMap<String, Vec<usize>>,
+    wildcard: Vec<usize>,
+}
+
+impl RuleSet {
+    pub fn new(rules: Vec<Rule>) -> RuleSet {
+        RuleSet {
+            rules,
+            index: std::sync::OnceLock::new(),
+        }
+    }
+
+    fn index(&self) -> &SurfaceIndex {
+        self.index.get_or_init(|| {
+            let mut idx = SurfaceIndex::default();
+            for (i, r) in self.rules.iter().enumerate() {
+                match r.surface_wc.exact_literal() {
+                    Some(lit) => idx.exact.entry(lit.to_string()).or_default().push(i),
+                    None => idx.wildcard.push(i),
+                }
+            }
+            idx
+        })
+    }
+
+    /// Rules whose surface key matches `surface`, last first.
+    fn candidates<'a, 's>(
+        &'a self,
+        surface: &'s Utf16Value<'s>,
+    ) -> impl Iterator<Item = &'a Rule> + use<'a, 's> {
+        let idx = self.index();
+        let exact: &[usize] = idx.exact.get(surface.text).map_or(&[], Vec::as_slice);
+        let wild: &[usize] = &idx.wildcard;
+        let (mut e, mut w) = (exact.len(), wild.len());
+        std::iter::from_fn(move || {
+            loop {
+                let next = match (
+                    e.checked_sub(1).map(|i| exact[i]),
+                    w.checked_sub(1).map(|i| wild[i]),
+                ) {
+                    (None, None) => return None,
+                    (Some(a), Some(b)) if a > b => {
+                        e -= 1;
+                        return Some(&self.rules[a]);
+                    }
+                    (Some(a), None) => {
+                        e -= 1;
+                        return Some(&self.rules[a]);
+                    }
+                    (_, Some(b)) => {
+                        w -= 1;
+                        b
+                    }
+                };
+                let rule = &self.rules[next];
+                if rule.surface_matches(surface) {
+                    return Some(rule);
+                }
+            }
+        })
+    }
 }
 
 /// The winning rule and the value it matched.
@@ -179,7 +244,7 @@ impl RuleSet {
     pub fn evaluate<'a>(&'a self, surface: &str, value: &str) -> Option<&'a Rule> {
         let s = Utf16Value::new(surface);
         let v = Utf16Value::new(value);
-        self.rules.iter().rev().find(|r| r.matches(&s, &v))
+        self.candidates(&s).find(|r| r.pattern_matches(surface, &v))
     }
 
     /// `evaluateFirst`: the first value whose winner is not the default rule,
@@ -209,10 +274,7 @@ impl RuleSet {
         let s = Utf16Value::new(surface);
         let vs: Vec<Utf16Value<'_>> = values.iter().map(|v| Utf16Value::new(v)).collect();
         let fallback = values.first().cloned().unwrap_or_else(|| "*".into());
-        for rule in self.rules.iter().rev() {
-            if !rule.surface_matches(&s) {
-                continue;
-            }
+        for rule in self.candidates(&s) {
             if let Some(i) = vs.iter().position(|v| rule.pattern_matches(surface, v)) {
                 return Some((rule, values[i].clone()));
             }

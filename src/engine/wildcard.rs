@@ -93,6 +93,14 @@ impl Wildcard {
         }
     }
 
+    /// The one string this pattern matches, when it has no wildcard.
+    pub fn exact_literal(&self) -> Option<&str> {
+        match (&self.matcher, self.case_insensitive) {
+            (Matcher::Exact(s), false) => Some(s),
+            _ => None,
+        }
+    }
+
     /// True when the pattern matches every value.
     pub fn matches_everything(&self) -> bool {
         matches!(self.matcher, Matcher::Any)
