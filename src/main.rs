@@ -104,7 +104,12 @@ fn main() {
             format,
             analysis,
         }) => match analysis.options() {
-            Ok(options) => cli::check::run(&paths, format, &options, &mut std::io::stdout().lock()),
+            Ok(options) => {
+                let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+                let code = cli::check::run(&paths, format, &options, &mut out);
+                let _ = std::io::Write::flush(&mut out);
+                code
+            }
             Err(e) => {
                 eprintln!("permission-lsp: {e}");
                 2
@@ -160,7 +165,10 @@ fn simulate(
         None => None,
     };
     let opts = cli::simulate::Options { locations, format };
-    match cli::simulate::run(&opts, single, batch, &mut std::io::stdout().lock()) {
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let result = cli::simulate::run(&opts, single, batch, &mut out);
+    let _ = std::io::Write::flush(&mut out);
+    match result {
         Ok(code) => code,
         Err(e) => {
             eprintln!("permission-lsp: {e}");

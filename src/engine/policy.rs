@@ -47,7 +47,7 @@ pub fn load_policy(inputs: &PolicyInputs) -> LoadedPolicy {
         let s = s.as_ref()?;
         let file = read_config(&s.text, Version::DEFAULT_TARGET);
         issues.extend(file.runtime_issues(&s.path));
-        file.config.map(|c| (s.path.clone(), c))
+        file.config().map(|c| (s.path.clone(), c))
     };
     let global = read(&inputs.global);
     let project = read(&inputs.project);

@@ -15,13 +15,22 @@ pub struct ConfigFile {
     /// Validation issues of the (possibly recovered) tree. When the JSON is
     /// broken these describe the recovered tree; the runtime never gets that far.
     pub validation: Vec<RuntimeIssue>,
-    /// The config the runtime uses; `None` when it rejects the file.
-    pub config: Option<PiConfig>,
+    accepted: bool,
 }
 
 impl ConfigFile {
+    /// Whether the runtime uses this file at all.
     pub fn accepted(&self) -> bool {
-        self.config.is_some()
+        self.accepted
+    }
+
+    /// The config the runtime uses; `None` when it rejects the file.
+    /// Built on demand: diagnostics do not need it.
+    pub fn config(&self) -> Option<PiConfig> {
+        match (&self.parsed.root, self.accepted) {
+            (Some(root), true) => Some(PiConfig::from_validated(root)),
+            _ => None,
+        }
     }
 
     /// The issue texts the runtime reports for this file, in order
@@ -43,17 +52,11 @@ pub fn read_config(text: &str, target: Version) -> ConfigFile {
         .as_ref()
         .map(|root| validate_config(root, target))
         .unwrap_or_default();
-    let config = match (
-        &parsed.root,
-        parsed.errors.is_empty() && validation.is_empty(),
-    ) {
-        (Some(root), true) => Some(PiConfig::from_validated(root)),
-        _ => None,
-    };
+    let accepted = parsed.root.is_some() && parsed.errors.is_empty() && validation.is_empty();
     ConfigFile {
         stripped,
         parsed,
         validation,
-        config,
+        accepted,
     }
 }
