@@ -172,6 +172,25 @@ pub fn check_tool(
     build_result(rules, &surface, &values, &tool_name, tool, command, target)
 }
 
+/// A check of one bash command string (what `check_tool("bash", {command})` does).
+pub fn check_bash_command(rules: &RuleSet, command: &str) -> CheckResult {
+    let stripped = strip_bash_comment_lines(command);
+    let value = if stripped.is_empty() {
+        command.to_string()
+    } else {
+        stripped
+    };
+    build_result(
+        rules,
+        "bash",
+        &[value],
+        "bash",
+        "bash",
+        Some(command.to_string()),
+        None,
+    )
+}
+
 /// A check of path values on a surface (the manager's "path-values" intent).
 pub fn check_path_values(rules: &RuleSet, surface: &str, values: &[String]) -> CheckResult {
     let values: Vec<String> = if values.is_empty() {
