@@ -91,3 +91,57 @@ fn pathological_shapes() {
     let (_, analysis) = analyze_config_bytes(big.as_bytes(), &AnalysisOptions::default());
     assert!(analysis.file.accepted());
 }
+
+/// Tool inputs of any shape and size: the simulation answers, never panics.
+#[test]
+fn simulation_of_hostile_calls() {
+    use permission_lsp::engine::gates::Call;
+    use permission_lsp::engine::paths::NoFs;
+    use permission_lsp::engine::policy::{PolicyInputs, ScopeText, load_policy};
+    use serde_json::json;
+    let policy = load_policy(&PolicyInputs {
+        global: Some(ScopeText {
+            path: "g.json".into(),
+            text: r#"{"permission": {"*": "ask", "bash": {"*": "allow", "rm *": "deny"}, "path": {"*.env": "deny", "?*": "ask"}}}"#.into(),
+        }),
+        home: "/home/u".into(),
+        ..Default::default()
+    })
+    .policy;
+    // 100 KB of script; and a chain of relative `cd`s, whose effective
+    // directory grows with every line (quadratic for the runtime too).
+    let big_script = "echo $(cat a.txt) > /tmp/out; cd /srv && ls '..'\n".repeat(2_000);
+    let cd_chain = "cd src && ls ../x\n".repeat(300);
+    let deep = format!("{}x{}", "$(".repeat(2_000), ")".repeat(2_000));
+    let inputs = vec![
+        json!({"command": big_script}),
+        json!({"command": cd_chain}),
+        json!({"command": deep}),
+        json!({"command": "echo 'unterminated \"quote $(rm -rf / "}),
+        json!({"command": "\u{0}\u{1}\u{fffd}\u{10ffff} rm -rf /"}),
+        json!({"command": ["not", "a", "string"]}),
+        json!({"command": null}),
+        json!({"path": "x".repeat(100_000)}),
+        json!({"path": "../".repeat(5_000)}),
+        json!(null),
+        json!([1, 2, 3]),
+        json!("just a string"),
+        json!({"tool": {"nested": true}, "server": 5, "arguments": "x"}),
+    ];
+    for tool in [
+        "bash", "read", "mcp", "skill", "write", "my_tool", "", "  ", "\u{0}",
+    ] {
+        for input in &inputs {
+            let sim = policy.simulate(
+                &Call {
+                    tool: tool.into(),
+                    input: input.clone(),
+                    agent: None,
+                    cwd: "/w/p".into(),
+                },
+                &NoFs,
+            );
+            assert!(!sim.gates.is_empty(), "{tool} {input}");
+        }
+    }
+}

@@ -111,11 +111,20 @@ pub fn expand_home(pattern: &str, home: &str) -> String {
     pattern.to_string()
 }
 
+/// Why a path has no real path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FsError {
+    /// `ENOENT` or `ENOTDIR`: the runtime tries a shorter prefix.
+    Missing,
+    /// Anything else (a symlink loop, no permission): the runtime gives up.
+    Other,
+}
+
 /// What the file system says about a path (injectable for tests and for
 /// simulating another machine).
 pub trait FsView: Send + Sync {
-    /// The real path of an existing path; `None` when it does not exist.
-    fn realpath(&self, path: &str) -> Option<String>;
+    /// The real path of an existing path.
+    fn realpath(&self, path: &str) -> Result<String, FsError>;
 }
 
 /// The machine's file system.
@@ -123,46 +132,64 @@ pub trait FsView: Send + Sync {
 pub struct RealFs;
 
 impl FsView for RealFs {
-    fn realpath(&self, path: &str) -> Option<String> {
-        std::fs::canonicalize(Path::new(path))
-            .ok()
-            .map(|p| p.to_string_lossy().into_owned())
+    fn realpath(&self, path: &str) -> Result<String, FsError> {
+        match std::fs::canonicalize(Path::new(path)) {
+            Ok(p) => Ok(p.to_string_lossy().into_owned()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound || e.raw_os_error() == Some(20) => {
+                Err(FsError::Missing)
+            }
+            Err(_) => Err(FsError::Other),
+        }
     }
 }
 
-/// A file system where nothing exists: canonical paths equal lexical ones.
+/// A file system where nothing but `/` exists: canonical paths equal lexical ones.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct NoFs;
 
 impl FsView for NoFs {
-    fn realpath(&self, path: &str) -> Option<String> {
-        (path == "/").then(|| "/".to_string())
+    fn realpath(&self, path: &str) -> Result<String, FsError> {
+        if path == "/" {
+            Ok("/".into())
+        } else {
+            Err(FsError::Missing)
+        }
     }
 }
 
 /// `canonicalizePath`: the real path of the longest existing prefix, with the
-/// rest appended.
+/// rest appended. Existence is monotonic (a path's parents exist when it
+/// does), so the prefix is found walking down from the root: as many
+/// `realpath` calls as there are existing components, not as there are
+/// components.
 pub fn canonicalize(absolute: &str, fs: &dyn FsView) -> String {
     if absolute.is_empty() {
         return String::new();
     }
     let parts: Vec<&str> = absolute.split('/').filter(|s| !s.is_empty()).collect();
-    for i in (0..=parts.len()).rev() {
-        let candidate = format!("/{}", parts[..i].join("/"));
-        if let Some(real) = fs.realpath(&candidate) {
-            let tail = &parts[i..];
-            return if tail.is_empty() {
-                real
-            } else {
-                let mut p = real;
-                for t in tail {
-                    p = join(&p, t);
-                }
-                p
-            };
+    let prefix = |i: usize| format!("/{}", parts[..i].join("/"));
+    let mut real = match fs.realpath("/") {
+        Ok(r) => r,
+        Err(_) => return absolute.to_string(),
+    };
+    let mut existing = 0;
+    for i in 1..=parts.len() {
+        match fs.realpath(&prefix(i)) {
+            Ok(r) => {
+                real = r;
+                existing = i;
+            }
+            Err(FsError::Missing) => break,
+            // Every longer prefix fails the same way: the runtime keeps the path.
+            Err(FsError::Other) => return absolute.to_string(),
         }
     }
-    absolute.to_string()
+    let tail = &parts[existing..];
+    if tail.is_empty() {
+        real
+    } else {
+        join(&real, &tail.join("/"))
+    }
 }
 
 /// Where the runtime's path checks happen: session cwd, home, file system.

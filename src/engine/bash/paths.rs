@@ -260,7 +260,7 @@ impl Resolver<'_> {
     }
 
     fn project_external(&self, candidates: &[(String, Base)]) -> Vec<AccessPath> {
-        let mut seen: Vec<String> = Vec::new();
+        let mut seen: rustc_hash::FxHashSet<String> = Default::default();
         let mut out = Vec::new();
         for (token, base) in candidates {
             let Some(candidate) = path_candidate(token) else {
@@ -276,7 +276,7 @@ impl Resolver<'_> {
                     )
                     && !seen.contains(&canonical)
                 {
-                    seen.push(canonical);
+                    seen.insert(canonical);
                     out.push(p);
                 }
                 continue;
@@ -297,7 +297,7 @@ impl Resolver<'_> {
                 p.canonical.clone()
             };
             if external && !seen.contains(&key) {
-                seen.push(key);
+                seen.insert(key);
                 out.push(p);
             }
         }
@@ -305,7 +305,7 @@ impl Resolver<'_> {
     }
 
     fn project_rule_candidates(&self, candidates: &[(String, Base)]) -> Vec<RuleCandidate> {
-        let mut seen: Vec<String> = Vec::new();
+        let mut seen: rustc_hash::FxHashSet<String> = Default::default();
         let mut out = Vec::new();
         for (token, base) in candidates {
             let Some(candidate) =
@@ -324,10 +324,9 @@ impl Resolver<'_> {
                 continue;
             }
             let key = values.join("\0");
-            if seen.contains(&key) {
+            if !seen.insert(key) {
                 continue;
             }
-            seen.push(key);
             out.push(RuleCandidate {
                 token: candidate.to_string(),
                 path,
