@@ -1,0 +1,67 @@
+// Pure helpers (no `vscode` import) so they can be unit-tested with node --test.
+import { accessSync, constants } from "node:fs";
+import { delimiter, isAbsolute, join } from "node:path";
+
+export interface Settings {
+  serverPath?: string;
+  targetVersion?: string;
+  lints?: Record<string, string>;
+}
+
+/** What the server receives as `initializationOptions`. */
+export function initializationOptions(s: Settings): { permissionLsp: { targetVersion?: string; lints: Record<string, string> } } {
+  const opts: { targetVersion?: string; lints: Record<string, string> } = { lints: { ...(s.lints ?? {}) } };
+  if (s.targetVersion && s.targetVersion.trim()) opts.targetVersion = s.targetVersion.trim();
+  return { permissionLsp: opts };
+}
+
+function executable(p: string): boolean {
+  try {
+    accessSync(p, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The server binary: the configured path (must exist), else `permission-lsp`
+ * found on PATH. `undefined` when there is none.
+ */
+export function resolveServerPath(configured: string | undefined, envPath: string | undefined, platform = process.platform): string | undefined {
+  const name = platform === "win32" ? "permission-lsp.exe" : "permission-lsp";
+  if (configured && configured.trim()) {
+    const p = configured.trim();
+    return isAbsolute(p) && executable(p) ? p : undefined;
+  }
+  for (const dir of (envPath ?? "").split(delimiter)) {
+    if (!dir) continue;
+    const candidate = join(dir, name);
+    if (executable(candidate)) return candidate;
+  }
+  return undefined;
+}
+
+/** The files the server is attached to. */
+export const DOCUMENT_SELECTOR = [
+  { scheme: "file", language: "json", pattern: "**/extensions/pi-permission-system/config.json" },
+  { scheme: "file", language: "jsonc", pattern: "**/extensions/pi-permission-system/config.json" },
+  { scheme: "file", language: "json", pattern: "**/*.json" },
+  { scheme: "file", language: "jsonc", pattern: "**/*.json" },
+  { scheme: "file", language: "markdown", pattern: "**/.pi/agents/*.md" },
+  { scheme: "file", language: "markdown", pattern: "**/.pi/agent/agents/*.md" },
+];
+
+/** One line of the simulation result for the output panel. */
+export function formatSimulation(commandLine: string, r: any): string {
+  const lines = [`${String(r?.decision ?? "?").toUpperCase()}  ${commandLine}`];
+  if (r?.rule) {
+    const at = r.rule.file ? ` (${r.rule.file}:${r.rule.line}:${r.rule.column})` : "";
+    lines.push(`  decided by: ${r.rule.surface} › "${r.rule.pattern}" [${r.rule.scope}]${at}`);
+  }
+  if (r?.reason) lines.push(`  reason: ${r.reason}`);
+  if (r?.agent_message) lines.push(`  agent sees: ${r.agent_message}`);
+  if (r?.tool_hidden) lines.push("  note: the tool's catch-all is deny, so the agent never sees this tool");
+  for (const issue of r?.config_issues ?? []) lines.push(`  config issue: ${issue}`);
+  return lines.join("\n");
+}

@@ -1,0 +1,36 @@
+import { strict as assert } from "node:assert";
+import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import { formatSimulation, initializationOptions, resolveServerPath } from "../src/config";
+
+test("settings become initializationOptions", () => {
+  assert.deepEqual(initializationOptions({ targetVersion: " 25.1.0 ", lints: { PL010: "off" } }), {
+    permissionLsp: { targetVersion: "25.1.0", lints: { PL010: "off" } },
+  });
+  assert.deepEqual(initializationOptions({}), { permissionLsp: { lints: {} } });
+});
+
+test("the server is found on PATH or at the configured path", () => {
+  const dir = mkdtempSync(join(tmpdir(), "pl-ext-"));
+  const bin = join(dir, "permission-lsp");
+  writeFileSync(bin, "#!/bin/sh\n");
+  chmodSync(bin, 0o755);
+  assert.equal(resolveServerPath(undefined, `/nonexistent:${dir}`, "linux"), bin);
+  assert.equal(resolveServerPath(bin, "", "linux"), bin);
+  assert.equal(resolveServerPath("/nope/permission-lsp", dir, "linux"), undefined);
+  assert.equal(resolveServerPath("relative/path", dir, "linux"), undefined);
+  assert.equal(resolveServerPath(undefined, "/nonexistent", "linux"), undefined);
+});
+
+test("a simulation result reads as one block", () => {
+  const text = formatSimulation("npm install", {
+    decision: "deny",
+    rule: { surface: "bash", pattern: "npm *", scope: "project", file: "/p/config.json", line: 5, column: 7 },
+    reason: "Use pnpm",
+    agent_message: "[pi-permission-system] is not permitted to run 'bash' command 'npm install' (matched 'npm *'). Reason: Use pnpm.",
+    config_issues: [],
+  });
+  assert.match(text, /^DENY  npm install\n  decided by: bash › "npm \*" \[project\] \(\/p\/config.json:5:7\)\n  reason: Use pnpm/);
+});
