@@ -1,0 +1,140 @@
+"""A whole editing session as an editor drives it."""
+
+import asyncio
+import pathlib
+
+import pytest
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+URI = "file:///home/user/project/.pi/extensions/pi-permission-system/config.json"
+
+BROKEN = """{
+  "permission": {
+    "*": "ask",
+    "bash": { "git *": "allow", },
+    "read": "Allow"
+  }
+}
+"""
+
+
+async def open_and_wait(client: LanguageClient, text: str, uri: str = URI, version: int = 1):
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=uri, language_id="jsonc", version=version, text=text)
+        )
+    )
+    await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    return client.diagnostics[uri]
+
+
+async def test_diagnostics_hover_simulate_edit_close(client: LanguageClient):
+    diags = await open_and_wait(client, BROKEN)
+    codes = [d.code for d in diags]
+    assert codes == ["PL002", "PL101"], codes
+    trailing = diags[0]
+    assert trailing.range == types.Range(
+        start=types.Position(line=3, character=30), end=types.Position(line=3, character=31)
+    )
+    assert "the runtime ignores this entire file" in trailing.message
+    runtime = trailing.related_information[0].message
+    assert runtime.startswith("runtime: Failed to read config at '/home/user/project/.pi/extensions/pi-permission-system/config.json': Expected double-quoted property name in JSON at position")
+
+    hover = await client.text_document_hover_async(
+        types.HoverParams(text_document=types.TextDocumentIdentifier(uri=URI), position=types.Position(line=3, character=6))
+    )
+    assert "surface `bash`" in hover.contents.value
+
+    # Fix both problems with incremental edits, as an editor sends them.
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=URI, version=2),
+            content_changes=[
+                types.TextDocumentContentChangePartial(
+                    range=types.Range(start=types.Position(line=4, character=13), end=types.Position(line=4, character=18)),
+                    text="allow",
+                ),
+                types.TextDocumentContentChangePartial(
+                    range=types.Range(start=types.Position(line=3, character=30), end=types.Position(line=3, character=31)),
+                    text="",
+                ),
+            ],
+        )
+    )
+    await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    assert list(client.diagnostics[URI]) == []
+
+    result = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(
+            command="permission-lsp.simulate",
+            arguments=[{"uri": URI, "tool": "bash", "input": {"command": "git status && rm -rf build"}, "home": "/nonexistent"}],
+        )
+    )
+    assert result["decision"] == "ask"
+    assert result["agent_message"] == (
+        "[pi-permission-system] Running bash command 'rm -rf build' requires approval, but no interactive UI is available."
+    )
+    assert result["rule"]["scope"] == "project"
+
+    lenses = await client.text_document_code_lens_async(
+        types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=URI))
+    )
+    assert lenses[0].command.command == "permission-lsp.simulateCommandLine"
+
+    client.text_document_did_close(types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=URI)))
+    await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    assert list(client.diagnostics[URI]) == []
+
+
+async def test_utf8_positions(client_utf8: LanguageClient):
+    assert client_utf8.negotiated_encoding == types.PositionEncodingKind.Utf8
+    diags = await open_and_wait(client_utf8, '{"permission": {"bash": {"é😀": "Allow"}}}')
+    assert diags[0].range.start == types.Position(line=0, character=35)
+
+
+async def test_stress_rapid_changes_and_bad_requests(client: LanguageClient):
+    published = []
+
+    default = client.protocol.fm.features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS]
+
+    def record(*args):
+        default(*args)
+        published.append(args[-1])
+
+    # Record every publication (with its version) next to the default handler.
+    client.protocol.fm.features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = record
+
+    await open_and_wait(client, "{}")
+    last = 1001
+    for v in range(2, last + 1):
+        # Alternate between a broken and a valid document; the last one is valid.
+        new = '{"permission": {"*": "ask",}}' if v % 2 == 0 else '{"permission": {"*": "ask"}}'
+        client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=URI, version=v),
+                content_changes=[types.TextDocumentContentChangeWholeDocument(text=new)],
+            )
+        )
+    # Requests with positions past the end and for unknown documents.
+    hover = await client.text_document_hover_async(
+        types.HoverParams(text_document=types.TextDocumentIdentifier(uri=URI), position=types.Position(line=500, character=500))
+    )
+    assert hover is None
+    hover = await client.text_document_hover_async(
+        types.HoverParams(text_document=types.TextDocumentIdentifier(uri="file:///never/opened.json"), position=types.Position(line=0, character=0))
+    )
+    assert hover is None
+    with pytest.raises(Exception):
+        await client.protocol.send_request_async("permission-lsp/doesNotExist", {})
+    # Diagnostics are published per version, never out of order; the last
+    # ones are those of the final text.
+    for _ in range(400):
+        if published and published[-1].version == last:
+            break
+        await asyncio.sleep(0.05)
+    await asyncio.sleep(0.3)
+    versions = [p.version for p in published if p.uri == URI]
+    assert versions[-1] == last, versions[-5:]
+    assert versions == sorted(versions), "an older result was published after a newer one"
+    assert list(client.diagnostics[URI]) == []
