@@ -26,7 +26,11 @@ impl Session {
             .expect("spawn the server");
         let stdin = child.stdin.take().unwrap();
         let stdout = BufReader::new(child.stdout.take().unwrap());
-        let mut s = Session { child, stdin, stdout };
+        let mut s = Session {
+            child,
+            stdin,
+            stdout,
+        };
         s.send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}}));
         s.wait(|m| m["id"] == 1);
         s.send(json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
@@ -105,7 +109,9 @@ fn roundtrip(c: &mut Criterion, name: &str, text: &str) {
 }
 
 fn bench(c: &mut Criterion) {
-    let data = |f: &str| std::fs::read_to_string(format!("{}/benches/data/{f}", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let data = |f: &str| {
+        std::fs::read_to_string(format!("{}/benches/data/{f}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+    };
     roundtrip(c, "small config", &data("small.json"));
     roundtrip(c, "10,000 rules", &data("bash-10k.json"));
 }
