@@ -300,3 +300,38 @@ async fn simulate_uses_the_unsaved_buffer() {
     assert_eq!(bad["error"]["code"], -32602);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[tokio::test]
+async fn code_action_fixes_a_trailing_comma() {
+    let mut c = start();
+    c.initialize(&[]).await;
+    let text = "{\"permission\": {\"bash\": {\"git *\": \"allow\",}}}";
+    c.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": URI, "languageId": "json", "version": 1, "text": text}}),
+    )
+    .await;
+    let d = c.diagnostics(URI, Some(1)).await;
+    let diag = d["diagnostics"][0].clone();
+    let r = c
+        .request(
+            "textDocument/codeAction",
+            json!({"textDocument": {"uri": URI}, "range": diag["range"], "context": {"diagnostics": [diag]}}),
+        )
+        .await;
+    let action = &r["result"][0];
+    assert_eq!(action["title"], "Remove the trailing comma");
+    assert_eq!(action["kind"], "quickfix");
+    assert_eq!(action["diagnostics"][0]["code"], "PL002");
+    let edit = &action["edit"]["changes"][URI][0];
+    assert_eq!(edit["newText"], "");
+    assert_eq!(edit["range"], diag["range"]);
+    // Only rewrites when asked for refactorings.
+    let r = c
+        .request(
+            "textDocument/codeAction",
+            json!({"textDocument": {"uri": URI}, "range": diag["range"], "context": {"diagnostics": [], "only": ["refactor"]}}),
+        )
+        .await;
+    assert_eq!(r["result"], json!([]));
+}

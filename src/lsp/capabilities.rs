@@ -2,9 +2,10 @@
 
 use crate::text::PositionEncoding;
 use tower_lsp_server::ls_types::{
-    ClientCapabilities, CodeLensOptions, ExecuteCommandOptions, HoverProviderCapability,
-    PositionEncodingKind, SaveOptions, ServerCapabilities, TextDocumentSyncCapability,
-    TextDocumentSyncKind, TextDocumentSyncOptions, TextDocumentSyncSaveOptions,
+    ClientCapabilities, CodeActionKind, CodeActionOptions, CodeActionProviderCapability,
+    CodeLensOptions, ExecuteCommandOptions, HoverProviderCapability, PositionEncodingKind,
+    SaveOptions, ServerCapabilities, TextDocumentSyncCapability, TextDocumentSyncKind,
+    TextDocumentSyncOptions, TextDocumentSyncSaveOptions,
 };
 
 /// UTF-8 when the client offers it (no conversion cost), else the mandatory UTF-16.
@@ -37,6 +38,14 @@ pub fn server_capabilities(enc: PositionEncoding) -> ServerCapabilities {
             },
         )),
         hover_provider: Some(HoverProviderCapability::Simple(true)),
+        code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
+            code_action_kinds: Some(vec![
+                CodeActionKind::QUICKFIX,
+                CodeActionKind::REFACTOR_REWRITE,
+            ]),
+            resolve_provider: Some(false),
+            work_done_progress_options: Default::default(),
+        })),
         code_lens_provider: Some(CodeLensOptions {
             resolve_provider: Some(false),
         }),

@@ -88,6 +88,10 @@ impl LanguageServer for Server {
         Ok(methods::hover::handle(self, params))
     }
 
+    async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
+        Ok(methods::code_action::handle(self, params))
+    }
+
     async fn code_lens(&self, params: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {
         Ok(methods::code_lens::handle(self, params))
     }

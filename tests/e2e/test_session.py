@@ -46,19 +46,37 @@ async def test_diagnostics_hover_simulate_edit_close(client: LanguageClient):
     )
     assert "surface `bash`" in hover.contents.value
 
-    # Fix both problems with incremental edits, as an editor sends them.
+    # Ask for the quick fix of the trailing comma and apply its edit as an editor does.
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=URI),
+            range=trailing.range,
+            context=types.CodeActionContext(diagnostics=[trailing]),
+        )
+    )
+    fix = actions[0]
+    assert fix.title == "Remove the trailing comma"
+    assert fix.kind == types.CodeActionKind.QuickFix
+    [edit] = fix.edit.changes[URI]
+    assert edit.new_text == "" and edit.range == trailing.range
+    # And the state fix on line 4.
+    state_fix = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=URI),
+            range=diags[1].range,
+            context=types.CodeActionContext(diagnostics=[diags[1]]),
+        )
+    )
+    assert state_fix[0].title == 'Change to "allow"'
+    [state_edit] = state_fix[0].edit.changes[URI]
+
+    # Apply both edits with incremental changes, as an editor sends them.
     client.text_document_did_change(
         types.DidChangeTextDocumentParams(
             text_document=types.VersionedTextDocumentIdentifier(uri=URI, version=2),
             content_changes=[
-                types.TextDocumentContentChangePartial(
-                    range=types.Range(start=types.Position(line=4, character=13), end=types.Position(line=4, character=18)),
-                    text="allow",
-                ),
-                types.TextDocumentContentChangePartial(
-                    range=types.Range(start=types.Position(line=3, character=30), end=types.Position(line=3, character=31)),
-                    text="",
-                ),
+                types.TextDocumentContentChangePartial(range=state_edit.range, text=state_edit.new_text),
+                types.TextDocumentContentChangePartial(range=edit.range, text=edit.new_text),
             ],
         )
     )

@@ -1,5 +1,6 @@
 //! One module per LSP method.
 
+pub mod code_action;
 pub mod code_lens;
 pub mod did_change;
 pub mod did_change_configuration;

@@ -1,0 +1,84 @@
+//! `textDocument/codeAction`: quick fixes for diagnostics and rewrites of
+//! deny values, as workspace edits.
+
+use crate::analysis::analyze_config_text;
+use crate::ide::code_actions::{ActionKind, code_actions};
+use crate::lsp::convert::{to_lsp_range, to_offset};
+use crate::lsp::server::Server;
+use crate::lsp::session::DocumentKind;
+use crate::text::LineIndex;
+use std::collections::HashMap;
+use tower_lsp_server::ls_types::{
+    CodeAction, CodeActionKind, CodeActionOrCommand, CodeActionParams, NumberOrString, TextEdit,
+    WorkspaceEdit,
+};
+
+pub fn handle(server: &Server, params: CodeActionParams) -> Option<Vec<CodeActionOrCommand>> {
+    let uri = params.text_document.uri;
+    let snapshot = server.session.snapshot(&uri)?;
+    if snapshot.kind != DocumentKind::PiConfig {
+        return None;
+    }
+    let settings = server.session.settings();
+    let enc = settings.encoding;
+    let text: &str = &snapshot.text;
+    let index = LineIndex::new(text);
+    let start = to_offset(text, &index, params.range.start, enc);
+    let end = to_offset(text, &index, params.range.end, enc).max(start);
+    let analysis = analyze_config_text(text, &settings.analysis);
+    let actions = code_actions(
+        text,
+        analysis.file.parsed.root.as_ref(),
+        &analysis.diagnostics,
+        start..end,
+    );
+    let wanted = params.context.only.as_ref();
+    let out: Vec<CodeActionOrCommand> = actions
+        .into_iter()
+        .filter_map(|a| {
+            let kind = match a.kind {
+                ActionKind::QuickFix => CodeActionKind::QUICKFIX,
+                ActionKind::RefactorRewrite => CodeActionKind::REFACTOR_REWRITE,
+            };
+            if let Some(only) = wanted
+                && !only.iter().any(|k| kind.as_str().starts_with(k.as_str()))
+            {
+                return None;
+            }
+            let edits: Vec<TextEdit> = a
+                .edits
+                .iter()
+                .map(|e| TextEdit {
+                    range: to_lsp_range(text, &index, &e.range, enc),
+                    new_text: e.new_text.clone(),
+                })
+                .collect();
+            // Tie the fix to the client's diagnostic with the same code and range.
+            let diagnostics = a.fixes.as_ref().map(|d| {
+                let range = to_lsp_range(text, &index, &d.range, enc);
+                params
+                    .context
+                    .diagnostics
+                    .iter()
+                    .filter(|c| {
+                        c.range == range
+                            && c.code == Some(NumberOrString::String(d.code.as_str().into()))
+                    })
+                    .cloned()
+                    .collect()
+            });
+            Some(CodeActionOrCommand::CodeAction(CodeAction {
+                title: a.title,
+                kind: Some(kind),
+                diagnostics,
+                edit: Some(WorkspaceEdit {
+                    changes: Some(HashMap::from([(uri.clone(), edits)])),
+                    ..WorkspaceEdit::default()
+                }),
+                is_preferred: a.preferred.then_some(true),
+                ..CodeAction::default()
+            }))
+        })
+        .collect();
+    Some(out)
+}
