@@ -134,6 +134,11 @@ async def test_stress_rapid_changes_and_bad_requests(client: LanguageClient):
                 content_changes=[types.TextDocumentContentChangeWholeDocument(text=new)],
             )
         )
+    # A malformed JSON-RPC message on the wire: answered with a parse error,
+    # and the session goes on.
+    res = client.protocol.writer.write(b"Content-Length: 9\r\n\r\n{not json")
+    if asyncio.iscoroutine(res):
+        await res
     # Requests with positions past the end and for unknown documents.
     hover = await client.text_document_hover_async(
         types.HoverParams(text_document=types.TextDocumentIdentifier(uri=URI), position=types.Position(line=500, character=500))

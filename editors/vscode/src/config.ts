@@ -6,6 +6,19 @@ export interface Settings {
   serverPath?: string;
   targetVersion?: string;
   lints?: Record<string, string>;
+  agent?: string;
+  home?: string;
+  cwd?: string;
+}
+
+/** Arguments of `permission-lsp.simulateCommandLine`; empty settings are left out. */
+export function simulateArguments(uri: string, commandLine: string, s: Settings): Record<string, string> {
+  const args: Record<string, string> = { uri, commandLine };
+  for (const key of ["agent", "home", "cwd"] as const) {
+    const v = s[key]?.trim();
+    if (v) args[key] = v;
+  }
+  return args;
 }
 
 /** What the server receives as `initializationOptions`. */

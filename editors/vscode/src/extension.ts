@@ -1,12 +1,19 @@
 import * as vscode from "vscode";
 import { LanguageClient, type LanguageClientOptions, type ServerOptions, TransportKind } from "vscode-languageclient/node";
-import { DOCUMENT_SELECTOR, formatSimulation, initializationOptions, resolveServerPath, type Settings } from "./config";
+import { DOCUMENT_SELECTOR, formatSimulation, initializationOptions, resolveServerPath, simulateArguments, type Settings } from "./config";
 
 let client: LanguageClient | undefined;
 
 function settings(): Settings {
   const c = vscode.workspace.getConfiguration("permissionLsp");
-  return { serverPath: c.get("serverPath"), targetVersion: c.get("targetVersion"), lints: c.get("lints") };
+  return {
+    serverPath: c.get("serverPath"),
+    targetVersion: c.get("targetVersion"),
+    lints: c.get("lints"),
+    agent: c.get("agent"),
+    home: c.get("home"),
+    cwd: c.get("cwd"),
+  };
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
@@ -54,7 +61,7 @@ async function simulate(output: vscode.OutputChannel, uri: string | undefined): 
   if (!commandLine) return;
   const result = await client.sendRequest("workspace/executeCommand", {
     command: "permission-lsp.simulateCommandLine",
-    arguments: [{ uri, commandLine }],
+    arguments: [simulateArguments(uri, commandLine, settings())],
   });
   output.appendLine(formatSimulation(commandLine, result));
   output.show(true);

@@ -3,7 +3,7 @@ import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { formatSimulation, initializationOptions, resolveServerPath } from "../src/config";
+import { formatSimulation, initializationOptions, resolveServerPath, simulateArguments } from "../src/config";
 
 test("settings become initializationOptions", () => {
   assert.deepEqual(initializationOptions({ targetVersion: " 25.1.0 ", lints: { PL010: "off" } }), {
@@ -33,4 +33,13 @@ test("a simulation result reads as one block", () => {
     config_issues: [],
   });
   assert.match(text, /^DENY  npm install\n  decided by: bash › "npm \*" \[project\] \(\/p\/config.json:5:7\)\n  reason: Use pnpm/);
+});
+
+test("simulation arguments carry the scope settings that are set", () => {
+  assert.deepEqual(simulateArguments("file:///p/config.json", "git push", { agent: "reviewer", home: " ", cwd: "/w/p" }), {
+    uri: "file:///p/config.json",
+    commandLine: "git push",
+    agent: "reviewer",
+    cwd: "/w/p",
+  });
 });
