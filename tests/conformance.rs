@@ -268,19 +268,7 @@ pub fn compare_simulation(observed: &Value, sim: &Simulation) -> Vec<String> {
         return diffs;
     }
     for (o, g) in gates.iter().zip(&sim.gates) {
-        let c = g.check.as_ref();
-        let actual = json!({
-            "gate": g.gate,
-            "state": g.state.as_str(),
-            "matchedPattern": c.and_then(|c| c.matched_pattern.clone()),
-            "reason": c.and_then(|c| c.reason.clone()),
-            "origin": c.map(|c| c.origin.as_str()),
-            "command": c.and_then(|c| c.command.clone()),
-            "commandContext": c.and_then(|c| c.command_context).map(|x| serde_json::to_value(x).unwrap()),
-            "message": g.message,
-            "promptMessage": g.prompt_message,
-            "noUiMessage": g.no_ui_message,
-        });
+        let actual = common::gate_json(g);
         for d in compare(o, &actual) {
             diffs.push(format!("gate {}: {d}", g.gate));
         }

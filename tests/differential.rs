@@ -154,23 +154,14 @@ fn compare(observed: &Value, sim: &Simulation, tool: &str) -> Vec<String> {
         return diffs;
     }
     for (o, g) in gates.iter().zip(&sim.gates) {
-        let c = g.check.as_ref();
         // The tool gate's prompt for non-bash tools carries an input preview
         // that the engine does not render (see README, known differences).
         let tool_gate_preview =
             g.gate == tool && tool_kind(tool) != ToolKind::Bash && g.gate != "bash";
-        let actual = json!({
-            "gate": g.gate,
-            "state": g.state.as_str(),
-            "matchedPattern": c.and_then(|c| c.matched_pattern.clone()),
-            "reason": c.and_then(|c| c.reason.clone()),
-            "origin": c.map(|c| c.origin.as_str()),
-            "command": c.and_then(|c| c.command.clone()),
-            "commandContext": c.and_then(|c| c.command_context).map(|x| serde_json::to_value(x).unwrap()),
-            "message": g.message,
-            "promptMessage": if tool_gate_preview { o["promptMessage"].clone() } else { json!(g.prompt_message) },
-            "noUiMessage": g.no_ui_message,
-        });
+        let mut actual = common::gate_json(g);
+        if tool_gate_preview {
+            actual["promptMessage"] = o["promptMessage"].clone();
+        }
         for (k, exp) in o.as_object().unwrap() {
             let got = actual.get(k).cloned().unwrap_or(Value::Null);
             if got != *exp {

@@ -204,3 +204,20 @@ pub fn policy_inputs(v: &Value, home: &str) -> permission_lsp::engine::policy::P
         extra_infra_dirs: Vec::new(),
     }
 }
+
+/// A simulated gate in the field names the runtime's gate records use.
+pub fn gate_json(g: &permission_lsp::engine::gates::GateRecord) -> Value {
+    let c = g.check.as_ref();
+    json!({
+        "gate": g.gate,
+        "state": g.state.as_str(),
+        "matchedPattern": c.and_then(|c| c.matched_pattern.clone()),
+        "reason": c.and_then(|c| c.reason.clone()),
+        "origin": c.map(|c| c.origin.as_str()),
+        "command": c.and_then(|c| c.command.clone()),
+        "commandContext": c.and_then(|c| c.command_context).map(|x| serde_json::to_value(x).unwrap()),
+        "message": g.message,
+        "promptMessage": g.prompt_message,
+        "noUiMessage": g.no_ui_message,
+    })
+}
