@@ -49,6 +49,25 @@ fn drift_cases_d01_to_d13() {
     );
 }
 
+/// Accepted configs whose rules cannot do what they seem to.
+#[test]
+fn drift_cases_rule_lints() {
+    let wanted = ["D14", "D15", "D17", "D20", "D33", "D34", "D36", "D40"];
+    let mut seen = Vec::new();
+    for case in common::jsonl("conformance/pi-drift-cases.jsonl") {
+        let id = case["id"].as_str().unwrap().to_string();
+        if !wanted.contains(&id.as_str()) {
+            continue;
+        }
+        let text = serde_json::to_string_pretty(&case["global"]).unwrap();
+        let out = render(&text);
+        assert!(out.contains("[PL2"), "{id}: no rule lint\n{out}");
+        insta::assert_snapshot!(id.clone(), out, &format!("{id}: {}\n{text}", case["title"]));
+        seen.push(id);
+    }
+    assert_eq!(seen.len(), wanted.len(), "{seen:?}");
+}
+
 #[test]
 fn single_quotes_and_nan() {
     insta::assert_snapshot!(render("{\n  'permission': {\"bash\": NaN}\n}\n"));

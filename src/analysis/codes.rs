@@ -65,6 +65,14 @@ codes! {
     InvalidRuleValue = "PL109", "invalid-rule-value", Error, "A surface or pattern value that is neither a state nor a map/deny object rejects the whole file.";
     DenyObjectAction = "PL110", "deny-object-action", Error, "A deny object needs `\"action\": \"deny\"`.";
     ForeignKey = "PL111", "version-specific-key", Error, "A key that only another runtime version or fork accepts rejects the whole file for the target.";
+    ActionPattern = "PL201", "action-as-pattern", Warning, "`{ \"action\": \"deny\" }` under a surface is a pattern named `action`, not a deny.";
+    UniversalMapIgnored = "PL202", "universal-map-ignored", Warning, "A pattern map under `*` is ignored; the universal default stays ask.";
+    UnknownSurface = "PL203", "unknown-surface", Warning, "A surface key that names no pi tool never matches.";
+    ReasonDoublePeriod = "PL204", "reason-trailing-period", Hint, "The runtime appends a period to the reason.";
+    ReasonNeverShown = "PL205", "reason-never-shown", Warning, "A reason on a path or external_directory rule is never shown.";
+    ExtensionPatternNeverFires = "PL206", "extension-pattern-never-fires", Warning, "For extension tools the runtime matches only the value `*`.";
+    DirectoryWithoutStar = "PL207", "directory-without-star", Hint, "An external_directory pattern without `*` matches only that exact path.";
+    PermissiveBash = "PL208", "permissive-bash", Warning, "`*: allow` without a bash policy lets every bash command run.";
 }
 
 #[cfg(test)]

@@ -41,6 +41,9 @@ pub fn analyze_config_text(text: &str, options: &AnalysisOptions) -> ConfigAnaly
         structure_diagnostics(root, &mut out);
     }
     validation_diagnostics(&file, options.target, &mut out);
+    if let Some(cfg) = file.config() {
+        super::rule_lints::rule_lints(&cfg, &mut out);
+    }
     let mut diagnostics: Vec<Diagnostic> = out
         .into_iter()
         .filter_map(|mut d| {

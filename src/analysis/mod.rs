@@ -4,6 +4,7 @@
 pub mod codes;
 pub mod config_file;
 pub mod levels;
+pub mod rule_lints;
 
 pub use codes::{Code, Severity};
 pub use config_file::{AnalysisOptions, ConfigAnalysis, analyze_config_bytes, analyze_config_text};
