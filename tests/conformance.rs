@@ -260,10 +260,7 @@ pub fn compare_simulation(observed: &Value, sim: &Simulation) -> Vec<String> {
             "gates: expected {} got {}: {:?}",
             gates.len(),
             sim.gates.len(),
-            sim.gates
-                .iter()
-                .map(|g| format!("{}={}", g.gate, g.state))
-                .collect::<Vec<_>>()
+            common::gate_names(&sim.gates)
         ));
         return diffs;
     }

@@ -146,10 +146,7 @@ fn compare(observed: &Value, sim: &Simulation, tool: &str) -> Vec<String> {
                     g["state"].as_str().unwrap_or("")
                 ))
                 .collect::<Vec<_>>(),
-            sim.gates
-                .iter()
-                .map(|g| format!("{}={}", g.gate, g.state))
-                .collect::<Vec<_>>()
+            common::gate_names(&sim.gates)
         ));
         return diffs;
     }

@@ -69,7 +69,7 @@ pub fn analyze_config_bytes(bytes: &[u8], options: &AnalysisOptions) -> (String,
             let mut analysis = analyze_config_text(&text, options);
             let at = e.valid_up_to();
             if let Some(severity) = options.levels.severity(Code::InvalidUtf8) {
-                let mut d = diag(
+                let mut d = Diagnostic::new(
                     Code::InvalidUtf8,
                     at..at + '\u{fffd}'.len_utf8(),
                     "this file is not valid UTF-8: the runtime reads each invalid byte sequence as U+FFFD".into(),
@@ -82,23 +82,12 @@ pub fn analyze_config_bytes(bytes: &[u8], options: &AnalysisOptions) -> (String,
     }
 }
 
-fn diag(code: Code, range: std::ops::Range<usize>, message: String) -> Diagnostic {
-    Diagnostic {
-        code,
-        severity: code.default_severity(),
-        range,
-        message,
-        runtime_issue: None,
-        related: Vec::new(),
-    }
-}
-
 fn syntax_diagnostics(file: &ConfigFile, text: &str, out: &mut Vec<Diagnostic>) {
     for c in &file.stripped.comments {
         if c.kind == CommentKind::UnterminatedBlock {
             let dropped = &text[c.range.clone()];
             let lines = dropped.lines().count();
-            out.push(diag(
+            out.push(Diagnostic::new(
                 Code::UnterminatedComment,
                 c.range.start..(c.range.start + 2).min(text.len()),
                 format!(
@@ -115,7 +104,7 @@ fn syntax_diagnostics(file: &ConfigFile, text: &str, out: &mut Vec<Diagnostic>) 
             SyntaxErrorKind::EmptyInput => Code::EmptyFile,
             _ => Code::InvalidJson,
         };
-        let mut d = diag(
+        let mut d = Diagnostic::new(
             code,
             e.range.clone(),
             format!("{}: {WHOLE_FILE_DROPPED}", e.message),
@@ -139,7 +128,7 @@ fn structure_diagnostics(root: &Node, out: &mut Vec<Diagnostic>) {
         if depth >= 1 {
             index_keys(members, out);
             for m in members.iter().filter(|m| m.key == "__proto__") {
-                out.push(diag(
+                out.push(Diagnostic::new(
                     Code::ProtoKey,
                     m.key_range.clone(),
                     "the runtime silently drops the key `__proto__`: this rule never exists".into(),
@@ -193,7 +182,7 @@ fn duplicate_keys(members: &[Member], out: &mut Vec<Diagnostic>) {
             Some(j) => {
                 let f = &members[j];
                 let last = members.iter().rev().find(|x| x.key == m.key).unwrap_or(m);
-                let mut d = diag(
+                let mut d = Diagnostic::new(
                     Code::DuplicateKey,
                     m.key_range.clone(),
                     format!(
@@ -239,7 +228,7 @@ fn index_keys(members: &[Member], out: &mut Vec<Diagnostic>) {
             let n: u64 = m.key.parse().unwrap_or(0);
             let moved = seen_plain || last_index.is_some_and(|l| n < l);
             if moved {
-                out.push(diag(
+                out.push(Diagnostic::new(
                     Code::IndexKeyOrder,
                     m.key_range.clone(),
                     format!(
@@ -265,7 +254,7 @@ fn validation_diagnostics(file: &ConfigFile, target: Version, out: &mut Vec<Diag
             } else {
                 format!("{what}: {WHOLE_FILE_DROPPED}")
             };
-            let mut d = diag(code, v.range.clone(), message);
+            let mut d = Diagnostic::new(code, v.range.clone(), message);
             d.runtime_issue = Some(issue.message.clone());
             out.push(d);
         }

@@ -27,6 +27,20 @@ pub struct Diagnostic {
     pub related: Vec<Related>,
 }
 
+impl Diagnostic {
+    /// A finding at its code's default severity, without related places.
+    pub fn new(code: Code, range: Range<usize>, message: String) -> Diagnostic {
+        Diagnostic {
+            code,
+            severity: code.default_severity(),
+            range,
+            message,
+            runtime_issue: None,
+            related: Vec::new(),
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Related {
     pub range: Range<usize>,

@@ -38,17 +38,6 @@ const OTHER_AGENTS_TOOLS: &[&str] = &[
     "multiedit",
 ];
 
-fn diag(code: Code, range: std::ops::Range<usize>, message: String) -> Diagnostic {
-    Diagnostic {
-        code,
-        severity: code.default_severity(),
-        range,
-        message,
-        runtime_issue: None,
-        related: Vec::new(),
-    }
-}
-
 fn has_wildcard(s: &str) -> bool {
     s.contains('*') || s.contains('?')
 }
@@ -62,14 +51,14 @@ pub fn rule_lints(cfg: &PiConfig, out: &mut Vec<Diagnostic>) {
         match &s.value {
             SurfaceValue::Map { rules, range } => {
                 if s.key == "*" {
-                    out.push(diag(
+                    out.push(Diagnostic::new(
                         Code::UniversalMapIgnored,
                         s.key_range.clone(),
                         "a pattern map under `*` is ignored: the universal default stays `ask` for every tool; write `\"*\": \"allow\"` (or deny/ask) instead".into(),
                     ));
                 }
                 if let Some(r) = rules.iter().find(|r| r.pattern == "action") {
-                    let mut d = diag(
+                    let mut d = Diagnostic::new(
                         Code::ActionPattern,
                         r.key_range.clone(),
                         format!(
@@ -86,13 +75,13 @@ pub fn rule_lints(cfg: &PiConfig, out: &mut Vec<Diagnostic>) {
                 for r in rules {
                     if let Some(reason) = &r.value.reason {
                         if s.key == "path" || s.key == "external_directory" {
-                            out.push(diag(
+                            out.push(Diagnostic::new(
                                 Code::ReasonNeverShown,
                                 r.value_range.clone(),
                                 format!("the reason is never shown: `{}` denials have no reason in their message", s.key),
                             ));
                         } else if reason.ends_with('.') {
-                            out.push(diag(
+                            out.push(Diagnostic::new(
                                 Code::ReasonDoublePeriod,
                                 r.value_range.clone(),
                                 format!(
@@ -106,7 +95,7 @@ pub fn rule_lints(cfg: &PiConfig, out: &mut Vec<Diagnostic>) {
                         && (r.pattern.starts_with('/') || r.pattern.starts_with("~/"))
                         && !r.pattern.starts_with("/dev/")
                     {
-                        out.push(diag(
+                        out.push(Diagnostic::new(
                             Code::DirectoryWithoutStar,
                             r.key_range.clone(),
                             format!(
@@ -120,7 +109,7 @@ pub fn rule_lints(cfg: &PiConfig, out: &mut Vec<Diagnostic>) {
                     for r in rules {
                         let w = Wildcard::compile(&r.pattern, "", MatchOptions::default());
                         if !w.is_match("*") {
-                            out.push(diag(
+                            out.push(Diagnostic::new(
                                 Code::ExtensionPatternNeverFires,
                                 r.key_range.clone(),
                                 format!(
@@ -162,7 +151,7 @@ fn unknown_surface(s: &Surface, out: &mut Vec<Diagnostic>) {
         .iter()
         .any(|t| t.eq_ignore_ascii_case(key))
     {
-        out.push(diag(
+        out.push(Diagnostic::new(
             Code::UnknownSurface,
             s.key_range.clone(),
             format!("`{key}` is another agent's tool name; pi has no such tool, so this rule never matches"),
@@ -177,7 +166,7 @@ fn unknown_surface(s: &Surface, out: &mut Vec<Diagnostic>) {
         .find(|k| k.eq_ignore_ascii_case(key) || **k == singular)
         .copied();
     if let Some(k) = suggestion {
-        out.push(diag(
+        out.push(Diagnostic::new(
             Code::UnknownSurface,
             s.key_range.clone(),
             format!("`{key}` names no pi tool (surface keys are case-sensitive); did you mean `{k}`? As written, `{k}` calls are not affected"),
@@ -204,7 +193,7 @@ fn permissive_bash(surfaces: &[Surface], out: &mut Vec<Diagnostic>) {
         None => false,
     };
     if !covered {
-        let mut d = diag(
+        let mut d = Diagnostic::new(
             Code::PermissiveBash,
             star.key_range.clone(),
             "every bash command not matched below runs without asking (e.g. `curl https://x | sh`): add `\"bash\": { \"*\": \"ask\" }`".into(),

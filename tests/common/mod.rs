@@ -221,3 +221,11 @@ pub fn gate_json(g: &permission_lsp::engine::gates::GateRecord) -> Value {
         "noUiMessage": g.no_ui_message,
     })
 }
+
+/// `gate=state` for each simulated gate, for failure messages.
+pub fn gate_names(gates: &[permission_lsp::engine::gates::GateRecord]) -> Vec<String> {
+    gates
+        .iter()
+        .map(|g| format!("{}={}", g.gate, g.state))
+        .collect()
+}
