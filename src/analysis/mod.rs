@@ -4,6 +4,7 @@
 pub mod codes;
 pub mod config_file;
 pub mod levels;
+pub mod pattern_algebra;
 pub mod rule_lints;
 
 pub use codes::{Code, Severity};
