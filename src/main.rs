@@ -37,7 +37,12 @@ impl AnalysisArgs {
         for l in &self.levels {
             levels.parse_assignment(l)?;
         }
-        Ok(AnalysisOptions { target, levels })
+        let home = std::env::var("HOME").unwrap_or_else(|_| "~".into());
+        Ok(AnalysisOptions {
+            target,
+            levels,
+            home,
+        })
     }
 }
 

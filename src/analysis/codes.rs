@@ -52,6 +52,7 @@ codes! {
     InvalidUtf8 = "PL006", "invalid-utf8", Warning, "Bytes that are not UTF-8 are read as U+FFFD.";
     DuplicateKey = "PL010", "duplicate-key", Warning, "A repeated key keeps the last value at the first key's position.";
     IndexKeyOrder = "PL011", "integer-key-order", Warning, "Integer-like keys are enumerated first, which changes rule order.";
+    IgnoreCommentCode = "PL013", "unknown-ignore-code", Warning, "A permission-lsp-ignore comment names a code that does not exist.";
     ProtoKey = "PL012", "proto-key-dropped", Warning, "A `__proto__` key is silently dropped.";
     UnknownKey = "PL100", "unknown-key", Error, "A top-level key the target runtime does not accept rejects the whole file.";
     InvalidState = "PL101", "invalid-state", Error, "A state other than exactly allow, deny or ask rejects the whole file.";
@@ -73,6 +74,22 @@ codes! {
     ExtensionPatternNeverFires = "PL206", "extension-pattern-never-fires", Warning, "For extension tools the runtime matches only the value `*`.";
     DirectoryWithoutStar = "PL207", "directory-without-star", Hint, "An external_directory pattern without `*` matches only that exact path.";
     PermissiveBash = "PL208", "permissive-bash", Warning, "`*: allow` without a bash policy lets every bash command run.";
+    ToolHidden = "PL209", "tool-hidden", Warning, "A catch-all deny removes the tool from the agent, so its allow and ask rules are never reached.";
+    OverriddenRule = "PL210", "overridden-rule", Warning, "A later rule with another action decides every call this rule matches (last match wins).";
+    ShadowedRule = "PL211", "shadowed-rule", Hint, "Later rules with the same action decide every call this rule matches.";
+    RedundantRule = "PL212", "redundant-rule", Hint, "Earlier rules already decide every call this rule decides the same way.";
+    BashOperatorPattern = "PL213", "bash-operator-pattern", Warning, "Commands are split at operators and redirects before matching: `&&`, `|`, `;`, `>` in a bash pattern never match.";
+    BashEnvPrefix = "PL214", "bash-env-prefix", Warning, "Variable assignments are stripped from a command before matching: `NODE_ENV=x *` never matches.";
+    HomeInPattern = "PL215", "home-in-pattern", Warning, "`~/` is expanded in the pattern but not in the command or name it is matched against.";
+    PatternWhitespace = "PL216", "pattern-whitespace", Warning, "Leading, trailing or doubled spaces are literal; commands are matched as written.";
+    DoubleStar = "PL217", "double-star", Warning, "`**` is the same as `*`: `src/**/*.ts` needs two slashes and misses `src/a.ts`.";
+    WrapperAllowClamped = "PL218", "wrapper-allow-clamped", Warning, "An allow for a wrapper command (`sudo`, `env`, `bash -c`, …) is lowered to ask.";
+    McpCatchAllShadows = "PL219", "mcp-catch-all-shadows", Warning, "Under an MCP catch-all each call is decided by its first target (`server_tool`); `server:tool` and bare server patterns never decide.";
+    McpBaselineOverridden = "PL220", "mcp-baseline-overridden", Info, "An MCP catch-all after the baseline turns status, list, search, describe and connect back into prompts.";
+    PathAllowNotGrant = "PL221", "path-allow-not-grant", Warning, "`path` rules only tighten: an allow there grants nothing.";
+    ShellToolKey = "PL222", "shell-tool-key", Warning, "A `shellTools` entry for `bash` is ignored; one for a built-in tool reroutes that tool through the bash rules.";
+    YoloFloors = "PL223", "yolo-floors", Info, "yoloMode auto-approves asks, but wrapper commands and unparseable commands still ask.";
+    StarWithoutSpace = "PL224", "star-without-space", Hint, "`npm*` also matches `npmx …`; `npm *` matches `npm` and `npm …` only.";
 }
 
 #[cfg(test)]

@@ -15,6 +15,9 @@ pub struct AnalysisOptions {
     /// The runtime version whose rules apply.
     pub target: Version,
     pub levels: LintLevels,
+    /// The home directory `~/` in patterns expands to (the runtime uses the
+    /// user's); the default `~` leaves such patterns literal.
+    pub home: String,
 }
 
 impl Default for AnalysisOptions {
@@ -22,6 +25,7 @@ impl Default for AnalysisOptions {
         AnalysisOptions {
             target: Version::DEFAULT_TARGET,
             levels: LintLevels::default(),
+            home: "~".into(),
         }
     }
 }
@@ -43,6 +47,16 @@ pub fn analyze_config_text(text: &str, options: &AnalysisOptions) -> ConfigAnaly
     validation_diagnostics(&file, options.target, &mut out);
     if let Some(cfg) = file.config() {
         super::rule_lints::rule_lints(&cfg, &mut out);
+        super::rule_lints::rule_order_lints(&cfg, text, &options.home, &mut out);
+        super::pattern_lints::pattern_lints(&cfg, &options.home, &mut out);
+        if let Some(root) = &file.parsed.root {
+            super::pattern_lints::knob_lints(&cfg, root, &mut out);
+        }
+    }
+    for (range, message) in
+        super::suppress::apply_suppressions(text, &file.stripped.comments, &mut out)
+    {
+        out.push(Diagnostic::new(Code::IgnoreCommentCode, range, message));
     }
     let mut diagnostics: Vec<Diagnostic> = out
         .into_iter()

@@ -5,7 +5,10 @@ pub mod codes;
 pub mod config_file;
 pub mod levels;
 pub mod pattern_algebra;
+pub mod pattern_lints;
 pub mod rule_lints;
+pub mod rule_order;
+pub mod suppress;
 
 pub use codes::{Code, Severity};
 pub use config_file::{AnalysisOptions, ConfigAnalysis, analyze_config_bytes, analyze_config_text};

@@ -28,7 +28,7 @@ pub struct Pattern {
 }
 
 /// Product states explored before an answer becomes "unknown".
-const STATE_BUDGET: usize = 20_000;
+const STATE_BUDGET: usize = 5_000;
 /// Position pairs an overlap search may visit.
 const PAIR_BUDGET: usize = 2_000_000;
 
@@ -325,6 +325,16 @@ fn overlap_linear(a: &[Tok], b: &[Tok], fresh: u16) -> Option<Vec<u16>> {
 
 /// Is every string `b` matches also matched by one of `including`?
 pub fn included_in_union(b: &Pattern, including: &[&Pattern]) -> Inclusion {
+    let mut budget = SEARCH_WORK;
+    included_in_union_within(b, including, &mut budget)
+}
+
+/// [`included_in_union`] drawing on a shared work budget.
+pub fn included_in_union_within(
+    b: &Pattern,
+    including: &[&Pattern],
+    budget: &mut usize,
+) -> Inclusion {
     if including.iter().any(|a| a.is_universal()) {
         return Inclusion::Included;
     }
@@ -337,7 +347,7 @@ pub fn included_in_union(b: &Pattern, including: &[&Pattern]) -> Inclusion {
     if !including.iter().any(|a| a.has_any()) {
         return skeleton_inclusion(b, including);
     }
-    subset_inclusion(b, including)
+    subset_inclusion(b, including, budget)
 }
 
 /// `L(b) ⊆ L(a)`.
@@ -385,8 +395,6 @@ fn skeleton_inclusion(b: &Pattern, including: &[&Pattern]) -> Inclusion {
 
 /// A set of NFA positions over several linear globs, ε-closed.
 type PosSet = Vec<(u32, u32)>;
-/// A product state and how it was reached (previous state, unit).
-type Visited = ((PosSet, PosSet), Option<(usize, u16)>);
 
 fn closure(alts: &[&[Tok]], set: &mut PosSet) {
     let mut i = 0;
@@ -415,46 +423,100 @@ fn step(alts: &[&[Tok]], set: &PosSet, c: u16) -> PosSet {
     next
 }
 
-fn accepts(alts: &[&[Tok]], set: &PosSet) -> bool {
-    set.iter()
-        .any(|&(a, k)| k as usize == alts[a as usize].len())
-}
-
 fn start(alts: &[&[Tok]]) -> PosSet {
     let mut s: PosSet = (0..alts.len() as u32).map(|a| (a, 0)).collect();
     closure(alts, &mut s);
     s
 }
 
-/// Breadth-first on-the-fly subset construction of both sides over the
-/// symbolic alphabet (every literal unit, plus one for "anything else");
-/// the first state where `b` accepts and the includers do not gives a
-/// shortest counterexample.
-fn subset_inclusion(b: &Pattern, including: &[&Pattern]) -> Inclusion {
-    let b_alts: Vec<&[Tok]> = b.alts.iter().map(Vec::as_slice).collect();
-    let a_alts: Vec<&[Tok]> = including
-        .iter()
-        .flat_map(|p| p.alts.iter().map(Vec::as_slice))
-        .collect();
-    let mut all: Vec<&Pattern> = including.to_vec();
-    all.push(b);
+/// Inclusion by search: a string `b` accepts and no includer does.
+fn subset_inclusion(b: &Pattern, including: &[&Pattern], budget: &mut usize) -> Inclusion {
+    let mut all: Vec<&Pattern> = vec![b];
+    all.extend_from_slice(including);
+    match search_within(
+        &all,
+        0,
+        |acc| acc[0] && !acc[1..].iter().any(|a| *a),
+        budget,
+    ) {
+        Search::Found(w) => Inclusion::NotIncluded(w),
+        Search::NotFound => Inclusion::Included,
+        Search::Unknown => Inclusion::Unknown,
+    }
+}
+
+/// The answer of [`search`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Search {
+    /// A shortest string whose acceptance vector satisfies the predicate.
+    Found(String),
+    NotFound,
+    Unknown,
+}
+
+/// Explores the product of several patterns breadth-first (an on-the-fly
+/// subset construction over the symbolic alphabet: every literal unit,
+/// plus one for "anything else") and returns a shortest string for which
+/// `wanted(accepted)` holds, where `accepted[k]` says whether
+/// `patterns[k]` matches the string. Only strings `patterns[required]`
+/// can still match are explored. Past the budget the answer is unknown.
+pub fn search(patterns: &[&Pattern], required: usize, wanted: impl Fn(&[bool]) -> bool) -> Search {
+    let mut budget = SEARCH_WORK;
+    search_within(patterns, required, wanted, &mut budget)
+}
+
+/// Work (positions stepped) one [`search`] may spend.
+pub const SEARCH_WORK: usize = 100_000;
+
+/// [`search`] drawing on a shared work budget; when it runs out the answer
+/// is unknown (and the budget stays empty for the caller's next question).
+pub fn search_within(
+    patterns: &[&Pattern],
+    required: usize,
+    wanted: impl Fn(&[bool]) -> bool,
+    budget: &mut usize,
+) -> Search {
+    let mut alts: Vec<&[Tok]> = Vec::new();
+    let mut owner: Vec<usize> = Vec::new();
+    for (k, p) in patterns.iter().enumerate() {
+        for a in &p.alts {
+            alts.push(a);
+            owner.push(k);
+        }
+    }
+    let total: usize = alts.iter().map(|a| a.len() + 1).sum();
+    if total > PAIR_BUDGET / 16 {
+        return Search::Unknown;
+    }
     let mut lits = FxHashSet::default();
-    for p in &all {
+    for p in patterns {
         p.literals(&mut lits);
     }
     let mut alphabet: Vec<u16> = lits.into_iter().collect();
     alphabet.sort_unstable();
-    alphabet.push(fresh_unit(&all));
-    let start_state = (start(&b_alts), start(&a_alts));
-    let mut seen: FxHashMap<(PosSet, PosSet), usize> = FxHashMap::default();
-    let mut states: Vec<Visited> = Vec::new();
-    seen.insert(start_state.clone(), 0);
-    states.push((start_state, None));
+    alphabet.push(fresh_unit(patterns));
+    let mut accepted = vec![false; patterns.len()];
+    let mut check = |set: &PosSet| {
+        accepted.iter_mut().for_each(|a| *a = false);
+        for &(a, k) in set {
+            if k as usize == alts[a as usize].len() {
+                accepted[owner[a as usize]] = true;
+            }
+        }
+        wanted(&accepted)
+    };
+    let alive = |set: &PosSet| set.iter().any(|&(a, _)| owner[a as usize] == required);
+    let first = start(&alts);
+    let mut seen: FxHashMap<PosSet, ()> = FxHashMap::default();
+    let mut states: Vec<(PosSet, Option<(usize, u16)>)> = Vec::new();
+    if !alive(&first) {
+        return Search::NotFound;
+    }
+    seen.insert(first.clone(), ());
+    states.push((first, None));
     let mut head = 0;
-    let mut work = 0usize;
     while head < states.len() {
-        let (sb, sa) = states[head].0.clone();
-        if accepts(&b_alts, &sb) && !accepts(&a_alts, &sa) {
+        if check(&states[head].0) {
             let mut out = Vec::new();
             let mut cur = head;
             while let Some((prev, c)) = states[cur].1 {
@@ -462,27 +524,28 @@ fn subset_inclusion(b: &Pattern, including: &[&Pattern]) -> Inclusion {
                 cur = prev;
             }
             out.reverse();
-            return Inclusion::NotIncluded(String::from_utf16_lossy(&out));
+            return Search::Found(String::from_utf16_lossy(&out));
         }
         for &c in &alphabet {
-            let nb = step(&b_alts, &sb, c);
-            if nb.is_empty() {
+            let next = step(&alts, &states[head].0, c);
+            let cost = states[head].0.len() + 1;
+            if *budget < cost {
+                *budget = 0;
+                return Search::Unknown;
+            }
+            *budget -= cost;
+            if !alive(&next) || seen.contains_key(&next) {
                 continue;
             }
-            let na = step(&a_alts, &sa, c);
-            work += nb.len() + na.len();
-            let key = (nb, na);
-            if !seen.contains_key(&key) {
-                if states.len() >= STATE_BUDGET || work > PAIR_BUDGET * 4 {
-                    return Inclusion::Unknown;
-                }
-                seen.insert(key.clone(), states.len());
-                states.push((key, Some((head, c))));
+            if states.len() >= STATE_BUDGET {
+                return Search::Unknown;
             }
+            seen.insert(next.clone(), ());
+            states.push((next, Some((head, c))));
         }
         head += 1;
     }
-    Inclusion::Included
+    Search::NotFound
 }
 
 #[cfg(test)]

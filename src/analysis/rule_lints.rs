@@ -2,10 +2,12 @@
 //! catalogue D14, D15, D17, D20, D33, D34, D36, D40), each with an example.
 
 use super::codes::Code;
+use super::rule_order::{Finding, OrderedRule, analyze_rule_order};
 use super::{Diagnostic, Related};
 use crate::engine::messages::PERMISSIVE_BASH_WARNING;
 use crate::engine::wildcard::{MatchOptions, Wildcard};
 use crate::model::pi::{PiConfig, State, Surface, SurfaceValue};
+use crate::text::LineIndex;
 
 /// Surfaces the runtime gives a meaning (tools it knows, gates, the default).
 const KNOWN_SURFACES: &[&str] = &[
@@ -199,6 +201,186 @@ fn permissive_bash(surfaces: &[Surface], out: &mut Vec<Diagnostic>) {
             "every bash command not matched below runs without asking (e.g. `curl https://x | sh`): add `\"bash\": { \"*\": \"ask\" }`".into(),
         );
         d.runtime_issue = Some(PERMISSIVE_BASH_WARNING.to_string());
+        out.push(d);
+    }
+}
+
+/// The rules of one file in runtime order (the universal `*` is the
+/// default, not a rule).
+pub fn ordered_rules(surfaces: &[Surface]) -> Vec<OrderedRule> {
+    let mut out = Vec::new();
+    for s in surfaces.iter().filter(|s| s.key != "*") {
+        match &s.value {
+            SurfaceValue::State { state, range } => out.push(OrderedRule {
+                surface: s.key.clone(),
+                pattern: "*".into(),
+                action: *state,
+                key_range: s.key_range.clone(),
+                value_range: range.clone(),
+                elsewhere: None,
+            }),
+            SurfaceValue::Map { rules, .. } => out.extend(rules.iter().map(|r| OrderedRule {
+                surface: s.key.clone(),
+                pattern: r.pattern.clone(),
+                action: r.value.action,
+                key_range: r.key_range.clone(),
+                value_range: r.value_range.clone(),
+                elsewhere: None,
+            })),
+        }
+    }
+    out
+}
+
+/// Diagnostics of the last-match-wins analysis (PL209–PL212).
+pub fn rule_order_lints(cfg: &PiConfig, text: &str, home: &str, out: &mut Vec<Diagnostic>) {
+    let Some(surfaces) = &cfg.permission else {
+        return;
+    };
+    let rules = ordered_rules(surfaces);
+    let default = cfg.universal_default().unwrap_or(State::Ask);
+    let lines = LineIndex::new(text);
+    let line = |r: &OrderedRule| lines.line_of(r.key_range.start) + 1;
+    let name = |r: &OrderedRule| {
+        let at = match &r.elsewhere {
+            Some(file) => format!("in {file}"),
+            None => format!("on line {}", line(r)),
+        };
+        format!("`{}` ({}, {at})", r.pattern, r.action)
+    };
+    let related = |idx: &[usize], what: &str| -> Vec<Related> {
+        idx.iter()
+            .filter(|&&j| rules[j].elsewhere.is_none())
+            .map(|&j| Related {
+                range: rules[j].key_range.clone(),
+                message: format!("{what} `{}` ({})", rules[j].pattern, rules[j].action),
+            })
+            .collect()
+    };
+    for f in analyze_rule_order(&rules, default, home) {
+        let d = match f {
+            Finding::Overridden {
+                rule,
+                decided_by,
+                example,
+                all_by,
+            } => {
+                let r = &rules[rule];
+                let by = if all_by.len() == 1 {
+                    format!(
+                        "{} comes later and matches every call this rule matches",
+                        name(&rules[all_by[0]])
+                    )
+                } else {
+                    let names: Vec<String> = all_by.iter().map(|&j| name(&rules[j])).collect();
+                    format!(
+                        "the later rules {} together match every call this rule matches",
+                        names.join(", ")
+                    )
+                };
+                let mut d = Diagnostic::new(
+                    Code::OverriddenRule,
+                    r.key_range.clone(),
+                    format!(
+                        "`{}` ({}) never takes effect: {by} — e.g. `{example}` is decided by `{}` → {}. The last matching rule wins: place this rule after the broader one",
+                        r.pattern, r.action, rules[decided_by].pattern, rules[decided_by].action
+                    ),
+                );
+                d.related = related(&all_by, "overrides it:");
+                d
+            }
+            Finding::Shadowed {
+                rule,
+                decided_by,
+                example,
+                all_by,
+            } => {
+                let r = &rules[rule];
+                let tail = if r.surface == "path" && r.action != State::Allow {
+                    "it still marks matching bare words of bash commands as paths, so removing it can change bash decisions"
+                } else {
+                    "removing it changes no decision"
+                };
+                let by = if all_by.len() <= 1 {
+                    format!(
+                        "{} comes later and matches every call it matches",
+                        name(&rules[decided_by])
+                    )
+                } else {
+                    let names: Vec<String> = all_by.iter().map(|&j| name(&rules[j])).collect();
+                    format!(
+                        "the later rules {} together match every call it matches",
+                        names.join(", ")
+                    )
+                };
+                let same = all_by.iter().all(|&j| rules[j].action == r.action);
+                let how = if same { " the same way" } else { "" };
+                let mut d = Diagnostic::new(
+                    Code::ShadowedRule,
+                    r.key_range.clone(),
+                    format!(
+                        "`{}` never decides anything: {by}{how} (e.g. `{example}` is decided by `{}` → {}); {tail}",
+                        r.pattern, rules[decided_by].pattern, rules[decided_by].action
+                    ),
+                );
+                d.related = related(&all_by, "decides instead:");
+                d
+            }
+            Finding::Redundant {
+                rule,
+                instead,
+                example,
+            } => {
+                let r = &rules[rule];
+                let mut d = Diagnostic::new(
+                    Code::RedundantRule,
+                    r.key_range.clone(),
+                    format!(
+                        "removing `{}` changes no decision: every call it decides (e.g. `{example}`) the earlier {} decides the same way",
+                        r.pattern,
+                        name(&rules[instead])
+                    ),
+                );
+                d.related = related(&[instead], "already decides it:");
+                d
+            }
+            Finding::ToolHidden {
+                tool,
+                decided_by,
+                unreachable,
+            } => {
+                let first = &rules[unreachable[0]];
+                let (range, why) = match decided_by {
+                    Some(j) if rules[j].elsewhere.is_none() => (
+                        rules[j].key_range.clone(),
+                        format!("this rule decides `{tool}` with the value `*` as deny"),
+                    ),
+                    Some(j) => (
+                        first.key_range.clone(),
+                        format!(
+                            "{} decides `{tool}` with the value `*` as deny",
+                            name(&rules[j])
+                        ),
+                    ),
+                    None => (
+                        first.key_range.clone(),
+                        format!(
+                            "the universal `*` is deny and no `{tool}` rule matches the value `*`"
+                        ),
+                    ),
+                };
+                let mut d = Diagnostic::new(
+                    Code::ToolHidden,
+                    range,
+                    format!(
+                        "`{tool}` is hidden from the agent: {why}, so the runtime removes the tool and {} is never reached; to keep `{tool}` available, make its catch-all `ask`",
+                        name(first)
+                    ),
+                );
+                d.related = related(&unreachable, "never reached:");
+                d
+            }
+        };
         out.push(d);
     }
 }

@@ -150,15 +150,138 @@ fn fix(text: &str, root: Option<&Node>, d: &Diagnostic) -> Option<Action> {
             if members.iter().rposition(|m| &m.key == key) == Some(i) {
                 edits.push(replace(members[first].value.range.clone(), last_value));
             }
-            edits.push(replace(member_removal_range(text, members, i), ""));
+            edits.extend(member_removal_edits(text, members, i));
             Some(action(
                 "Remove this duplicate (the value in force moves to the first occurrence)",
                 edits,
                 d,
             ))
         }
+        Code::OverriddenRule => move_after_broader(text, root?, d),
+        Code::ShadowedRule | Code::RedundantRule if !d.message.contains("still marks") => {
+            let (members, i) = member_with_key_at(root?, d.range.start)?;
+            Some(action(
+                format!("Remove the rule \"{}\"", members[i].key),
+                member_removal_edits(text, members, i),
+                d,
+            ))
+        }
+        Code::UnknownSurface => {
+            let hint = d
+                .message
+                .split("did you mean `")
+                .nth(1)?
+                .split('`')
+                .next()?;
+            rename_key(root?, d, hint)
+        }
+        Code::McpCatchAllShadows | Code::DoubleStar => {
+            let hint = match d.code {
+                Code::McpCatchAllShadows => {
+                    d.message.rsplit("write `").next()?.split('`').next()?
+                }
+                _ => d.message.split("; `").nth(1)?.split("` alone").next()?,
+            };
+            rename_key(root?, d, hint)
+        }
+        Code::StarWithoutSpace => {
+            let key = serde_json::from_str::<String>(span).ok()?;
+            let word = key.strip_suffix('*')?;
+            rename_key(root?, d, &format!("{word} *"))
+        }
+        Code::PatternWhitespace => {
+            let key = serde_json::from_str::<String>(span).ok()?;
+            let fixed = key
+                .split(' ')
+                .filter(|w| !w.is_empty())
+                .collect::<Vec<_>>()
+                .join(" ");
+            rename_key(root?, d, &fixed)
+        }
+        Code::ToolHidden => {
+            let (members, i) = member_with_key_at(root?, d.range.start)?;
+            let m = &members[i];
+            (m.key == "*" && m.value.value.as_str() == Some("deny")).then(|| {
+                action(
+                    "Make the catch-all ask (keeps the tool available)",
+                    vec![replace(m.value.range.clone(), "\"ask\"")],
+                    d,
+                )
+            })
+        }
         _ => None,
     }
+}
+
+/// Renames the key at the diagnostic to `to`, unless the map has that key.
+fn rename_key(root: &Node, d: &Diagnostic, to: &str) -> Option<Action> {
+    let (members, _) = member_with_key_at(root, d.range.start)?;
+    if to.is_empty() || members.iter().any(|m| m.key == to) {
+        return None;
+    }
+    Some(action(
+        format!("Rename to \"{to}\""),
+        vec![replace(d.range.clone(), quote(to))],
+        d,
+    ))
+}
+
+/// PL210: moves the overridden rule right after the last later rule of
+/// the same map that overrides it. Only the calls the moved rule matches
+/// can change (each now gets its action); every other decision stays.
+fn move_after_broader(text: &str, root: &Node, d: &Diagnostic) -> Option<Action> {
+    let (members, i) = member_with_key_at(root, d.range.start)?;
+    let last = d.related.last()?;
+    let p = members.iter().position(|m| m.key_range == last.range)?;
+    if p <= i || members.iter().filter(|m| m.key == members[i].key).count() > 1 {
+        return None;
+    }
+    // Every overriding rule must be in this map for the move to help.
+    if !d
+        .related
+        .iter()
+        .all(|r| members.iter().any(|m| m.key_range == r.range))
+    {
+        return None;
+    }
+    let moved = text.get(members[i].key_range.start..members[i].value.range.end)?;
+    let target = &members[p];
+    let mut edits = member_removal_edits(text, members, i);
+    let value_end = target.value.range.end;
+    let comma = comma_after(text, value_end);
+    let after_comma = comma.map_or(value_end, |c| c + 1);
+    let multiline = line_start_if_blank(text, target.key_range.start).is_some()
+        && line_end_if_blank(text, after_comma).is_some();
+    if multiline {
+        let ls = line_start_if_blank(text, target.key_range.start)?;
+        let indent = &text[ls..target.key_range.start];
+        let le = line_end_if_blank(text, after_comma)?;
+        let newline = if text[..le].ends_with("\r\n") {
+            "\r\n"
+        } else {
+            "\n"
+        };
+        let at_eof = le == text.len() && !text.ends_with('\n');
+        let lead = if at_eof { newline } else { "" };
+        match comma {
+            Some(_) => edits.push(replace(le..le, format!("{lead}{indent}{moved},{newline}"))),
+            None => {
+                edits.push(replace(value_end..value_end, ","));
+                edits.push(replace(le..le, format!("{lead}{indent}{moved}{newline}")));
+            }
+        }
+    } else {
+        match comma {
+            Some(c) => edits.push(replace(c + 1..c + 1, format!(" {moved},"))),
+            None => edits.push(replace(value_end..value_end, format!(", {moved}"))),
+        }
+    }
+    edits.sort_by_key(|e| e.range.start);
+    Some(action(
+        format!("Move after \"{}\" so this rule takes effect", target.key),
+        edits,
+        d,
+    ))
 }
 
 /// Rewrites available at a position: a string `"deny"` pattern value into a
@@ -261,18 +384,101 @@ fn member_with_key_at(root: &Node, offset: usize) -> Option<(&[Member], usize)> 
 }
 
 /// The text to delete to remove member `i` with its separating comma.
-fn member_removal_range(text: &str, members: &[Member], i: usize) -> Range<usize> {
-    let m = &members[i];
-    if let Some(next) = members.get(i + 1) {
-        m.key_range.start..next.key_range.start
-    } else if i > 0 {
-        // From the end of the previous value (drops the comma before this one).
-        let prev_end = members[i - 1].value.range.end;
-        let _ = text;
-        prev_end..m.value.range.end
-    } else {
-        m.key_range.start..m.value.range.end
+/// Skips spaces, tabs and comments (not newlines) from `at`.
+fn skip_inline_trivia(text: &str, mut at: usize) -> usize {
+    let b = text.as_bytes();
+    loop {
+        while at < b.len() && (b[at] == b' ' || b[at] == b'\t') {
+            at += 1;
+        }
+        if text[at..].starts_with("/*") {
+            match text[at + 2..].find("*/") {
+                Some(e) if !text[at..at + 2 + e].contains('\n') => at += e + 4,
+                _ => return at,
+            }
+        } else {
+            return at;
+        }
     }
+}
+
+/// The start of the line holding `at`, when only spaces come before it.
+fn line_start_if_blank(text: &str, at: usize) -> Option<usize> {
+    let ls = text[..at].rfind('\n').map_or(0, |n| n + 1);
+    text[ls..at].trim().is_empty().then_some(ls)
+}
+
+/// The end of the line after `at` (past its newline) when only spaces and
+/// comments remain on it.
+fn line_end_if_blank(text: &str, at: usize) -> Option<usize> {
+    let at = skip_inline_trivia(text, at);
+    let rest = &text[at..];
+    if rest.starts_with("\r\n") {
+        Some(at + 2)
+    } else if rest.starts_with('\n') {
+        Some(at + 1)
+    } else if rest.is_empty() {
+        Some(at)
+    } else {
+        None
+    }
+}
+
+/// The comma after `after` (skipping spaces and comments), if any.
+fn comma_after(text: &str, after: usize) -> Option<usize> {
+    let b = text.as_bytes();
+    let mut at = after;
+    loop {
+        while at < b.len() && b[at].is_ascii_whitespace() {
+            at += 1;
+        }
+        if text[at..].starts_with("//") {
+            at += text[at..].find('\n').unwrap_or(text.len() - at);
+        } else if text[at..].starts_with("/*") {
+            at += 2 + text[at + 2..].find("*/")? + 2;
+        } else {
+            return (b.get(at) == Some(&b',')).then_some(at);
+        }
+    }
+}
+
+/// Edits that remove member `i` with its comma, keeping every comment and
+/// the other members' lines as they are.
+fn member_removal_edits(text: &str, members: &[Member], i: usize) -> Vec<TextEdit> {
+    let m = &members[i];
+    let own_comma = comma_after(text, m.value.range.end);
+    let mut end = own_comma.map_or(m.value.range.end, |c| c + 1);
+    let mut start = m.key_range.start;
+    if let Some(ls) = line_start_if_blank(text, start)
+        && let Some(le) = line_end_if_blank(text, end)
+        && text[end..le].trim().is_empty()
+    {
+        // The member has its own line: remove the line. A comment after it
+        // on the line keeps the line (and stays).
+        start = ls;
+        end = le;
+    }
+    if start == m.key_range.start {
+        // Inline: the spaces after the comma go too.
+        end = skip_inline_trivia(text, end)
+            .min(end + text[end..].len() - text[end..].trim_start_matches([' ', '\t']).len());
+    }
+    if own_comma.is_none() && i > 0 {
+        // The last member: the comma before it goes too — with everything
+        // between, unless a comment is there.
+        let prev_end = members[i - 1].value.range.end;
+        let between = &text[prev_end..m.key_range.start];
+        if !between.contains("//") && !between.contains("/*") {
+            return vec![replace(prev_end..m.value.range.end, "")];
+        }
+        let mut edits = vec![replace(start..end, "")];
+        if let Some(c) = comma_after(text, prev_end) {
+            edits.insert(0, replace(c..c + 1, ""));
+        }
+        return edits;
+    }
+    let edits = vec![replace(start..end, "")];
+    edits
 }
 
 /// Applies edits (non-overlapping) to a text.

@@ -2,7 +2,7 @@
 //! `workspace/didChangeConfiguration`:
 //!
 //! ```json
-//! { "permissionLsp": { "targetVersion": "20.7.3", "lints": { "PL010": "off" } } }
+//! { "permissionLsp": { "targetVersion": "20.7.3", "home": "/home/me", "lints": { "PL010": "off" } } }
 //! ```
 //! The `permissionLsp` wrapper is optional.
 
@@ -19,6 +19,9 @@ pub fn apply(options: &mut AnalysisOptions, value: &Value) -> Vec<String> {
             Some(version) => options.target = version,
             None => problems.push(format!("targetVersion: `{t}` is not a version like 20.7.3")),
         }
+    }
+    if let Some(h) = v.get("home").and_then(Value::as_str) {
+        options.home = h.to_string();
     }
     if let Some(lints) = v.get("lints").and_then(Value::as_object) {
         let mut levels = LintLevels::default();

@@ -20,6 +20,9 @@ pub fn handle(server: &Server, params: InitializeParams) -> InitializeResult {
     server.session.update_settings(|s| {
         s.encoding = enc;
         s.workspace_root = root;
+        if let Ok(home) = std::env::var("HOME") {
+            s.analysis.home = home;
+        }
         if let Some(opts) = &params.initialization_options {
             problems = settings::apply(&mut s.analysis, opts);
         }
