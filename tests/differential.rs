@@ -12,15 +12,13 @@ mod common;
 #[path = "differential/gen.rs"]
 mod generate;
 
+use common::oracle::{HOME, oracle_dir, run_oracle};
 use permission_lsp::engine::check::{ToolKind, tool_kind};
 use permission_lsp::engine::gates::{Call, Simulation};
 use permission_lsp::engine::paths::RealFs;
 use permission_lsp::engine::policy::load_policy;
 use serde_json::{Value, json};
-use std::path::{Path, PathBuf};
-use std::process::Command;
 
-const HOME: &str = "/home/difftester";
 const CALLS_PER_CASE: usize = 10;
 
 fn env_usize(name: &str, default: usize) -> usize {
@@ -28,52 +26,6 @@ fn env_usize(name: &str, default: usize) -> usize {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(default)
-}
-
-/// Installs the runtime once per target directory.
-fn oracle_dir() -> Result<PathBuf, String> {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("differential-oracle");
-    if dir.join(".installed").exists() {
-        return Ok(dir);
-    }
-    let setup = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/differential/setup.sh");
-    let out = Command::new("bash")
-        .arg(&setup)
-        .arg(&dir)
-        .output()
-        .map_err(|e| format!("cannot run setup.sh: {e}"))?;
-    if !out.status.success() {
-        return Err(format!(
-            "installing the runtime from npm failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-                .lines()
-                .last()
-                .unwrap_or("")
-        ));
-    }
-    Ok(dir)
-}
-
-fn run_oracle(dir: &Path, cases: &[Value]) -> Vec<Value> {
-    let batch = dir.join(format!("batch-{}.jsonl", std::process::id()));
-    let text: String = cases.iter().map(|c| format!("{c}\n")).collect();
-    std::fs::write(&batch, text).expect("write batch");
-    let out = Command::new("bash")
-        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/differential/run.sh"))
-        .arg(dir)
-        .arg(&batch)
-        .env("HOME", HOME)
-        .output()
-        .expect("run oracle");
-    assert!(
-        out.status.success(),
-        "oracle failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("oracle json"))
-        .collect()
 }
 
 /// Differences between the runtime's answer for a case and the engine's.

@@ -215,6 +215,7 @@ pub fn ordered_rules(surfaces: &[Surface]) -> Vec<OrderedRule> {
                 surface: s.key.clone(),
                 pattern: "*".into(),
                 action: *state,
+                reason: None,
                 key_range: s.key_range.clone(),
                 value_range: range.clone(),
                 elsewhere: None,
@@ -223,6 +224,7 @@ pub fn ordered_rules(surfaces: &[Surface]) -> Vec<OrderedRule> {
                 surface: s.key.clone(),
                 pattern: r.pattern.clone(),
                 action: r.value.action,
+                reason: r.value.reason.clone(),
                 key_range: r.key_range.clone(),
                 value_range: r.value_range.clone(),
                 elsewhere: None,
@@ -313,7 +315,9 @@ pub fn rule_order_lints(cfg: &PiConfig, text: &str, home: &str, out: &mut Vec<Di
                         names.join(", ")
                     )
                 };
-                let same = all_by.iter().all(|&j| rules[j].action == r.action);
+                let same = all_by
+                    .iter()
+                    .all(|&j| rules[j].action == r.action && rules[j].reason == r.reason);
                 let how = if same { " the same way" } else { "" };
                 let mut d = Diagnostic::new(
                     Code::ShadowedRule,

@@ -19,6 +19,8 @@ pub struct OrderedRule {
     pub surface: String,
     pub pattern: String,
     pub action: State,
+    /// A deny's reason: part of what the agent sees.
+    pub reason: Option<String>,
     /// The pattern key (the surface key for a string surface).
     pub key_range: Range<usize>,
     pub value_range: Range<usize>,
@@ -411,7 +413,11 @@ fn redundant(
     work: &mut usize,
 ) -> Option<Finding> {
     let i = g.members[k];
-    let action = rules[i].action;
+    // Same decision and same message: action and reason.
+    let same = |c: usize| {
+        let (a, b) = (&rules[g.members[c]], &rules[i]);
+        a.action == b.action && a.reason == b.reason
+    };
     // Cheap refutation first: the rule's own example.
     let example = g.patterns[k].example();
     if decider_after(g, k, later, &example).is_none() {
@@ -419,7 +425,7 @@ fn redundant(
             .iter()
             .rev()
             .find(|&&c| g.patterns[c].is_match(&example));
-        if before.is_none_or(|&c| rules[g.members[c]].action != action) {
+        if before.is_none_or(|&c| !same(c)) {
             return None;
         }
     }
@@ -427,10 +433,7 @@ fn redundant(
     pats.extend(earlier.iter().map(|&c| g.patterns[c]));
     let ne = earlier.len();
     pats.extend(later.iter().map(|&c| g.patterns[c]));
-    let actions: Vec<State> = earlier
-        .iter()
-        .map(|&c| rules[g.members[c]].action)
-        .collect();
+    let sames: Vec<bool> = earlier.iter().map(|&c| same(c)).collect();
     // A call this rule decides where the earlier decision differs (or is
     // the default).
     let differs = search_within(
@@ -442,7 +445,7 @@ fn redundant(
                 && acc[1..1 + ne]
                     .iter()
                     .rposition(|a| *a)
-                    .is_none_or(|j| actions[j] != action)
+                    .is_none_or(|j| !sames[j])
         },
         work,
     );
@@ -481,6 +484,7 @@ mod tests {
                 surface: s.to_string(),
                 pattern: p.to_string(),
                 action: *a,
+                reason: None,
                 key_range: n..n,
                 value_range: n..n,
                 elsewhere: None,

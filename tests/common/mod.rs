@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod oracle;
+
 use serde_json::{Value, json};
 use std::collections::VecDeque;
 use std::time::Duration;

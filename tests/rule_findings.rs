@@ -1,0 +1,268 @@
+//! One snapshot per finding of the drift and precedence analysis
+//! (PL013, PL209–PL224): the diagnostics of a small config, then every
+//! quick fix offered for that code applied to the text, re-read the way
+//! the runtime reads it, and re-analysed — the fix must remove its finding
+//! and add no error.
+
+mod common;
+
+use permission_lsp::analysis::{AnalysisOptions, Code, Severity, analyze_config_text};
+use permission_lsp::cli::render::{Style, human};
+use permission_lsp::ide::code_actions::{apply, code_actions};
+use permission_lsp::text::LineIndex;
+
+fn options() -> AnalysisOptions {
+    AnalysisOptions {
+        home: "/home/user".into(),
+        ..AnalysisOptions::default()
+    }
+}
+
+fn render(code: Code, text: &str) -> String {
+    let analysis = analyze_config_text(text, &options());
+    let index = LineIndex::new(text);
+    let mut out = String::new();
+    let mine: Vec<_> = analysis
+        .diagnostics
+        .iter()
+        .filter(|d| d.code == code)
+        .collect();
+    assert!(!mine.is_empty(), "{}: no finding in\n{text}", code.as_str());
+    for d in &analysis.diagnostics {
+        out.push_str(&human(
+            "config.json",
+            text,
+            &index,
+            d,
+            Style { color: false },
+        ));
+        out.push('\n');
+    }
+    let errors_before = analysis
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .count();
+    for d in mine {
+        let root = analysis.file.parsed.root.as_ref();
+        for action in code_actions(text, root, &analysis.diagnostics, d.range.clone())
+            .into_iter()
+            .filter(|a| a.fixes.as_ref().is_some_and(|f| f.code == code))
+        {
+            let fixed = apply(text, &action.edits);
+            let after = analyze_config_text(&fixed, &options());
+            let errors_after = after
+                .diagnostics
+                .iter()
+                .filter(|d| d.severity == Severity::Error)
+                .count();
+            assert!(
+                errors_after <= errors_before,
+                "{}: `{}` added an error",
+                code.as_str(),
+                action.title
+            );
+            assert!(
+                after.file.accepted() || !analysis.file.accepted(),
+                "{}: `{}` broke the file",
+                code.as_str(),
+                action.title
+            );
+            let gone = !after
+                .diagnostics
+                .iter()
+                .any(|x| x.code == code && x.message == d.message);
+            assert!(
+                gone,
+                "{}: `{}` left its finding",
+                code.as_str(),
+                action.title
+            );
+            out.push_str(&format!(
+                "--- fix: {}\n{fixed}\n(accepted by the runtime: {})\n",
+                action.title,
+                after.file.accepted()
+            ));
+        }
+    }
+    out
+}
+
+fn case(code: Code, text: &str) {
+    insta::assert_snapshot!(code.as_str(), render(code, text), text);
+}
+
+#[test]
+fn tool_hidden() {
+    case(
+        Code::ToolHidden,
+        "{\n  \"permission\": {\n    \"bash\": {\n      \"*\": \"deny\",\n      \"git *\": \"allow\"\n    }\n  }\n}\n",
+    );
+}
+
+#[test]
+fn overridden_rule() {
+    case(
+        Code::OverriddenRule,
+        "{\n  \"permission\": {\n    \"bash\": {\n      // the exception\n      \"git push *\": \"deny\", // keep pushes out\n      \"git *\": \"allow\",\n      \"npm *\": \"ask\"\n    }\n  }\n}\n",
+    );
+}
+
+#[test]
+fn overridden_rule_inline_map() {
+    insta::assert_snapshot!(
+        "PL210-inline",
+        render(
+            Code::OverriddenRule,
+            "{\"permission\": {\"bash\": {\"rm -rf /\": \"deny\", \"rm *\": \"ask\"}}}"
+        )
+    );
+}
+
+#[test]
+fn shadowed_rule() {
+    case(
+        Code::ShadowedRule,
+        "{\n  \"permission\": {\n    \"bash\": {\n      \"git status\": \"allow\",\n      \"git *\": \"allow\"\n    }\n  }\n}\n",
+    );
+}
+
+#[test]
+fn redundant_rule() {
+    case(
+        Code::RedundantRule,
+        "{\n  \"permission\": {\n    \"bash\": {\n      \"npm *\": \"allow\",\n      \"npm test\": \"allow\"\n    }\n  }\n}\n",
+    );
+}
+
+#[test]
+fn bash_operator_pattern() {
+    case(
+        Code::BashOperatorPattern,
+        "{ \"permission\": { \"bash\": { \"curl * | sh\": \"deny\" } } }\n",
+    );
+}
+
+#[test]
+fn bash_env_prefix() {
+    case(
+        Code::BashEnvPrefix,
+        "{ \"permission\": { \"bash\": { \"NODE_ENV=production *\": \"allow\" } } }\n",
+    );
+}
+
+#[test]
+fn home_in_pattern() {
+    case(
+        Code::HomeInPattern,
+        "{ \"permission\": { \"bash\": { \"~/bin/deploy *\": \"allow\" } } }\n",
+    );
+}
+
+#[test]
+fn pattern_whitespace() {
+    case(
+        Code::PatternWhitespace,
+        "{ \"permission\": { \"bash\": { \"git status \": \"allow\" } } }\n",
+    );
+}
+
+#[test]
+fn double_star() {
+    case(
+        Code::DoubleStar,
+        "{ \"permission\": { \"write\": { \"src/**/*.ts\": \"allow\" } } }\n",
+    );
+}
+
+#[test]
+fn wrapper_allow_clamped() {
+    case(
+        Code::WrapperAllowClamped,
+        "{ \"permission\": { \"bash\": { \"sudo *\": \"allow\" } } }\n",
+    );
+}
+
+#[test]
+fn mcp_catch_all_shadows() {
+    // The runtime documentation's own example (D31).
+    case(
+        Code::McpCatchAllShadows,
+        "{ \"permission\": { \"mcp\": { \"*\": \"ask\", \"myServer:*\": \"allow\", \"dangerousServer\": \"deny\" } } }\n",
+    );
+}
+
+#[test]
+fn mcp_baseline_overridden() {
+    case(
+        Code::McpBaselineOverridden,
+        "{ \"permission\": { \"mcp\": { \"exa_*\": \"allow\", \"*\": \"ask\" } } }\n",
+    );
+}
+
+#[test]
+fn path_allow_not_grant() {
+    case(
+        Code::PathAllowNotGrant,
+        "{ \"permission\": { \"path\": { \"/opt/cache/*\": \"allow\" } } }\n",
+    );
+}
+
+#[test]
+fn shell_tool_key() {
+    case(
+        Code::ShellToolKey,
+        "{ \"shellTools\": { \"read\": { \"commandArgument\": \"path\" } }, \"permission\": { \"bash\": { \"rm *\": \"deny\" } } }\n",
+    );
+}
+
+#[test]
+fn yolo_floors() {
+    case(
+        Code::YoloFloors,
+        "{ \"yoloMode\": true, \"permission\": { \"*\": \"ask\" } }\n",
+    );
+}
+
+#[test]
+fn star_without_space() {
+    case(
+        Code::StarWithoutSpace,
+        "{ \"permission\": { \"bash\": { \"npm*\": \"allow\" } } }\n",
+    );
+}
+
+#[test]
+fn unknown_ignore_code() {
+    case(
+        Code::IgnoreCommentCode,
+        "{\n  \"permission\": {\n    \"bash\": {\n      \"npm*\": \"allow\" // permission-lsp-ignore PL999\n    }\n  }\n}\n",
+    );
+}
+
+#[test]
+fn ignore_comments_suppress() {
+    let text = "{\n  // permission-lsp-ignore-file PL224\n  \"permission\": {\n    \"bash\": {\n      // permission-lsp-ignore overridden-rule\n      \"git push *\": \"deny\",\n      \"npm*\": \"allow\",\n      \"*\": \"ask\"\n    }\n  }\n}\n";
+    let a = analyze_config_text(text, &options());
+    let codes: Vec<&str> = a.diagnostics.iter().map(|d| d.code.as_str()).collect();
+    // `npm*` is still overridden by `*` (its line has no suppression).
+    assert_eq!(codes, ["PL210"]);
+    assert_eq!(&text[a.diagnostics[0].range.clone()], "\"npm*\"");
+}
+
+/// Every code of the drift and precedence analysis has a case above.
+#[test]
+fn every_rule_finding_code_has_a_case() {
+    let src = std::fs::read_to_string(file!()).unwrap();
+    for c in Code::ALL {
+        let n: u32 = c.as_str()[2..].parse().unwrap();
+        if n == 13 || (209..=224).contains(&n) {
+            let variant = format!("{c:?}");
+            assert!(
+                src.contains(&format!("Code::{variant}")),
+                "no case for {}",
+                c.as_str()
+            );
+        }
+    }
+}
