@@ -175,3 +175,56 @@ fn simulate_rejects_bad_arguments() {
     let (code, _) = simulate(&["--tool", "bash", "--agent", "../evil"], None);
     assert_eq!(code, 2);
 }
+
+#[test]
+fn sarif_format() {
+    let (code, out) = run(&["check", "--format", "sarif", "examples"]);
+    assert_eq!(code, 1);
+    let log: serde_json::Value = serde_json::from_str(&out).expect("SARIF is JSON");
+    assert_eq!(log["version"], "2.1.0");
+    let run = &log["runs"][0];
+    let rules = run["tool"]["driver"]["rules"].as_array().unwrap();
+    assert_eq!(rules.len(), permission_lsp::analysis::Code::ALL.len());
+    let results = run["results"].as_array().unwrap();
+    assert!(!results.is_empty());
+    for r in results {
+        let idx = r["ruleIndex"].as_u64().unwrap() as usize;
+        assert_eq!(rules[idx]["id"], r["ruleId"]);
+        assert!(["error", "warning", "note"].contains(&r["level"].as_str().unwrap()));
+        let loc = &r["locations"][0]["physicalLocation"];
+        assert!(
+            loc["artifactLocation"]["uri"]
+                .as_str()
+                .unwrap()
+                .starts_with("examples/")
+        );
+        assert!(loc["region"]["startLine"].as_u64().unwrap() >= 1);
+    }
+    let trailing = results
+        .iter()
+        .find(|r| r["ruleId"] == "PL002")
+        .expect("the trailing comma is reported");
+    assert_eq!(
+        trailing["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+        "examples/broken/trailing-comma.json"
+    );
+}
+
+#[test]
+fn github_format() {
+    let (code, out) = run(&[
+        "check",
+        "--format",
+        "github",
+        "examples/broken/trailing-comma.json",
+    ]);
+    assert_eq!(code, 1);
+    let first = out.lines().next().unwrap();
+    assert!(
+        first.starts_with("::error file=examples/broken/trailing-comma.json,line="),
+        "{first}"
+    );
+    assert!(first.contains(",title=PL002 trailing-comma::"), "{first}");
+    // Workflow-command data is escaped: no raw newline inside one annotation.
+    assert!(out.lines().all(|l| l.starts_with("::")));
+}

@@ -266,3 +266,19 @@ fn every_rule_finding_code_has_a_case() {
         }
     }
 }
+
+#[test]
+fn source_action_adds_reasons_to_every_string_deny_of_a_map() {
+    let text = "{\n  \"permission\": {\n    \"bash\": {\n      \"rm *\": \"deny\", // no\n      \"git *\": \"allow\",\n      \"curl *\": \"deny\"\n    }\n  }\n}\n";
+    let a = analyze_config_text(text, &options());
+    let at = text.find("\"bash\"").unwrap() + 1;
+    let actions = code_actions(text, a.file.parsed.root.as_ref(), &a.diagnostics, at..at);
+    let source = actions
+        .iter()
+        .find(|x| x.title.starts_with("Add a deny reason to all 2"))
+        .expect("source action offered on the surface key");
+    let out = apply(text, &source.edits);
+    insta::assert_snapshot!("add-reasons", out);
+    assert!(analyze_config_text(&out, &options()).file.accepted());
+    assert!(out.contains("// no"), "comments stay");
+}

@@ -1,7 +1,7 @@
 //! `permission-lsp check [PATH…]`.
 
 use super::discover::discover;
-use super::render::{Style, human, json};
+use super::render::{Style, github, human, json, sarif};
 use crate::analysis::{AnalysisOptions, Severity, analyze_config_bytes};
 use crate::text::LineIndex;
 use std::io::Write;
@@ -11,6 +11,10 @@ use std::path::PathBuf;
 pub enum Format {
     Human,
     Json,
+    /// SARIF 2.1.0 (code scanning).
+    Sarif,
+    /// GitHub Actions annotations (`::error file=…`).
+    Github,
 }
 
 /// Files larger than this are reported, not read.
@@ -36,6 +40,7 @@ pub fn run(
     };
     let (mut errors, mut warnings, mut others) = (0usize, 0usize, 0usize);
     let mut json_out = Vec::new();
+    let mut sarif_out = Vec::new();
     for f in &files {
         let display = f.path.display().to_string();
         let bytes = match std::fs::metadata(&f.path) {
@@ -70,6 +75,10 @@ pub fn run(
                     let _ = writeln!(out, "{}", human(&display, &text, &index, d, style));
                 }
                 Format::Json => json_out.push(json(&display, &text, &index, d)),
+                Format::Github => {
+                    let _ = writeln!(out, "{}", github(&display, &text, &index, d));
+                }
+                Format::Sarif => sarif_out.push((display.clone(), text.clone(), d.clone())),
             }
         }
     }
@@ -87,6 +96,21 @@ pub fn run(
                 "{}",
                 serde_json::to_string_pretty(&doc).unwrap_or_default()
             );
+        }
+        Format::Sarif => {
+            let _ = writeln!(
+                out,
+                "{}",
+                serde_json::to_string_pretty(&sarif(&sarif_out)).unwrap_or_default()
+            );
+            for e in &io_errors {
+                eprintln!("error: {e}");
+            }
+        }
+        Format::Github => {
+            for e in &io_errors {
+                let _ = writeln!(out, "::error::{e}");
+            }
         }
         Format::Human => {
             for e in &io_errors {

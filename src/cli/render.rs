@@ -156,3 +156,102 @@ pub fn json(path: &str, text: &str, index: &LineIndex, d: &Diagnostic) -> serde_
         })).collect::<Vec<_>>(),
     })
 }
+
+/// One GitHub Actions workflow command (`::warning file=…::message`): the
+/// finding shows up as an annotation on the pull request.
+pub fn github(path: &str, text: &str, index: &LineIndex, d: &Diagnostic) -> String {
+    let (line, col) = line_col_1(index, text, d.range.start);
+    let (end_line, end_col) = line_col_1(index, text, d.range.end);
+    let level = match d.severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        _ => "notice",
+    };
+    format!(
+        "::{level} file={},line={line},col={col},endLine={end_line},endColumn={end_col},title={}::{}",
+        gh_property(path),
+        gh_property(&format!("{} {}", d.code.as_str(), d.code.name())),
+        gh_data(&d.message)
+    )
+}
+
+fn gh_data(s: &str) -> String {
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+fn gh_property(s: &str) -> String {
+    gh_data(s).replace(':', "%3A").replace(',', "%2C")
+}
+
+/// A SARIF 2.1.0 log of the findings (code scanning in CI).
+pub fn sarif(results: &[(String, String, Diagnostic)]) -> serde_json::Value {
+    use crate::analysis::Code;
+    let rules: Vec<serde_json::Value> = Code::ALL
+        .iter()
+        .map(|c| {
+            serde_json::json!({
+                "id": c.as_str(),
+                "name": c.name(),
+                "shortDescription": { "text": c.summary() },
+                "help": { "text": format!("{} See docs/lints/{}.md.", c.summary(), c.as_str()) },
+                "defaultConfiguration": { "level": sarif_level(c.default_severity()) },
+            })
+        })
+        .collect();
+    let region = |text: &str, index: &LineIndex, r: &std::ops::Range<usize>| {
+        let (sl, sc) = line_col_1(index, text, r.start);
+        let (el, ec) = line_col_1(index, text, r.end);
+        serde_json::json!({ "startLine": sl, "startColumn": sc, "endLine": el, "endColumn": ec })
+    };
+    let mut indexes: std::collections::HashMap<&str, LineIndex> = std::collections::HashMap::new();
+    let out: Vec<serde_json::Value> = results
+        .iter()
+        .map(|(path, text, d)| {
+            let index = indexes
+                .entry(path.as_str())
+                .or_insert_with(|| LineIndex::new(text));
+            let uri = path.trim_start_matches("./");
+            serde_json::json!({
+                "ruleId": d.code.as_str(),
+                "ruleIndex": Code::ALL.iter().position(|c| *c == d.code),
+                "level": sarif_level(d.severity),
+                "message": { "text": d.message },
+                "locations": [{ "physicalLocation": {
+                    "artifactLocation": { "uri": uri },
+                    "region": region(text, index, &d.range),
+                } }],
+                "relatedLocations": d.related.iter().enumerate().map(|(n, r)| serde_json::json!({
+                    "id": n,
+                    "message": { "text": r.message },
+                    "physicalLocation": {
+                        "artifactLocation": { "uri": uri },
+                        "region": region(text, index, &r.range),
+                    },
+                })).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": { "driver": {
+                "name": "permission-lsp",
+                "version": env!("CARGO_PKG_VERSION"),
+                "rules": rules,
+            } },
+            "columnKind": "unicodeCodePoints",
+            "results": out,
+        }],
+    })
+}
+
+fn sarif_level(s: Severity) -> &'static str {
+    match s {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        _ => "note",
+    }
+}

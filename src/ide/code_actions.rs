@@ -17,6 +17,8 @@ pub struct TextEdit {
 pub enum ActionKind {
     QuickFix,
     RefactorRewrite,
+    /// Acts on a whole map or file.
+    Source,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -291,6 +293,36 @@ fn rewrites(text: &str, root: &Node, offset: usize) -> Vec<Action> {
     let Some(at) = locate(root, offset) else {
         return out;
     };
+    // Every string "deny" of the enclosing surface map at once.
+    if at.path.len() >= 2
+        && at.path[0] == "permission"
+        && let Some(map) = enclosing_pattern_value(root, &at.path[..2])
+        && let Some(members) = map.value.as_object()
+    {
+        let edits: Vec<TextEdit> = members
+            .iter()
+            .filter(|m| m.value.value.as_str() == Some("deny"))
+            .map(|m| {
+                replace(
+                    m.value.range.clone(),
+                    "{ \"action\": \"deny\", \"reason\": \"\" }",
+                )
+            })
+            .collect();
+        if edits.len() > 1 {
+            out.push(Action {
+                title: format!(
+                    "Add a deny reason to all {} string denies in \"{}\"",
+                    edits.len(),
+                    at.path[1]
+                ),
+                kind: ActionKind::Source,
+                edits,
+                fixes: None,
+                preferred: false,
+            });
+        }
+    }
     // Only pattern values: permission.<surface>.<pattern>.
     let in_pattern = at.path.len() >= 3 && at.path[0] == "permission";
     if !in_pattern {

@@ -5,15 +5,15 @@
 
 use super::convert::to_lsp_range;
 use super::session::{DocumentKind, Session, Snapshot};
-use crate::analysis::{self, AnalysisOptions, Severity};
+use crate::analysis::{self, AnalysisOptions, Code, Severity};
 use crate::text::{LineIndex, PositionEncoding};
 use std::collections::HashMap;
 use std::sync::Arc;
 use tokio::sync::Mutex;
 use tower_lsp_server::Client;
 use tower_lsp_server::ls_types::{
-    CodeDescription, Diagnostic, DiagnosticRelatedInformation, DiagnosticSeverity, Location,
-    NumberOrString, Uri,
+    CodeDescription, Diagnostic, DiagnosticRelatedInformation, DiagnosticSeverity, DiagnosticTag,
+    Location, NumberOrString, Uri,
 };
 
 /// Last published version per document.
@@ -77,7 +77,10 @@ pub fn compute(
                 source: Some("permission-lsp".into()),
                 message: d.message.clone(),
                 related_information: (!related.is_empty()).then_some(related),
-                tags: None,
+                // Rules that never decide, or whose removal changes nothing,
+                // are shown faded.
+                tags: matches!(d.code, Code::ShadowedRule | Code::RedundantRule)
+                    .then(|| vec![DiagnosticTag::UNNECESSARY]),
                 data: None,
             }
         })

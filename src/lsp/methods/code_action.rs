@@ -39,6 +39,7 @@ pub fn handle(server: &Server, params: CodeActionParams) -> Option<Vec<CodeActio
             let kind = match a.kind {
                 ActionKind::QuickFix => CodeActionKind::QUICKFIX,
                 ActionKind::RefactorRewrite => CodeActionKind::REFACTOR_REWRITE,
+                ActionKind::Source => CodeActionKind::SOURCE,
             };
             if let Some(only) = wanted
                 && !only.iter().any(|k| kind.as_str().starts_with(k.as_str()))
