@@ -169,3 +169,15 @@ pub fn locations_for_document(
     }
     loc
 }
+
+/// MCP server names from the `mcp.json` in the agent directory (the names
+/// the runtime derives MCP targets from); none when it is missing.
+pub fn mcp_server_names(loc: &Locations) -> Vec<String> {
+    let path = locations::mcp_json_path(&loc.agent_dir);
+    match std::fs::metadata(&path) {
+        Ok(m) if m.is_file() && m.len() <= 16 * 1024 * 1024 => std::fs::read(&path)
+            .map(|b| server_names_from_mcp_json(&String::from_utf8_lossy(&b)))
+            .unwrap_or_default(),
+        _ => Vec::new(),
+    }
+}

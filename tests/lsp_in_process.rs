@@ -335,3 +335,96 @@ async fn code_action_fixes_a_trailing_comma() {
         .await;
     assert_eq!(r["result"], json!([]));
 }
+
+/// Precedence on hover, completion, the outline, the move-after quick fix
+/// and faded dead rules, over the protocol.
+#[tokio::test]
+async fn precedence_hover_completion_symbols_and_fixes() {
+    let mut c = start();
+    c.initialize(&["utf-16"]).await;
+    let text = "{\n  \"permission\": {\n    \"*\": \"ask\",\n    \"bash\": {\n      \"git push *\": \"deny\",\n      \"git status\": \"allow\",\n      \"git *\": \"allow\",\n      \"npm *\": \"ask\"\n    }\n  }\n}\n";
+    c.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": URI, "languageId": "jsonc", "version": 1, "text": text}}),
+    )
+    .await;
+    let d = c.diagnostics(URI, Some(1)).await;
+    assert_eq!(codes(&d), ["PL210", "PL211"]);
+    assert_eq!(
+        d["diagnostics"][1]["tags"],
+        json!([1]),
+        "dead rules are faded"
+    );
+
+    let hover = |line: u32, character: u32| json!({"textDocument": {"uri": URI}, "position": {"line": line, "character": character}});
+    let h = c.request("textDocument/hover", hover(6, 8)).await;
+    insta::assert_snapshot!(
+        "hover-broader-rule",
+        h["result"]["contents"]["value"].as_str().unwrap()
+    );
+    let h = c.request("textDocument/hover", hover(4, 8)).await;
+    insta::assert_snapshot!(
+        "hover-overridden-rule",
+        h["result"]["contents"]["value"].as_str().unwrap()
+    );
+    let h = c.request("textDocument/hover", hover(3, 6)).await;
+    insta::assert_snapshot!(
+        "hover-surface",
+        h["result"]["contents"]["value"].as_str().unwrap()
+    );
+
+    // The move quick fix at the overridden rule.
+    let r = c
+        .request(
+            "textDocument/codeAction",
+            json!({"textDocument": {"uri": URI},
+                   "range": {"start": {"line": 4, "character": 8}, "end": {"line": 4, "character": 8}},
+                   "context": {"diagnostics": [d["diagnostics"][0].clone()]}}),
+        )
+        .await;
+    let titles: Vec<&str> = r["result"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["title"].as_str().unwrap())
+        .collect();
+    assert!(
+        titles.contains(&"Move after \"git *\" so this rule takes effect"),
+        "{titles:?}"
+    );
+
+    // Completion of a state, and of a surface inside a fresh key.
+    let r = c
+        .request(
+            "textDocument/completion",
+            json!({"textDocument": {"uri": URI}, "position": {"line": 7, "character": 16}}),
+        )
+        .await;
+    let labels: Vec<&str> = r["result"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["label"].as_str().unwrap())
+        .collect();
+    assert_eq!(labels, ["allow", "ask", "deny", "deny with reason"]);
+
+    // The outline: surfaces and their rules in runtime order.
+    let r = c
+        .request(
+            "textDocument/documentSymbol",
+            json!({"textDocument": {"uri": URI}}),
+        )
+        .await;
+    let perm = &r["result"][0];
+    assert_eq!(perm["name"], "permission");
+    let bash = &perm["children"][1];
+    assert_eq!(bash["name"], "bash");
+    assert_eq!(bash["detail"], "4 rules");
+    let rules: Vec<&str> = bash["children"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(rules, ["git push *", "git status", "git *", "npm *"]);
+}

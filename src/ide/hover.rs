@@ -108,3 +108,162 @@ pub fn hover(root: &Node, offset: usize, target: Version) -> Option<HoverInfo> {
         markdown,
     })
 }
+
+/// What the rule list says about the rule at `offset` (a pattern key or
+/// value, or a string surface): its effect, whom it overrides and who
+/// overrides it, each with an example; or, on a surface key, which tools
+/// it applies to and what decides when nothing in it matches.
+pub fn precedence(cfg: &crate::model::pi::PiConfig, offset: usize, home: &str) -> Option<String> {
+    use crate::analysis::pattern_algebra::{Overlap, Pattern, overlap};
+    use crate::analysis::rule_lints::ordered_rules;
+    use crate::engine::wildcard::{MatchOptions, Wildcard};
+    let surfaces = cfg.permission.as_ref()?;
+    let rules = ordered_rules(surfaces);
+    let default = cfg
+        .universal_default()
+        .unwrap_or(crate::model::pi::State::Ask);
+    // On a surface key: the tools it applies to, and the fallback.
+    if let Some(s) = surfaces
+        .iter()
+        .find(|s| s.key_range.contains(&offset) && s.key != "*")
+    {
+        let wc = Wildcard::compile(&s.key, home, MatchOptions::default());
+        const TOOLS: &[&str] = &[
+            "bash",
+            "read",
+            "write",
+            "edit",
+            "grep",
+            "find",
+            "ls",
+            "mcp",
+            "skill",
+            "path",
+            "external_directory",
+        ];
+        let hits: Vec<&str> = TOOLS.iter().copied().filter(|t| wc.is_match(t)).collect();
+        let applies = if !s.key.contains(['*', '?']) {
+            format!("Applies to `{}` exactly.", s.key)
+        } else if hits.is_empty() {
+            format!(
+                "A wildcard: applies to every tool whose name matches `{}` (none of pi's own).",
+                s.key
+            )
+        } else {
+            format!(
+                "A wildcard: applies to every tool whose name matches — here {}.",
+                hits.iter()
+                    .map(|t| format!("`{t}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        };
+        let others: Vec<String> = surfaces
+            .iter()
+            .filter(|o| {
+                o.key != s.key
+                    && o.key != "*"
+                    && Wildcard::compile(&o.key, home, MatchOptions::default()).is_match(&s.key)
+            })
+            .map(|o| format!("`{}`", o.key))
+            .collect();
+        let mut md = format!(
+            "{applies}\n\nFor a call, the last matching rule wins among this surface's rules"
+        );
+        if !others.is_empty() {
+            md.push_str(&format!(
+                " and those of {} (in file order)",
+                others.join(", ")
+            ));
+        }
+        md.push_str(&format!(
+            "; when none matches, the universal `*` decides: **{default}**."
+        ));
+        return Some(md);
+    }
+    let k = rules
+        .iter()
+        .position(|r| r.key_range.contains(&offset) || r.value_range.contains(&offset))?;
+    let me = &rules[k];
+    if me.surface.contains(['*', '?']) {
+        return None;
+    }
+    let group: Vec<usize> = (0..rules.len())
+        .filter(|&j| {
+            Wildcard::compile(&rules[j].surface, home, MatchOptions::default())
+                .is_match(&me.surface)
+        })
+        .collect();
+    let pats: Vec<Pattern> = group
+        .iter()
+        .map(|&j| Pattern::new(&rules[j].pattern, home))
+        .collect();
+    let pos = group.iter().position(|&j| j == k)?;
+    let decider = |w: &str| {
+        group
+            .iter()
+            .zip(&pats)
+            .rev()
+            .find(|(_, p)| p.is_match(w))
+            .map(|(j, _)| *j)
+    };
+    let mut overrides = Vec::new();
+    let mut overridden = Vec::new();
+    let mut decides = None;
+    let own = pats[pos].example();
+    if decider(&own) == Some(k) {
+        decides = Some(own);
+    }
+    for (n, &j) in group.iter().enumerate() {
+        if j == k || overrides.len() + overridden.len() >= 8 {
+            continue;
+        }
+        if let Overlap::Overlap(w) = overlap(&pats[pos], &pats[n]) {
+            let d = decider(&w);
+            let r = &rules[j];
+            if n < pos && d == Some(k) {
+                overrides.push(format!("- `{}` ({}) — e.g. `{w}`", r.pattern, r.action));
+                decides.get_or_insert(w);
+            } else if n > pos && d.is_some_and(|d| d != k) {
+                overridden.push(format!(
+                    "- `{}` ({}) — e.g. `{w}` → {}",
+                    r.pattern,
+                    r.action,
+                    rules[d.unwrap()].action
+                ));
+            }
+        }
+    }
+    let mut md = format!("**`{}` → {}**", me.pattern, me.action);
+    if let Some(reason) = &me.reason {
+        md.push_str(&format!(" — reason shown to the agent: “{reason}.”"));
+    }
+    match &decides {
+        Some(w) => md.push_str(&format!("\n\nDecides e.g. `{w}`.")),
+        None => md.push_str("\n\nNo example found where it decides (see the diagnostics: it may never take effect)."),
+    }
+    if !overrides.is_empty() {
+        md.push_str(&format!(
+            "\n\nOverrides the earlier:\n{}",
+            overrides.join("\n")
+        ));
+    }
+    if !overridden.is_empty() {
+        md.push_str(&format!(
+            "\n\nOverridden by the later:\n{}",
+            overridden.join("\n")
+        ));
+    }
+    if me.surface == "bash" && me.action == crate::model::pi::State::Allow {
+        let cmd = me.pattern.replace(['*', '?'], "x");
+        if let Some(tree) = crate::engine::bash::parse(&cmd)
+            && let Some(w) = crate::engine::bash::command_units(&tree, &cmd)
+                .first()
+                .and_then(|u| u.wrapper)
+        {
+            md.push_str(&format!("\n\nClamped: `{cmd}` is a wrapper ({}), so the runtime asks even when this allow matches.", w.sentinel()));
+        }
+    }
+    md.push_str("\n\nScope: this file.");
+    Some(md)
+}

@@ -2,7 +2,9 @@
 //! code actions, completions and symbols.
 
 pub mod code_actions;
+pub mod completion;
 pub mod hover;
 pub mod locate;
 pub mod sample_call;
 pub mod simulation;
+pub mod symbols;

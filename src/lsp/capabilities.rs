@@ -3,9 +3,9 @@
 use crate::text::PositionEncoding;
 use tower_lsp_server::ls_types::{
     ClientCapabilities, CodeActionKind, CodeActionOptions, CodeActionProviderCapability,
-    CodeLensOptions, ExecuteCommandOptions, HoverProviderCapability, PositionEncodingKind,
-    SaveOptions, ServerCapabilities, TextDocumentSyncCapability, TextDocumentSyncKind,
-    TextDocumentSyncOptions, TextDocumentSyncSaveOptions,
+    CodeLensOptions, CompletionOptions, ExecuteCommandOptions, HoverProviderCapability, OneOf,
+    PositionEncodingKind, SaveOptions, ServerCapabilities, TextDocumentSyncCapability,
+    TextDocumentSyncKind, TextDocumentSyncOptions, TextDocumentSyncSaveOptions,
 };
 
 /// UTF-8 when the client offers it (no conversion cost), else the mandatory UTF-16.
@@ -42,10 +42,16 @@ pub fn server_capabilities(enc: PositionEncoding) -> ServerCapabilities {
             code_action_kinds: Some(vec![
                 CodeActionKind::QUICKFIX,
                 CodeActionKind::REFACTOR_REWRITE,
+                CodeActionKind::SOURCE,
             ]),
             resolve_provider: Some(false),
             work_done_progress_options: Default::default(),
         })),
+        completion_provider: Some(CompletionOptions {
+            trigger_characters: Some(vec!["\"".into(), ":".into()]),
+            ..CompletionOptions::default()
+        }),
+        document_symbol_provider: Some(OneOf::Left(true)),
         code_lens_provider: Some(CodeLensOptions {
             resolve_provider: Some(false),
         }),

@@ -92,6 +92,17 @@ impl LanguageServer for Server {
         Ok(methods::code_action::handle(self, params))
     }
 
+    async fn completion(&self, params: CompletionParams) -> Result<Option<CompletionResponse>> {
+        Ok(methods::completion::handle(self, params))
+    }
+
+    async fn document_symbol(
+        &self,
+        params: DocumentSymbolParams,
+    ) -> Result<Option<DocumentSymbolResponse>> {
+        Ok(methods::document_symbol::handle(self, params))
+    }
+
     async fn code_lens(&self, params: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {
         Ok(methods::code_lens::handle(self, params))
     }

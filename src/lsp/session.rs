@@ -48,6 +48,8 @@ pub struct Settings {
     pub analysis: AnalysisOptions,
     /// The first workspace folder (the session cwd for simulation).
     pub workspace_root: Option<std::path::PathBuf>,
+    /// The client accepts snippet completions.
+    pub snippets: bool,
 }
 
 impl Session {

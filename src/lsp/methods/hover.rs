@@ -19,7 +19,13 @@ pub fn handle(server: &Server, params: HoverParams) -> Option<Hover> {
     let offset = to_offset(text, &index, pos.position, settings.encoding);
     let file = read_config(text, settings.analysis.target);
     let root = file.parsed.root.as_ref()?;
-    let info = crate::ide::hover::hover(root, offset, settings.analysis.target)?;
+    let mut info = crate::ide::hover::hover(root, offset, settings.analysis.target)?;
+    if let Some(cfg) = file.config()
+        && let Some(more) = crate::ide::hover::precedence(&cfg, offset, &settings.analysis.home)
+    {
+        info.markdown.push_str("\n\n---\n\n");
+        info.markdown.push_str(&more);
+    }
     Some(Hover {
         contents: HoverContents::Markup(MarkupContent {
             kind: MarkupKind::Markdown,

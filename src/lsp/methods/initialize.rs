@@ -20,6 +20,14 @@ pub fn handle(server: &Server, params: InitializeParams) -> InitializeResult {
     server.session.update_settings(|s| {
         s.encoding = enc;
         s.workspace_root = root;
+        s.snippets = params
+            .capabilities
+            .text_document
+            .as_ref()
+            .and_then(|t| t.completion.as_ref())
+            .and_then(|c| c.completion_item.as_ref())
+            .and_then(|i| i.snippet_support)
+            .unwrap_or(false);
         if let Ok(home) = std::env::var("HOME") {
             s.analysis.home = home;
         }
