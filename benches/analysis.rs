@@ -28,6 +28,20 @@ fn analysis(c: &mut Criterion) {
     c.bench_function("diagnose/bash-10k (10,000 rules, 489 KB)", |b| {
         b.iter(|| analyze_config_text(black_box(&large), &options))
     });
+    // Shadowing at scale: every rule overlaps others; with a final
+    // catch-all all 10,000 are dead (10,000 findings with examples).
+    let mut slow = c.benchmark_group("diagnose/overlapping");
+    slow.sample_size(20);
+    for name in [
+        "bash-10k-overlap.json",
+        "bash-10k-overlap-no-catch-all.json",
+    ] {
+        let text = data(name);
+        slow.bench_function(name, |b| {
+            b.iter(|| analyze_config_text(black_box(&text), &options))
+        });
+    }
+    slow.finish();
 }
 
 fn positions(c: &mut Criterion) {

@@ -5,7 +5,7 @@
 //! must agree, with witnesses that really are witnesses.
 
 use permission_lsp::analysis::pattern_algebra::{
-    Inclusion, Overlap, Pattern, included_in, included_in_union, overlap,
+    Inclusion, Overlap, Pattern, included_in, included_in_union, overlap, overlaps,
 };
 use permission_lsp::engine::wildcard::{MatchOptions, Wildcard};
 use proptest::prelude::*;
@@ -78,6 +78,13 @@ proptest! {
             Overlap::Disjoint => prop_assert!(brute.is_none(), "missed overlap {brute:?}"),
             Overlap::Unknown => prop_assert!(false, "unknown on a tiny pattern"),
         }
+    }
+
+    #[test]
+    fn quick_overlap_agrees_with_the_search(x in pattern_strategy(), y in pattern_strategy()) {
+        let (a, b) = (Pattern::from_expanded(&x), Pattern::from_expanded(&y));
+        let exact = matches!(overlap(&a, &b), Overlap::Overlap(_));
+        prop_assert_eq!(overlaps(&a, &b), Some(exact), "{:?} {:?}", x, y);
     }
 
     #[test]

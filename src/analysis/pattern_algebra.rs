@@ -167,6 +167,11 @@ impl Pattern {
     fn len(&self) -> usize {
         self.alts.iter().map(Vec::len).sum()
     }
+
+    /// Positions of the pattern (the cost unit of the searches).
+    pub fn size(&self) -> usize {
+        self.len() + self.alts.len()
+    }
 }
 
 /// `**` is `*`; a run of wildcards puts its `?`s first (`*?` ≡ `?*`).
@@ -231,15 +236,85 @@ fn glob_match(p: &[Tok], v: &[u16]) -> bool {
 
 /// A readable code unit that none of the patterns uses literally.
 fn fresh_unit(patterns: &[&Pattern]) -> u16 {
-    let mut lits = FxHashSet::default();
-    for p in patterns {
-        p.literals(&mut lits);
-    }
+    let used = |c: u16| {
+        patterns
+            .iter()
+            .any(|p| p.alts.iter().flatten().any(|t| *t == Tok::Lit(c)))
+    };
     "xyzqkjw0123456789abcdefghilmnoprstuv"
         .encode_utf16()
         .chain(0x00e0..0xd7ff)
-        .find(|c| !lits.contains(c))
+        .find(|c| !used(*c))
         .unwrap_or(0xe000)
+}
+
+/// Do `a` and `b` match a common string? (No witness: the cheap question.)
+/// Without `?`, two patterns with a `*` each overlap exactly when their
+/// literal prefixes agree and their literal suffixes agree (the prefix,
+/// every literal run of both, and the suffix, in a row, is matched by
+/// both); a literal is matched directly; anything else runs the search.
+pub fn overlaps(a: &Pattern, b: &Pattern) -> Option<bool> {
+    if a.is_universal() || b.is_universal() {
+        return Some(true);
+    }
+    let mut unknown = false;
+    for x in &a.alts {
+        for y in &b.alts {
+            match overlaps_linear(x, y) {
+                Some(true) => return Some(true),
+                Some(false) => {}
+                None => unknown = true,
+            }
+        }
+    }
+    if unknown {
+        match overlap(a, b) {
+            Overlap::Overlap(_) => Some(true),
+            Overlap::Disjoint => Some(false),
+            Overlap::Unknown => None,
+        }
+    } else {
+        Some(false)
+    }
+}
+
+fn overlaps_linear(a: &[Tok], b: &[Tok]) -> Option<bool> {
+    let lit = |t: &[Tok]| -> Option<Vec<u16>> {
+        t.iter()
+            .map(|x| match x {
+                Tok::Lit(c) => Some(*c),
+                _ => None,
+            })
+            .collect()
+    };
+    if let Some(w) = lit(a) {
+        return Some(glob_match(b, &w));
+    }
+    if let Some(w) = lit(b) {
+        return Some(glob_match(a, &w));
+    }
+    if a.contains(&Tok::Any) || b.contains(&Tok::Any) {
+        return None;
+    }
+    let edge = |t: &[Tok], rev: bool| -> Vec<u16> {
+        let it: Box<dyn Iterator<Item = &Tok>> = if rev {
+            Box::new(t.iter().rev())
+        } else {
+            Box::new(t.iter())
+        };
+        it.map_while(|x| match x {
+            Tok::Lit(c) => Some(*c),
+            _ => None,
+        })
+        .collect()
+    };
+    let (pa, pb) = (edge(a, false), edge(b, false));
+    let (sa, sb) = (edge(a, true), edge(b, true));
+    let agree = |x: &[u16], y: &[u16]| {
+        let n = x.len().min(y.len());
+        x[..n] == y[..n]
+    };
+    Some(agree(&pa, &pb) && agree(&sa, &sb))
 }
 
 /// Do `a` and `b` match a common string? The witness is a shortest one.
@@ -466,7 +541,7 @@ pub fn search(patterns: &[&Pattern], required: usize, wanted: impl Fn(&[bool]) -
 }
 
 /// Work (positions stepped) one [`search`] may spend.
-pub const SEARCH_WORK: usize = 100_000;
+pub const SEARCH_WORK: usize = 20_000;
 
 /// [`search`] drawing on a shared work budget; when it runs out the answer
 /// is unknown (and the budget stays empty for the caller's next question).

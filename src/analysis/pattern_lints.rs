@@ -142,7 +142,11 @@ fn bash_patterns(s: &Surface, out: &mut Vec<Diagnostic>) {
                 continue;
             }
         }
-        if r.value.action == State::Allow {
+        let first_word = typed
+            .split_whitespace()
+            .find(|w| env_prefix(w).is_none())
+            .unwrap_or("");
+        if r.value.action == State::Allow && bash::may_be_wrapper(first_word) {
             let u = units(&typed);
             if let Some(w) = u.first().and_then(|u| u.wrapper) {
                 out.push(Diagnostic::new(

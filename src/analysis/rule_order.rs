@@ -6,7 +6,7 @@
 //! question the bounded search cannot answer produces no finding.
 
 use super::pattern_algebra::{
-    Inclusion, Overlap, Pattern, Search, included_in_union_within, overlap, search_within,
+    Inclusion, Overlap, Pattern, Search, included_in_union_within, overlap, overlaps, search_within,
 };
 use crate::engine::wildcard::{MatchOptions, Wildcard};
 use crate::model::pi::State;
@@ -65,10 +65,15 @@ pub enum Finding {
 }
 
 /// Limits that keep the analysis of any document bounded.
-const OVERLAP_BUDGET: usize = 400_000;
+const OVERLAP_BUDGET: usize = 4_000_000;
+/// Rules after the last catch-all that are scanned for each earlier rule.
+const TAIL_LIMIT: usize = 256;
+/// Possible overlaps examined per rule (a rule starting with `*` may
+/// overlap every other one).
+const CANDIDATE_LIMIT: usize = 512;
 const MAX_UNION: usize = 48;
 /// Search work for the whole document (see `pattern_algebra::search_within`).
-const SEARCH_BUDGET: usize = 200_000;
+const SEARCH_BUDGET: usize = 10_000;
 
 /// Pi's own tools, whose visibility a catch-all deny decides.
 const TOOLS: &[&str] = &["bash", "read", "write", "edit", "grep", "find", "ls", "mcp"];
@@ -259,7 +264,8 @@ fn value_order(
     let mut lengths: Vec<usize> = prefixes.iter().map(Vec::len).collect();
     lengths.sort_unstable();
     lengths.dedup();
-    let overlapping = |k: usize, budget: &mut usize| -> Option<Vec<usize>> {
+    // `None`: the budget is spent; `Some(None)`: this rule is skipped.
+    let overlapping = |k: usize, budget: &mut usize| -> Option<Option<Vec<usize>>> {
         let p = &prefixes[k];
         let mut cands: Vec<usize> = Vec::new();
         for &len in lengths.iter().take_while(|&&l| l <= p.len()) {
@@ -283,6 +289,10 @@ fn value_order(
         }
         cands.sort_unstable();
         cands.dedup();
+        if cands.len() > CANDIDATE_LIMIT {
+            // Too many possible overlaps to examine: no finding for it.
+            return Some(None);
+        }
         let mut res = Vec::new();
         for c in cands {
             if c == k
@@ -291,27 +301,60 @@ fn value_order(
             {
                 continue;
             }
-            if *budget == 0 {
+            let cost = g.patterns[k].size() * g.patterns[c].size() + 1;
+            if *budget < cost {
+                *budget = 0;
                 return None;
             }
-            *budget -= 1;
-            if overlap(g.patterns[k], g.patterns[c]) != Overlap::Disjoint {
+            *budget -= cost;
+            if overlaps(g.patterns[k], g.patterns[c]) != Some(false) {
                 res.push(c);
             }
         }
-        Some(res)
+        Some(Some(res))
     };
+    // Rules that match everything make every earlier rule dead; the rules
+    // after the last of them are the only other possible deciders.
+    let universal: Vec<usize> = (0..n).filter(|&c| g.patterns[c].is_universal()).collect();
+    let tail: Vec<usize> = universal
+        .last()
+        .map_or(Vec::new(), |&u| (u + 1..n).collect());
     for k in 0..n {
         let i = g.members[k];
         if rules[i].surface != surface || rules[i].elsewhere.is_some() {
             continue;
         }
+        if let Some(&u_last) = universal.last()
+            && u_last > k
+        {
+            if tail.len() <= TAIL_LIMIT {
+                out.push(dead_by_universal(rules, g, k, &universal, &tail));
+            }
+            continue;
+        }
         let Some(near) = overlapping(k, budget) else {
             return;
         };
+        let Some(near) = near else { continue };
         let later: Vec<usize> = near.iter().copied().filter(|&c| c > k).collect();
         let earlier: Vec<usize> = near.iter().copied().filter(|&c| c < k).collect();
-        if !later.is_empty() && later.len() <= MAX_UNION {
+        if later.len() > MAX_UNION {
+            // Too many to combine: a single later rule may still include it.
+            let single = later.iter().copied().find(|&c| {
+                included_in_union_within(g.patterns[k], &[g.patterns[c]], work)
+                    == Inclusion::Included
+            });
+            if single.is_some() {
+                let near_later: Vec<usize> =
+                    later.iter().copied().rev().take(MAX_UNION).rev().collect();
+                out.extend(dead(rules, g, k, &near_later, work));
+            }
+            continue;
+        }
+        // A call this rule decides (its example, unless a later rule
+        // matches that).
+        let mut decided = g.patterns[k].example();
+        if !later.is_empty() {
             let inc: Vec<&Pattern> = later.iter().map(|&c| g.patterns[c]).collect();
             match included_in_union_within(g.patterns[k], &inc, work) {
                 Inclusion::Included => {
@@ -319,16 +362,61 @@ fn value_order(
                     continue;
                 }
                 Inclusion::Unknown => continue,
-                Inclusion::NotIncluded(_) => {}
+                Inclusion::NotIncluded(w) => decided = w,
             }
-        } else if later.len() > MAX_UNION {
-            continue;
         }
         if earlier.is_empty() || multi_valued(surface) || earlier.len() + later.len() > MAX_UNION {
             continue;
         }
-        if let Some(f) = redundant(rules, g, k, &earlier, &later, work) {
+        if let Some(f) = redundant(rules, g, k, &earlier, &later, &decided, work) {
             out.push(f);
+        }
+    }
+}
+
+/// A rule before a rule that matches everything: dead. Its example is
+/// decided by the last matching rule of the tail after the last universal
+/// rule, or by that universal rule itself.
+fn dead_by_universal(
+    rules: &[OrderedRule],
+    g: &Group<'_>,
+    k: usize,
+    universal: &[usize],
+    tail: &[usize],
+) -> Finding {
+    let i = g.members[k];
+    let action = rules[i].action;
+    let u_last = *universal.last().expect("a universal rule");
+    let example = g.patterns[k].example();
+    let d = tail
+        .iter()
+        .rev()
+        .copied()
+        .find(|&c| g.patterns[c].is_match(&example))
+        .unwrap_or(u_last);
+    let broader = universal
+        .iter()
+        .rev()
+        .copied()
+        .find(|&c| c > k && rules[g.members[c]].action != action);
+    match broader {
+        Some(b) if rules[g.members[d]].action != action => Finding::Overridden {
+            rule: i,
+            decided_by: g.members[d],
+            example,
+            all_by: vec![g.members[b]],
+        },
+        _ => {
+            let mut all_by = vec![g.members[d]];
+            if d != u_last {
+                all_by.push(g.members[u_last]);
+            }
+            Finding::Shadowed {
+                rule: i,
+                decided_by: g.members[d],
+                example,
+                all_by,
+            }
         }
     }
 }
@@ -403,13 +491,14 @@ fn dead(
 
 /// Not dead: is every call it decides decided the same way by the
 /// earlier rules? The earlier decider must be a config rule (the default
-/// may come from another scope).
+/// may come from another scope). `decided` is a call it decides.
 fn redundant(
     rules: &[OrderedRule],
     g: &Group<'_>,
     k: usize,
     earlier: &[usize],
     later: &[usize],
+    decided: &str,
     work: &mut usize,
 ) -> Option<Finding> {
     let i = g.members[k];
@@ -418,58 +507,55 @@ fn redundant(
         let (a, b) = (&rules[g.members[c]], &rules[i]);
         a.action == b.action && a.reason == b.reason
     };
-    // Cheap refutation first: the rule's own example.
-    let example = g.patterns[k].example();
-    if decider_after(g, k, later, &example).is_none() {
-        let before = earlier
+    let earlier_decider = |w: &str| {
+        earlier
             .iter()
             .rev()
-            .find(|&&c| g.patterns[c].is_match(&example));
-        if before.is_none_or(|&c| !same(c)) {
+            .copied()
+            .find(|&c| g.patterns[c].is_match(w))
+    };
+    // 1. The call it is known to decide.
+    let instead = earlier_decider(decided)?;
+    if !same(instead) {
+        return None;
+    }
+    // 2. Every call it matches must be matched by a later rule or by an
+    //    earlier one with the same effect (exact, usually one glob match).
+    let same_earlier: Vec<usize> = earlier.iter().copied().filter(|&c| same(c)).collect();
+    let mut inc: Vec<&Pattern> = same_earlier.iter().map(|&c| g.patterns[c]).collect();
+    inc.extend(later.iter().map(|&c| g.patterns[c]));
+    if included_in_union_within(g.patterns[k], &inc, work) != Inclusion::Included {
+        return None;
+    }
+    // 3. With another-effect earlier rules around, the last earlier match
+    //    must still be a same-effect one: search for a counterexample.
+    if same_earlier.len() < earlier.len() {
+        let mut pats: Vec<&Pattern> = vec![g.patterns[k]];
+        pats.extend(earlier.iter().map(|&c| g.patterns[c]));
+        let ne = earlier.len();
+        pats.extend(later.iter().map(|&c| g.patterns[c]));
+        let sames: Vec<bool> = earlier.iter().map(|&c| same(c)).collect();
+        let differs = search_within(
+            &pats,
+            0,
+            |acc| {
+                acc[0]
+                    && !acc[1 + ne..].iter().any(|a| *a)
+                    && acc[1..1 + ne]
+                        .iter()
+                        .rposition(|a| *a)
+                        .is_none_or(|j| !sames[j])
+            },
+            work,
+        );
+        if differs != Search::NotFound {
             return None;
         }
     }
-    let mut pats: Vec<&Pattern> = vec![g.patterns[k]];
-    pats.extend(earlier.iter().map(|&c| g.patterns[c]));
-    let ne = earlier.len();
-    pats.extend(later.iter().map(|&c| g.patterns[c]));
-    let sames: Vec<bool> = earlier.iter().map(|&c| same(c)).collect();
-    // A call this rule decides where the earlier decision differs (or is
-    // the default).
-    let differs = search_within(
-        &pats,
-        0,
-        |acc| {
-            acc[0]
-                && !acc[1 + ne..].iter().any(|a| *a)
-                && acc[1..1 + ne]
-                    .iter()
-                    .rposition(|a| *a)
-                    .is_none_or(|j| !sames[j])
-        },
-        work,
-    );
-    if differs != Search::NotFound {
-        return None;
-    }
-    let decides = search_within(
-        &pats,
-        0,
-        |acc| acc[0] && !acc[1 + ne..].iter().any(|a| *a),
-        work,
-    );
-    let Search::Found(example) = decides else {
-        return None;
-    };
-    let instead = earlier
-        .iter()
-        .rev()
-        .copied()
-        .find(|&c| g.patterns[c].is_match(&example))?;
     Some(Finding::Redundant {
         rule: i,
         instead: g.members[instead],
-        example,
+        example: decided.to_string(),
     })
 }
 

@@ -183,6 +183,17 @@ const INDIRECTION: [&str; 15] = [
     "flock",
 ];
 
+/// Could a command whose name is `name` be a wrapper? (Names outside this
+/// set never are, whatever their arguments.)
+pub fn may_be_wrapper(name: &str) -> bool {
+    let name = name.rsplit('/').next().unwrap_or(name);
+    name == "eval"
+        || name == "find"
+        || name == "fd"
+        || SHELLS.contains(&name)
+        || INDIRECTION.contains(&name)
+}
+
 fn classify_wrapper(node: Node<'_>, src: &str) -> Option<WrapperKind> {
     let mut name: Option<&str> = None;
     let mut args: Vec<&str> = Vec::new();
