@@ -195,3 +195,66 @@ fn dead_redundant_and_hidden_rules_agree_with_the_runtime() {
         expect_hidden.len()
     );
 }
+
+/// Every quick fix offered for a finding in the corpus (and in the
+/// findings' examples) yields a file the reference runtime loads without
+/// an issue, when the original loaded without one.
+#[test]
+fn quick_fix_results_are_accepted_by_the_runtime() {
+    use permission_lsp::analysis::{AnalysisOptions, analyze_config_text};
+    use permission_lsp::ide::code_actions::{apply, code_actions};
+    let Some(dir) = oracle_or_skip("quick fixes against the runtime") else {
+        return;
+    };
+    let mut cases = Vec::new();
+    let options = AnalysisOptions {
+        home: HOME.into(),
+        ..AnalysisOptions::default()
+    };
+    let mut extra: Vec<(String, String)> = inputs();
+    for (n, t) in [
+        "{\n  \"permission\": {\n    \"bash\": {\n      // the exception\n      \"git push *\": \"deny\", // keep pushes out\n      \"git *\": \"allow\",\n      \"npm *\": \"ask\"\n    }\n  }\n}\n",
+        "{ \"permission\": { \"mcp\": { \"*\": \"ask\", \"myServer:*\": \"allow\", \"dangerousServer\": \"deny\" } } }\n",
+        "{ \"permission\": { \"bash\": { \"npm*\": \"allow\", \"git status \": \"allow\", \"*\": \"deny\" }, \"write\": { \"src/**/*.ts\": \"allow\" }, \"Bash\": \"ask\" } }\n",
+    ]
+    .iter()
+    .enumerate()
+    {
+        extra.push((format!("fix-{n}"), t.to_string()));
+    }
+    for (name, text) in extra {
+        let a = analyze_config_text(&text, &options);
+        if !a.file.accepted() {
+            continue;
+        }
+        let root = a.file.parsed.root.as_ref();
+        for (k, d) in a.diagnostics.iter().enumerate() {
+            for action in code_actions(&text, root, &a.diagnostics, d.range.clone()) {
+                if action.fixes.as_ref().is_none_or(|f| f != d) {
+                    continue;
+                }
+                let fixed = apply(&text, &action.edits);
+                cases.push(json!({ "id": format!("{name}/{k}/{}", action.title), "global": fixed, "cwd": "/work/p", "calls": [] }));
+            }
+        }
+    }
+    assert!(cases.len() >= 50, "only {} fixes", cases.len());
+    let mut failures = Vec::new();
+    for r in run_oracle(&dir, &cases) {
+        let issues = r["configIssues"].as_array().map_or(0, Vec::len);
+        if r.get("error").is_some() || issues > 0 {
+            failures.push(format!("{}: {}", r["id"], r["configIssues"]));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} fixed files rejected:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
+    eprintln!(
+        "{} quick-fix results loaded by the runtime without an issue",
+        cases.len()
+    );
+}

@@ -353,7 +353,7 @@ fn value_order(
         }
         // A call this rule decides (its example, unless a later rule
         // matches that).
-        let mut decided = g.patterns[k].example();
+        let mut decided: Option<String> = None;
         if !later.is_empty() {
             let inc: Vec<&Pattern> = later.iter().map(|&c| g.patterns[c]).collect();
             match included_in_union_within(g.patterns[k], &inc, work) {
@@ -362,12 +362,13 @@ fn value_order(
                     continue;
                 }
                 Inclusion::Unknown => continue,
-                Inclusion::NotIncluded(w) => decided = w,
+                Inclusion::NotIncluded(w) => decided = Some(w),
             }
         }
         if earlier.is_empty() || multi_valued(surface) || earlier.len() + later.len() > MAX_UNION {
             continue;
         }
+        let decided = decided.unwrap_or_else(|| g.patterns[k].example());
         if let Some(f) = redundant(rules, g, k, &earlier, &later, &decided, work) {
             out.push(f);
         }
