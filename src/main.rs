@@ -63,6 +63,24 @@ enum Command {
         #[command(flatten)]
         analysis: AnalysisArgs,
     },
+    /// Print the effective policy: every scope merged as the runtime merges
+    /// them, rules in evaluation order with their file and line, knobs, issues.
+    Explain {
+        /// The global config file (default: the runtime's location under the agent directory).
+        #[arg(long)]
+        config: Option<PathBuf>,
+        /// The project directory (default: the current directory).
+        #[arg(long)]
+        project: Option<PathBuf>,
+        /// The active agent (its <name>.md frontmatter applies).
+        #[arg(long)]
+        agent: Option<String>,
+        /// The home directory (default: $HOME).
+        #[arg(long)]
+        home: Option<PathBuf>,
+        #[arg(long, value_enum, default_value = "human")]
+        format: cli::explain::Format,
+    },
     /// Ask what the runtime decides for a tool call (or a JSONL batch of calls).
     Simulate {
         /// The tool name (bash, read, mcp, skill, …). Without it, calls are read
@@ -120,6 +138,27 @@ fn main() {
                 2
             }
         },
+        Some(Command::Explain {
+            config,
+            project,
+            agent,
+            home,
+            format,
+        }) => {
+            let cwd = match project.map(Ok).unwrap_or_else(std::env::current_dir) {
+                Ok(c) => std::path::absolute(&c).unwrap_or(c),
+                Err(e) => {
+                    eprintln!("permission-lsp: cannot determine the project directory: {e}");
+                    std::process::exit(2);
+                }
+            };
+            let mut loc = permission_lsp::workspace::Locations::from_env(cwd, home, agent);
+            loc.global_config = config;
+            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+            let code = cli::explain::run(&loc, format, &mut out);
+            let _ = std::io::Write::flush(&mut out);
+            code
+        }
         Some(Command::Simulate {
             tool,
             input,

@@ -428,3 +428,136 @@ async fn precedence_hover_completion_symbols_and_fixes() {
         .collect();
     assert_eq!(rules, ["git push *", "git status", "git *", "npm *"]);
 }
+
+/// Scope files see each other: a project rule that keeps the global key's
+/// position is overridden by the global catch-all after it (D19), and
+/// editing the open global file republishes the project file's findings.
+#[tokio::test]
+async fn an_edit_in_the_global_config_changes_the_project_diagnostics() {
+    let dir = std::env::temp_dir().join(format!("pl-scopes-{}", std::process::id()));
+    let home = dir.join("home");
+    let global_dir = home.join(".pi/agent/extensions/pi-permission-system");
+    let project_dir = dir.join("proj/.pi/extensions/pi-permission-system");
+    std::fs::create_dir_all(&global_dir).unwrap();
+    std::fs::create_dir_all(&project_dir).unwrap();
+    let global = global_dir.join("config.json");
+    let project = project_dir.join("config.json");
+    let global_text = "{\"permission\": {\"bash\": {\"git *\": \"deny\", \"*\": \"ask\"}}}";
+    let project_text = "{\"permission\": {\"bash\": {\"git *\": \"allow\"}}}";
+    std::fs::write(&global, global_text).unwrap();
+    std::fs::write(&project, project_text).unwrap();
+    let (guri, puri) = (
+        format!("file://{}", global.display()),
+        format!("file://{}", project.display()),
+    );
+    let mut c = start();
+    c.initialize(&[]).await;
+    c.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"permissionLsp": {"home": home.display().to_string()}}}),
+    )
+    .await;
+    c.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": puri, "languageId": "json", "version": 1, "text": project_text}}),
+    )
+    .await;
+    let with_finding = |uri: String| {
+        move |m: &serde_json::Value| {
+            m["method"] == "textDocument/publishDiagnostics"
+                && m["params"]["uri"] == uri.as_str()
+                && m["params"]["diagnostics"]
+                    .as_array()
+                    .is_some_and(|a| a.iter().any(|d| d["code"] == "PL210"))
+        }
+    };
+    let d = c.wait_for(with_finding(puri.clone())).await;
+    let msg = d["params"]["diagnostics"][0]["message"].as_str().unwrap();
+    assert!(msg.contains("`git *` (allow) never takes effect"), "{msg}");
+    assert!(msg.contains("in the global config"), "{msg}");
+
+    // Open the global file and drop its catch-all: the project file's
+    // finding goes away without touching the project file.
+    c.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": guri, "languageId": "json", "version": 1, "text": global_text}}),
+    )
+    .await;
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": guri, "version": 2},
+               "contentChanges": [{"text": "{\"permission\": {\"bash\": {\"git *\": \"deny\"}}}"}]}),
+    )
+    .await;
+    let puri2 = puri.clone();
+    c.wait_for(move |m| {
+        m["method"] == "textDocument/publishDiagnostics"
+            && m["params"]["uri"] == puri2.as_str()
+            && m["params"]["diagnostics"] == json!([])
+    })
+    .await;
+    // The effective policy command sees both scopes, the buffer included.
+    let r = c
+        .request(
+            "workspace/executeCommand",
+            json!({"command": "permission-lsp.effectivePolicy", "arguments": [{"uri": puri, "home": home.display().to_string()}]}),
+        )
+        .await;
+    let rules: Vec<(String, String, String)> = r["result"]["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| {
+            (
+                x["pattern"].as_str().unwrap().to_string(),
+                x["action"].as_str().unwrap().to_string(),
+                x["scope"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        rules,
+        [
+            ("*".into(), "ask".into(), "builtin".into()),
+            ("git *".into(), "allow".into(), "project".into())
+        ]
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Agent files are documents of their own: dropped frontmatter entries are
+/// published, with a quick fix, and hover explains a kept rule.
+#[tokio::test]
+async fn agent_files_get_diagnostics_fixes_and_hover() {
+    let uri = "file:///work/p/.pi/agents/dev.md";
+    let text = "---\npermission:\n  read: allow # reviewed\n  bash:\n    \"git *\": allow\n    \"git push *\": deny\n---\n";
+    let mut c = start();
+    c.initialize(&["utf-16"]).await;
+    c.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri, "languageId": "markdown", "version": 1, "text": text}}),
+    )
+    .await;
+    let d = c.diagnostics(uri, Some(1)).await;
+    assert_eq!(codes(&d), ["PL302"]);
+    let r = c
+        .request(
+            "textDocument/codeAction",
+            json!({"textDocument": {"uri": uri},
+                   "range": {"start": {"line": 2, "character": 3}, "end": {"line": 2, "character": 3}},
+                   "context": {"diagnostics": []}}),
+        )
+        .await;
+    assert_eq!(
+        r["result"][0]["title"], "Move the comment to its own line",
+        "{r}"
+    );
+    let h = c
+        .request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": uri}, "position": {"line": 5, "character": 7}}),
+        )
+        .await;
+    let md = h["result"]["contents"]["value"].as_str().unwrap_or("");
+    assert!(md.contains("**`git push *` → deny**"), "{h}");
+}

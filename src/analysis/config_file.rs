@@ -38,6 +38,16 @@ pub struct ConfigAnalysis {
 }
 
 pub fn analyze_config_text(text: &str, options: &AnalysisOptions) -> ConfigAnalysis {
+    analyze_config_in_scopes(text, options, None)
+}
+
+/// [`analyze_config_text`] for a file that is one of several scope files:
+/// the precedence findings come from the merged rule list.
+pub fn analyze_config_in_scopes(
+    text: &str,
+    options: &AnalysisOptions,
+    scopes: Option<&super::rule_order::ScopeRules>,
+) -> ConfigAnalysis {
     let file = read_config(text, options.target);
     let mut out = Vec::new();
     syntax_diagnostics(&file, text, &mut out);
@@ -47,7 +57,7 @@ pub fn analyze_config_text(text: &str, options: &AnalysisOptions) -> ConfigAnaly
     validation_diagnostics(&file, options.target, &mut out);
     if let Some(cfg) = file.config() {
         super::rule_lints::rule_lints(&cfg, &mut out);
-        super::rule_lints::rule_order_lints(&cfg, text, &options.home, &mut out);
+        super::rule_lints::rule_order_lints(&cfg, text, &options.home, scopes, &mut out);
         super::pattern_lints::pattern_lints(&cfg, &options.home, &mut out);
         if let Some(root) = &file.parsed.root {
             super::pattern_lints::knob_lints(&cfg, root, &mut out);

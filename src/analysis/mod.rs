@@ -1,6 +1,7 @@
 //! Findings over the model: diagnostics with stable codes, each with the
 //! evidence (range, runtime text, related places).
 
+pub mod agent_file;
 pub mod codes;
 pub mod config_file;
 pub mod levels;
@@ -11,7 +12,10 @@ pub mod rule_order;
 pub mod suppress;
 
 pub use codes::{Code, Severity};
-pub use config_file::{AnalysisOptions, ConfigAnalysis, analyze_config_bytes, analyze_config_text};
+pub use config_file::{
+    AnalysisOptions, ConfigAnalysis, analyze_config_bytes, analyze_config_in_scopes,
+    analyze_config_text,
+};
 pub use levels::LintLevels;
 
 use std::ops::Range;

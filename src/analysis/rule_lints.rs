@@ -2,7 +2,7 @@
 //! catalogue D14, D15, D17, D20, D33, D34, D36, D40), each with an example.
 
 use super::codes::Code;
-use super::rule_order::{Finding, OrderedRule, analyze_rule_order};
+use super::rule_order::{Finding, OrderedRule, ScopeRules, analyze_rule_order};
 use super::{Diagnostic, Related};
 use crate::engine::messages::PERMISSIVE_BASH_WARNING;
 use crate::engine::wildcard::{MatchOptions, Wildcard};
@@ -235,12 +235,37 @@ pub fn ordered_rules(surfaces: &[Surface]) -> Vec<OrderedRule> {
 }
 
 /// Diagnostics of the last-match-wins analysis (PL209–PL212).
-pub fn rule_order_lints(cfg: &PiConfig, text: &str, home: &str, out: &mut Vec<Diagnostic>) {
+pub fn rule_order_lints(
+    cfg: &PiConfig,
+    text: &str,
+    home: &str,
+    scopes: Option<&ScopeRules>,
+    out: &mut Vec<Diagnostic>,
+) {
     let Some(surfaces) = &cfg.permission else {
         return;
     };
-    let rules = ordered_rules(surfaces);
-    let default = cfg.universal_default().unwrap_or(State::Ask);
+    match scopes {
+        Some(s) => rule_order_diagnostics(&s.rules, s.default, text, home, out),
+        None => rule_order_diagnostics(
+            &ordered_rules(surfaces),
+            cfg.universal_default().unwrap_or(State::Ask),
+            text,
+            home,
+            out,
+        ),
+    }
+}
+
+/// PL209–PL212 for an ordered rule list whose own rules (`elsewhere:
+/// None`) have ranges in `text`.
+pub fn rule_order_diagnostics(
+    rules: &[OrderedRule],
+    default: State,
+    text: &str,
+    home: &str,
+    out: &mut Vec<Diagnostic>,
+) {
     let lines = LineIndex::new(text);
     let line = |r: &OrderedRule| lines.line_of(r.key_range.start) + 1;
     let name = |r: &OrderedRule| {
@@ -259,7 +284,7 @@ pub fn rule_order_lints(cfg: &PiConfig, text: &str, home: &str, out: &mut Vec<Di
             })
             .collect()
     };
-    for f in analyze_rule_order(&rules, default, home) {
+    for f in analyze_rule_order(rules, default, home) {
         let d = match f {
             Finding::Overridden {
                 rule,

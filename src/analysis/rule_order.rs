@@ -29,6 +29,18 @@ pub struct OrderedRule {
     pub elsewhere: Option<String>,
 }
 
+/// The merged rule list of every scope, when the document is one of
+/// several scope files: the precedence analysis then runs on what the
+/// runtime really evaluates (a project rule keeps a global key's position,
+/// a global catch-all may come later, …) and reports for the document's
+/// own rules (those with `elsewhere: None`).
+#[derive(Debug, Clone)]
+pub struct ScopeRules {
+    pub rules: Vec<OrderedRule>,
+    /// The merged universal default.
+    pub default: State,
+}
+
 /// What the analysis found about one rule of the document.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Finding {

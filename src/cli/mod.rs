@@ -2,5 +2,6 @@
 
 pub mod check;
 pub mod discover;
+pub mod explain;
 pub mod render;
 pub mod simulate;

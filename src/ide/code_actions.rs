@@ -159,6 +159,7 @@ fn fix(text: &str, root: Option<&Node>, d: &Diagnostic) -> Option<Action> {
                 d,
             ))
         }
+        Code::FrontmatterEntryDropped => frontmatter_rewrite(text, span, d),
         Code::OverriddenRule => move_after_broader(text, root?, d),
         Code::ShadowedRule | Code::RedundantRule if !d.message.contains("still marks") => {
             let (members, i) = member_with_key_at(root?, d.range.start)?;
@@ -213,6 +214,68 @@ fn fix(text: &str, root: Option<&Node>, d: &Diagnostic) -> Option<Action> {
         }
         _ => None,
     }
+}
+
+/// Agent frontmatter: an inline comment moved to its own line, or a flow
+/// map `{ action: deny, reason: … }` written as the nested block the
+/// runtime reads.
+fn frontmatter_rewrite(text: &str, line: &str, d: &Diagnostic) -> Option<Action> {
+    let newline = if text.contains("\r\n") { "\r\n" } else { "\n" };
+    let indent: String = line
+        .chars()
+        .take_while(|c| *c == ' ' || *c == '\t')
+        .collect();
+    let body = &line[indent.len()..];
+    if d.message.contains("no inline comments") {
+        let at = body.find(" #")?;
+        let (entry, comment) = (body[..at].trim_end(), body[at..].trim_start());
+        return Some(action(
+            "Move the comment to its own line",
+            vec![replace(
+                d.range.clone(),
+                format!("{indent}{comment}{newline}{indent}{entry}"),
+            )],
+            d,
+        ));
+    }
+    if d.message.contains("is not `allow`, `ask` or `deny`")
+        && let Some((entry, value)) = body.rsplit_once(": ")
+        && let lower = value.trim().to_ascii_lowercase()
+        && matches!(lower.as_str(), "allow" | "ask" | "deny")
+    {
+        return Some(action(
+            format!("Change to {lower}"),
+            vec![replace(
+                d.range.clone(),
+                format!("{indent}{entry}: {lower}"),
+            )],
+            d,
+        ));
+    }
+    if d.message.contains("no flow maps") {
+        let colon = body.find(": {").or_else(|| body.find(":{"))?;
+        let key = &body[..colon];
+        let inner = body[colon + 1..]
+            .trim()
+            .strip_prefix('{')?
+            .strip_suffix('}')?;
+        let unit = if indent.contains('\t') { "\t" } else { "  " };
+        let mut out = format!("{indent}{key}:");
+        for part in inner.split(',') {
+            let (k, v) = part.split_once(':')?;
+            let (k, v) = (k.trim(), v.trim());
+            if k.is_empty() || v.is_empty() || v.contains(['{', '}', '[', ']']) {
+                return None;
+            }
+            out.push_str(&format!("{newline}{indent}{unit}{k}: {v}"));
+        }
+        return Some(action(
+            "Write as a nested block",
+            vec![replace(d.range.clone(), out)],
+            d,
+        ));
+    }
+    None
 }
 
 /// Renames the key at the diagnostic to `to`, unless the map has that key.

@@ -3,6 +3,7 @@
 
 pub mod code_actions;
 pub mod completion;
+pub mod effective;
 pub mod hover;
 pub mod locate;
 pub mod sample_call;

@@ -5,8 +5,13 @@
 
 use super::convert::to_lsp_range;
 use super::session::{DocumentKind, Session, Snapshot};
-use crate::analysis::{self, AnalysisOptions, Code, Severity};
-use crate::text::{LineIndex, PositionEncoding};
+use crate::analysis::rule_order::ScopeRules;
+use crate::analysis::{self, Code, Severity};
+use crate::engine::policy::load_policy;
+use crate::lsp::session::Settings;
+use crate::model::pi::locations::role_of_path;
+use crate::text::LineIndex;
+use crate::workspace::{load_inputs, locations_for_document};
 use std::collections::HashMap;
 use std::sync::Arc;
 use tokio::sync::Mutex;
@@ -22,25 +27,74 @@ pub struct Publisher {
     published: Mutex<HashMap<Uri, i32>>,
 }
 
+/// The merged rule list of every scope when the document is a scope file
+/// the runtime reads and other scope files contribute rules (open buffers
+/// win over disk).
+fn scope_rules(
+    snapshot: &Snapshot,
+    settings: &Settings,
+    open: &dyn Fn(&std::path::Path) -> Option<String>,
+) -> Option<ScopeRules> {
+    let path = snapshot.uri.to_file_path()?.into_owned();
+    role_of_path(&path.to_string_lossy())?;
+    let cwd = settings
+        .workspace_root
+        .clone()
+        .or_else(|| path.parent().map(|p| p.to_path_buf()))?;
+    let home = std::path::PathBuf::from(&settings.analysis.home);
+    let loc = locations_for_document(&path, &cwd, &home, None);
+    let inputs = load_inputs(&loc, open).ok()?;
+    let loaded = load_policy(&inputs);
+    crate::ide::effective::scope_rules(&inputs, &loaded, &path.display().to_string())
+}
+
+/// The analysis of a snapshot, as published: the config's tree (JSON
+/// files) and the findings, over every scope when other scope files
+/// contribute rules.
+pub fn analyse(
+    snapshot: &Snapshot,
+    settings: &Settings,
+    open: &dyn Fn(&std::path::Path) -> Option<String>,
+) -> (Option<crate::syntax::Node>, Vec<analysis::Diagnostic>) {
+    let text: &str = &snapshot.text;
+    match snapshot.kind {
+        DocumentKind::PiConfig => {
+            let scopes = scope_rules(snapshot, settings, open);
+            let a = analysis::analyze_config_in_scopes(text, &settings.analysis, scopes.as_ref());
+            (a.file.parsed.root, a.diagnostics)
+        }
+        DocumentKind::PiAgent => {
+            let scopes = scope_rules(snapshot, settings, open);
+            let d = analysis::agent_file::analyze_agent_in_scopes(
+                text,
+                &settings.analysis,
+                scopes.as_ref(),
+            );
+            (None, d)
+        }
+        DocumentKind::Other => (None, Vec::new()),
+    }
+}
+
 /// The LSP diagnostics of a snapshot.
 pub fn compute(
     snapshot: &Snapshot,
-    options: &AnalysisOptions,
-    enc: PositionEncoding,
+    settings: &Settings,
+    open: &dyn Fn(&std::path::Path) -> Option<String>,
 ) -> Vec<Diagnostic> {
-    if snapshot.kind != DocumentKind::PiConfig {
+    let enc = settings.encoding;
+    let text: &str = &snapshot.text;
+    if snapshot.kind == DocumentKind::Other {
         return Vec::new();
     }
-    let text: &str = &snapshot.text;
-    let analysis = analysis::analyze_config_text(text, options);
+    let (_, diagnostics) = analyse(snapshot, settings, open);
     let index = LineIndex::new(text);
     let path = snapshot
         .uri
         .to_file_path()
         .map(|p| p.display().to_string())
         .unwrap_or_else(|| snapshot.uri.as_str().to_string());
-    analysis
-        .diagnostics
+    diagnostics
         .iter()
         .map(|d| {
             let range = to_lsp_range(text, &index, &d.range, enc);
@@ -101,9 +155,13 @@ pub async fn refresh(client: Client, session: Arc<Session>, publisher: Arc<Publi
     };
     let settings = session.settings();
     let snap = snapshot.clone();
-    let computed =
-        tokio::task::spawn_blocking(move || compute(&snap, &settings.analysis, settings.encoding))
-            .await;
+    let sess = session.clone();
+    let computed = tokio::task::spawn_blocking(move || {
+        compute(&snap, &settings, &|p: &std::path::Path| {
+            sess.open_text_by_path(p)
+        })
+    })
+    .await;
     let Ok(diagnostics) = computed else { return };
     let mut published = publisher.published.lock().await;
     if session.version(&uri) != Some(snapshot.version) {

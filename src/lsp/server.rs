@@ -29,8 +29,25 @@ impl Server {
             self.client.clone(),
             self.session.clone(),
             self.publisher.clone(),
-            uri,
+            uri.clone(),
         ));
+        // Scope files see each other (a global catch-all decides project
+        // rules): the other open configs are analysed again too.
+        for other in self.session.uris() {
+            if other != uri
+                && self
+                    .session
+                    .snapshot(&other)
+                    .is_some_and(|s| s.kind == super::session::DocumentKind::PiConfig)
+            {
+                tokio::spawn(super::diagnostics::refresh(
+                    self.client.clone(),
+                    self.session.clone(),
+                    self.publisher.clone(),
+                    other,
+                ));
+            }
+        }
     }
 }
 

@@ -1,7 +1,6 @@
 //! `textDocument/codeAction`: quick fixes for diagnostics and rewrites of
 //! deny values, as workspace edits.
 
-use crate::analysis::analyze_config_text;
 use crate::ide::code_actions::{ActionKind, code_actions};
 use crate::lsp::convert::{to_lsp_range, to_offset};
 use crate::lsp::server::Server;
@@ -16,7 +15,7 @@ use tower_lsp_server::ls_types::{
 pub fn handle(server: &Server, params: CodeActionParams) -> Option<Vec<CodeActionOrCommand>> {
     let uri = params.text_document.uri;
     let snapshot = server.session.snapshot(&uri)?;
-    if snapshot.kind != DocumentKind::PiConfig {
+    if snapshot.kind == DocumentKind::Other {
         return None;
     }
     let settings = server.session.settings();
@@ -25,13 +24,10 @@ pub fn handle(server: &Server, params: CodeActionParams) -> Option<Vec<CodeActio
     let index = LineIndex::new(text);
     let start = to_offset(text, &index, params.range.start, enc);
     let end = to_offset(text, &index, params.range.end, enc).max(start);
-    let analysis = analyze_config_text(text, &settings.analysis);
-    let actions = code_actions(
-        text,
-        analysis.file.parsed.root.as_ref(),
-        &analysis.diagnostics,
-        start..end,
-    );
+    let session = &server.session;
+    let (root, diagnostics) =
+        crate::lsp::diagnostics::analyse(&snapshot, &settings, &|p| session.open_text_by_path(p));
+    let actions = code_actions(text, root.as_ref(), &diagnostics, start..end);
     let wanted = params.context.only.as_ref();
     let out: Vec<CodeActionOrCommand> = actions
         .into_iter()

@@ -1,8 +1,9 @@
-//! `textDocument/codeLens`: a "Simulate…" lens on the `permission` key.
-//! Clients that can ask for input (the VS Code extension does) run
-//! `permission-lsp.simulateCommandLine` with the line the user types.
+//! `textDocument/codeLens`: "Simulate…" and "Effective policy" lenses on the
+//! `permission` key. Clients that can ask for input (the VS Code extension
+//! does) run `permission-lsp.simulateCommandLine` with the line the user
+//! types; the effective policy needs no input.
 
-use super::execute_command::SIMULATE_COMMAND_LINE;
+use super::execute_command::{EFFECTIVE_POLICY, SIMULATE_COMMAND_LINE};
 use crate::lsp::convert::to_lsp_range;
 use crate::lsp::server::Server;
 use crate::lsp::session::DocumentKind;
@@ -26,13 +27,18 @@ pub fn handle(server: &Server, params: CodeLensParams) -> Option<Vec<CodeLens>> 
         .iter()
         .find(|m| m.key == "permission")?;
     let index = LineIndex::new(text);
-    Some(vec![CodeLens {
-        range: to_lsp_range(text, &index, &member.key_range, settings.encoding),
+    let range = to_lsp_range(text, &index, &member.key_range, settings.encoding);
+    let lens = |title: &str, command: &str| CodeLens {
+        range,
         command: Some(Command {
-            title: "▶ Simulate a tool call…".into(),
-            command: SIMULATE_COMMAND_LINE.into(),
+            title: title.into(),
+            command: command.into(),
             arguments: Some(vec![serde_json::json!({ "uri": uri.as_str() })]),
         }),
         data: None,
-    }])
+    };
+    Some(vec![
+        lens("▶ Simulate a tool call…", SIMULATE_COMMAND_LINE),
+        lens("Effective policy (all scopes)", EFFECTIVE_POLICY),
+    ])
 }

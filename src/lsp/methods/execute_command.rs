@@ -3,9 +3,12 @@
 //! - `permission-lsp.simulate` `{ uri, tool, input, agent?, cwd?, home? }`
 //! - `permission-lsp.simulateCommandLine` `{ uri, commandLine, agent?, cwd?, home? }`
 //!
-//! Both evaluate against the open, unsaved buffers (other scope files are
-//! read from disk) and answer with the same JSON as `permission-lsp simulate
-//! --format json`.
+//! - `permission-lsp.effectivePolicy` `{ uri, agent?, home? }`
+//!
+//! All evaluate against the open, unsaved buffers (other scope files are
+//! read from disk). The simulations answer with the same JSON as
+//! `permission-lsp simulate --format json`, the effective policy with the
+//! same JSON as `permission-lsp explain --format json`.
 
 use crate::engine::gates::Call;
 use crate::engine::paths::RealFs;
@@ -20,7 +23,8 @@ use tower_lsp_server::ls_types::{ExecuteCommandParams, Uri};
 
 pub const SIMULATE: &str = "permission-lsp.simulate";
 pub const SIMULATE_COMMAND_LINE: &str = "permission-lsp.simulateCommandLine";
-pub const COMMANDS: [&str; 2] = [SIMULATE, SIMULATE_COMMAND_LINE];
+pub const EFFECTIVE_POLICY: &str = "permission-lsp.effectivePolicy";
+pub const COMMANDS: [&str; 3] = [SIMULATE, SIMULATE_COMMAND_LINE, EFFECTIVE_POLICY];
 
 fn invalid(msg: impl Into<String>) -> Error {
     Error::invalid_params(msg.into())
@@ -47,6 +51,7 @@ pub fn handle(server: &Server, params: ExecuteCommandParams) -> Result<Option<Va
             crate::ide::sample_call::parse_command_line(line)
                 .ok_or_else(|| invalid("the command line is empty"))?
         }
+        EFFECTIVE_POLICY => (String::new(), Value::Null),
         other => return Err(invalid(format!("unknown command `{other}`"))),
     };
     let uri: Uri = args["uri"]
@@ -77,6 +82,13 @@ pub fn handle(server: &Server, params: ExecuteCommandParams) -> Result<Option<Va
     let session = &server.session;
     let inputs = load_inputs(&loc, &|p: &Path| session.open_text_by_path(p)).map_err(invalid)?;
     let loaded = load_policy(&inputs);
+    if params.command == EFFECTIVE_POLICY {
+        return Ok(Some(crate::ide::effective::effective_policy(
+            &inputs,
+            &loaded,
+            loc.agent.as_deref(),
+        )));
+    }
     let call = Call {
         tool,
         input,

@@ -10,13 +10,31 @@ use tower_lsp_server::ls_types::{Hover, HoverContents, HoverParams, MarkupConten
 pub fn handle(server: &Server, params: HoverParams) -> Option<Hover> {
     let pos = params.text_document_position_params;
     let snapshot = server.session.snapshot(&pos.text_document.uri)?;
-    if snapshot.kind != DocumentKind::PiConfig {
-        return None;
-    }
     let settings = server.session.settings();
     let text: &str = &snapshot.text;
     let index = LineIndex::new(text);
     let offset = to_offset(text, &index, pos.position, settings.encoding);
+    if snapshot.kind == DocumentKind::PiAgent {
+        // Agent files: what the rule under the cursor does (offsets in the
+        // CRLF-folded text the runtime parses).
+        let folded = offset - text[..offset].matches("\r\n").count();
+        let surfaces = crate::model::pi::agent::agent_permission(text)?;
+        let cfg = crate::model::pi::PiConfig {
+            permission: Some(surfaces),
+            ..Default::default()
+        };
+        let md = crate::ide::hover::precedence(&cfg, folded, &settings.analysis.home)?;
+        return Some(Hover {
+            contents: HoverContents::Markup(MarkupContent {
+                kind: MarkupKind::Markdown,
+                value: md,
+            }),
+            range: None,
+        });
+    }
+    if snapshot.kind != DocumentKind::PiConfig {
+        return None;
+    }
     let file = read_config(text, settings.analysis.target);
     let root = file.parsed.root.as_ref()?;
     let mut info = crate::ide::hover::hover(root, offset, settings.analysis.target)?;

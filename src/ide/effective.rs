@@ -1,0 +1,207 @@
+//! The effective policy: the merged, ordered rule list the runtime
+//! evaluates (last match wins), each rule with the scope and place it comes
+//! from; the knobs in force; and what each scope file contributes or why it
+//! contributes nothing. Shared by `permission-lsp explain` and the
+//! `permission-lsp.effectivePolicy` command.
+
+use crate::engine::policy::{LoadedPolicy, PolicyInputs, ScopeText};
+use crate::engine::rules::Layer;
+use crate::ide::simulation::locate;
+use crate::model::pi::Version;
+use crate::model::pi::agent::agent_permission;
+use crate::model::pi::read::read_config;
+use serde_json::{Value, json};
+
+fn file_status(scope: &str, s: &Option<ScopeText>, agent_file: bool) -> Value {
+    match s {
+        None => json!({ "scope": scope, "present": false }),
+        Some(s) if agent_file => {
+            let block = agent_permission(&s.text).is_some();
+            json!({ "scope": scope, "path": &*s.path, "present": true, "accepted": true,
+                    "permission": block, "issues": [] })
+        }
+        Some(s) => {
+            let file = read_config(&s.text, Version::DEFAULT_TARGET);
+            let issues = file.runtime_issues(&s.path);
+            json!({ "scope": scope, "path": &*s.path, "present": true,
+                    "accepted": file.accepted(), "issues": issues })
+        }
+    }
+}
+
+/// The effective policy as JSON (the stable shape of `explain --format json`).
+pub fn effective_policy(
+    inputs: &PolicyInputs,
+    loaded: &LoadedPolicy,
+    agent: Option<&str>,
+) -> Value {
+    let rules: Vec<Value> = loaded
+        .policy
+        .rules
+        .rules
+        .iter()
+        .enumerate()
+        .map(|(n, r)| {
+            let at = r.source.as_ref().and_then(|s| locate(s, inputs));
+            json!({
+                "index": n,
+                "surface": r.surface,
+                "pattern": r.pattern,
+                "action": r.action,
+                "reason": r.reason,
+                "layer": r.layer,
+                "scope": r.origin.as_str(),
+                "file": at.as_ref().map(|a| a.0.clone()),
+                "line": at.as_ref().map(|a| a.1),
+                "column": at.as_ref().map(|a| a.2),
+            })
+        })
+        .collect();
+    let default = loaded
+        .policy
+        .rules
+        .rules
+        .iter()
+        .find(|r| r.layer == Layer::Default);
+    json!({
+        "agent": agent,
+        "files": [
+            file_status("global", &inputs.global, false),
+            file_status("project", &inputs.project, false),
+            file_status("agent", &inputs.global_agent, true),
+            file_status("project-agent", &inputs.project_agent, true),
+        ],
+        "default": default.map(|d| json!({ "action": d.action, "scope": d.origin.as_str() })),
+        "rules": rules,
+        "knobs": {
+            "yoloMode": loaded.policy.yolo,
+            "shellTools": loaded.policy.shell_tools.iter().map(|t| &t.name).collect::<Vec<_>>(),
+            "mcpServers": &loaded.policy.mcp_servers,
+        },
+        "issues": &loaded.issues,
+        "permissiveBashWarning": loaded.permissive_bash_warning,
+    })
+}
+
+/// The same, for a terminal.
+pub fn render_human(v: &Value) -> String {
+    let mut out = String::new();
+    let agent = v["agent"]
+        .as_str()
+        .map_or("none".to_string(), |a| format!("`{a}`"));
+    out.push_str(&format!("Effective policy (agent: {agent})\n\nFiles, in merge order (later scopes override earlier ones key by key):\n"));
+    for f in v["files"].as_array().into_iter().flatten() {
+        let scope = f["scope"].as_str().unwrap_or("");
+        match (f["present"].as_bool(), f["path"].as_str()) {
+            (Some(true), Some(path)) => {
+                let state = if f["accepted"] == json!(false) {
+                    "REJECTED by the runtime: contributes nothing"
+                } else if f["permission"] == json!(false) {
+                    "no permission block"
+                } else {
+                    "read"
+                };
+                out.push_str(&format!("  {scope:<14} {path}  ({state})\n"));
+                for i in f["issues"].as_array().into_iter().flatten() {
+                    out.push_str(&format!("      {}\n", i.as_str().unwrap_or("")));
+                }
+            }
+            _ => out.push_str(&format!("  {scope:<14} (none)\n")),
+        }
+    }
+    out.push_str("\nRules in evaluation order (the last matching rule wins):\n");
+    for r in v["rules"].as_array().into_iter().flatten() {
+        let place = match (r["file"].as_str(), r["line"].as_u64(), r["column"].as_u64()) {
+            (Some(f), Some(l), Some(c)) => format!("{f}:{l}:{c}"),
+            _ => String::new(),
+        };
+        let reason = r["reason"]
+            .as_str()
+            .map_or(String::new(), |s| format!(" “{s}”"));
+        out.push_str(&format!(
+            "  {:>4}  {:<10} {:<20} {:<5}{reason}  [{}] {place}\n",
+            r["index"],
+            r["surface"].as_str().unwrap_or(""),
+            r["pattern"].as_str().unwrap_or(""),
+            r["action"].as_str().unwrap_or(""),
+            match r["layer"].as_str() {
+                Some("config") => r["scope"].as_str().unwrap_or(""),
+                other => other.unwrap_or(""),
+            }
+        ));
+    }
+    let k = &v["knobs"];
+    out.push_str(&format!(
+        "\nKnobs in force: yoloMode = {}; shellTools = {}; MCP servers (mcp.json) = {}\n",
+        k["yoloMode"], k["shellTools"], k["mcpServers"]
+    ));
+    if v["permissiveBashWarning"] == json!(true) {
+        out.push_str("Startup warning: `*: allow` without a bash policy — every unmatched bash command runs.\n");
+    }
+    out
+}
+
+/// The merged rule list as seen from one scope file (`doc`, as a path in
+/// `inputs`): its own rules carry their ranges, the others say where they
+/// live. `None` when no rule comes from another file — then the file's
+/// own order is the runtime's order and the per-file analysis is exact.
+pub fn scope_rules(
+    inputs: &PolicyInputs,
+    loaded: &LoadedPolicy,
+    doc: &str,
+) -> Option<crate::analysis::rule_order::ScopeRules> {
+    use crate::analysis::rule_order::{OrderedRule, ScopeRules};
+    let config: Vec<&crate::engine::rules::Rule> = loaded
+        .policy
+        .rules
+        .rules
+        .iter()
+        .filter(|r| r.layer == Layer::Config)
+        .collect();
+    let foreign = |r: &crate::engine::rules::Rule| {
+        r.source.as_ref().and_then(|s| s.file.as_deref()) != Some(doc)
+    };
+    if !config.iter().any(|r| foreign(r)) {
+        return None;
+    }
+    let rules = config
+        .iter()
+        .map(|r| {
+            let src = r.source.clone();
+            let elsewhere = foreign(r).then(|| {
+                let scope = match r.origin.as_str() {
+                    "global" => "global config",
+                    "project" => "project config",
+                    "agent" => "global agent file",
+                    "project-agent" => "project agent file",
+                    other => other,
+                };
+                match src.as_ref().and_then(|s| locate(s, inputs)) {
+                    Some((file, line, _)) => format!("the {scope} {file}:{line}"),
+                    None => format!("the {scope}"),
+                }
+            });
+            let (key_range, value_range) = match (&elsewhere, &src) {
+                (None, Some(s)) => (s.key_range.clone(), s.value_range.clone()),
+                _ => (0..0, 0..0),
+            };
+            OrderedRule {
+                surface: r.surface.clone(),
+                pattern: r.pattern.clone(),
+                action: r.action,
+                reason: r.reason.clone(),
+                key_range,
+                value_range,
+                elsewhere,
+            }
+        })
+        .collect();
+    let default = loaded
+        .policy
+        .rules
+        .rules
+        .iter()
+        .find(|r| r.layer == Layer::Default)
+        .map_or(crate::model::pi::State::Ask, |d| d.action);
+    Some(ScopeRules { rules, default })
+}
