@@ -23,6 +23,10 @@ struct AnalysisArgs {
     /// Override a lint level: CODE=off|error|warning|info|hint (repeatable).
     #[arg(long = "level", value_name = "CODE=LEVEL")]
     levels: Vec<String>,
+    /// The home directory: where `~/` in patterns expands and, with
+    /// --scopes, where the global config is found (default: $HOME).
+    #[arg(long)]
+    home: Option<PathBuf>,
 }
 
 impl AnalysisArgs {
@@ -37,7 +41,10 @@ impl AnalysisArgs {
         for l in &self.levels {
             levels.parse_assignment(l)?;
         }
-        let home = std::env::var("HOME").unwrap_or_else(|_| "~".into());
+        let home = match &self.home {
+            Some(h) => h.display().to_string(),
+            None => std::env::var("HOME").unwrap_or_else(|_| "~".into()),
+        };
         Ok(AnalysisOptions {
             target,
             levels,
@@ -60,6 +67,11 @@ enum Command {
         paths: Vec<PathBuf>,
         #[arg(long, value_enum, default_value = "human")]
         format: cli::check::Format,
+        /// Read each scope file together with the others the runtime reads
+        /// (global, project, agent files): precedence across files and the
+        /// cross-scope findings.
+        #[arg(long)]
+        scopes: bool,
         #[command(flatten)]
         analysis: AnalysisArgs,
     },
@@ -125,11 +137,12 @@ fn main() {
         Some(Command::Check {
             paths,
             format,
+            scopes,
             analysis,
         }) => match analysis.options() {
             Ok(options) => {
                 let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-                let code = cli::check::run(&paths, format, &options, &mut out);
+                let code = cli::check::run(&paths, format, &options, scopes, &mut out);
                 let _ = std::io::Write::flush(&mut out);
                 code
             }

@@ -181,3 +181,71 @@ pub fn mcp_server_names(loc: &Locations) -> Vec<String> {
         _ => Vec::new(),
     }
 }
+
+/// What kind of scope file a document is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScopeFileKind {
+    Config,
+    Agent,
+}
+
+/// The other scope files of a document the runtime reads as a scope file
+/// (`open` texts win over disk), the policy they make, and the document's
+/// path as it appears in them. `None` for a file outside the runtime's
+/// locations.
+pub fn scope_context(
+    path: &Path,
+    cwd: &Path,
+    home: &Path,
+    open: &dyn Fn(&Path) -> Option<String>,
+) -> Option<(PolicyInputs, crate::engine::policy::LoadedPolicy, String)> {
+    locations::role_of_path(&path.to_string_lossy())?;
+    let loc = locations_for_document(path, cwd, home, None);
+    let inputs = load_inputs(&loc, open).ok()?;
+    let loaded = crate::engine::policy::load_policy(&inputs);
+    Some((inputs, loaded, path.display().to_string()))
+}
+
+/// The findings for a scope file's text: the per-file analysis, with the
+/// precedence findings over the merged rule list of every scope and the
+/// cross-scope findings (D18, D37) when other scope files contribute.
+/// Returns the JSON tree too (for code actions).
+pub fn analyse_scope_file(
+    kind: ScopeFileKind,
+    path: Option<&Path>,
+    cwd: Option<&Path>,
+    text: &str,
+    options: &crate::analysis::AnalysisOptions,
+    open: &dyn Fn(&Path) -> Option<String>,
+) -> (
+    Option<crate::syntax::Node>,
+    Vec<crate::analysis::Diagnostic>,
+) {
+    use crate::ide::effective::{cross_scope_diagnostics, scope_rules};
+    let home = PathBuf::from(&options.home);
+    let ctx = match (path, cwd) {
+        (Some(p), Some(c)) => scope_context(p, c, &home, open),
+        _ => None,
+    };
+    let scopes = ctx.as_ref().and_then(|(i, l, d)| scope_rules(i, l, d));
+    match kind {
+        ScopeFileKind::Config => {
+            let a = crate::analysis::analyze_config_in_scopes(text, options, scopes.as_ref());
+            let mut diagnostics = a.diagnostics;
+            if let Some((inputs, loaded, doc)) = &ctx {
+                for mut d in cross_scope_diagnostics(inputs, loaded, doc, text) {
+                    if let Some(sev) = options.levels.severity(d.code) {
+                        d.severity = sev;
+                        diagnostics.push(d);
+                    }
+                }
+                diagnostics.sort_by_key(|d| (d.range.start, d.range.end));
+            }
+            (a.file.parsed.root, diagnostics)
+        }
+        ScopeFileKind::Agent => (
+            None,
+            crate::analysis::agent_file::analyze_agent_in_scopes(text, options, scopes.as_ref()),
+        ),
+    }
+}

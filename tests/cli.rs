@@ -228,3 +228,33 @@ fn github_format() {
     // Workflow-command data is escaped: no raw newline inside one annotation.
     assert!(out.lines().all(|l| l.starts_with("::")));
 }
+
+#[test]
+fn check_with_scopes_reads_the_files_together() {
+    let (code, out) = run(&[
+        "check",
+        "--scopes",
+        "--home",
+        "tests/fixtures/scopes/home",
+        "tests/fixtures/scopes",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    // D19 across files, D18, and the agent files are checked too.
+    assert!(
+        out.contains(
+            "warning[PL210]: `git *` (allow) never takes effect: `*` (ask, in the global config"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("warning[PL225]: this empty map replaces `\"read\": \"ask\"`"),
+        "{out}"
+    );
+    assert!(out.contains("Checked 4 files"), "{out}");
+    // Without --scopes the project file alone has no precedence problem.
+    let (_, alone) = run(&["check", "tests/fixtures/scopes/project"]);
+    assert!(
+        !alone.contains("PL210") && !alone.contains("PL225"),
+        "{alone}"
+    );
+}

@@ -89,6 +89,8 @@ codes! {
     PathAllowNotGrant = "PL221", "path-allow-not-grant", Warning, "`path` rules only tighten: an allow there grants nothing.";
     ShellToolKey = "PL222", "shell-tool-key", Warning, "A `shellTools` entry for `bash` is ignored; one for a built-in tool reroutes that tool through the bash rules.";
     YoloFloors = "PL223", "yolo-floors", Info, "yoloMode auto-approves asks, but wrapper commands and unparseable commands still ask.";
+    EmptyMapErases = "PL225", "empty-map-erases", Warning, "An empty map in a higher scope replaces a lower scope's string rule: no rules remain for that surface.";
+    ScopeFileIgnored = "PL226", "scope-file-ignored", Info, "The runtime ignores this scope file; the other scopes decide alone.";
     FrontmatterNotRead = "PL301", "frontmatter-not-read", Warning, "The runtime finds no frontmatter (it must start with `---` and end with a `---` line), so the agent file has no rules.";
     FrontmatterEntryDropped = "PL302", "frontmatter-entry-dropped", Warning, "The runtime's mini-YAML silently drops this entry (inline comment, flow map, `:` in a key, invalid state).";
     StarWithoutSpace = "PL224", "star-without-space", Hint, "`npm*` also matches `npmx …`; `npm *` matches `npm` and `npm …` only.";

@@ -219,6 +219,7 @@ pub fn ordered_rules(surfaces: &[Surface]) -> Vec<OrderedRule> {
                 key_range: s.key_range.clone(),
                 value_range: range.clone(),
                 elsewhere: None,
+                replaces_lower: false,
             }),
             SurfaceValue::Map { rules, .. } => out.extend(rules.iter().map(|r| OrderedRule {
                 surface: s.key.clone(),
@@ -228,6 +229,7 @@ pub fn ordered_rules(surfaces: &[Surface]) -> Vec<OrderedRule> {
                 key_range: r.key_range.clone(),
                 value_range: r.value_range.clone(),
                 elsewhere: None,
+                replaces_lower: false,
             })),
         }
     }

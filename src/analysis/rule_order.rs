@@ -27,6 +27,9 @@ pub struct OrderedRule {
     /// Where the rule lives when it is not in the analysed document
     /// (e.g. "the global config"); `None` for the document's own rules.
     pub elsewhere: Option<String>,
+    /// A lower scope has the same surface and pattern: removing this rule
+    /// would bring that one back, so "redundant" is not claimed.
+    pub replaces_lower: bool,
 }
 
 /// The merged rule list of every scope, when the document is one of
@@ -377,7 +380,11 @@ fn value_order(
                 Inclusion::NotIncluded(w) => decided = Some(w),
             }
         }
-        if earlier.is_empty() || multi_valued(surface) || earlier.len() + later.len() > MAX_UNION {
+        if earlier.is_empty()
+            || multi_valued(surface)
+            || rules[i].replaces_lower
+            || earlier.len() + later.len() > MAX_UNION
+        {
             continue;
         }
         let decided = decided.unwrap_or_else(|| g.patterns[k].example());
@@ -587,6 +594,7 @@ mod tests {
                 key_range: n..n,
                 value_range: n..n,
                 elsewhere: None,
+                replaces_lower: false,
             })
             .collect()
     }

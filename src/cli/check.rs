@@ -2,8 +2,10 @@
 
 use super::discover::discover;
 use super::render::{Style, github, human, json, sarif};
+use crate::analysis::agent_file::analyze_agent_in_scopes;
 use crate::analysis::{AnalysisOptions, Severity, analyze_config_bytes};
 use crate::text::LineIndex;
+use crate::workspace::{ScopeFileKind, analyse_scope_file};
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -25,6 +27,7 @@ pub fn run(
     paths: &[PathBuf],
     format: Format,
     options: &AnalysisOptions,
+    scopes: bool,
     out: &mut dyn Write,
 ) -> i32 {
     let paths = if paths.is_empty() {
@@ -58,13 +61,31 @@ pub fn run(
                 }
             },
         };
-        if display.ends_with(".md") {
-            // Agent files are read by the agent-file analysis (frontmatter).
-            continue;
-        }
-        let (text, analysis) = analyze_config_bytes(&bytes, options);
+        let kind = if display.ends_with(".md") {
+            ScopeFileKind::Agent
+        } else {
+            ScopeFileKind::Config
+        };
+        let (text, diagnostics) = match (kind, scopes, std::str::from_utf8(&bytes)) {
+            (_, true, Ok(text)) => {
+                let abs = std::path::absolute(&f.path).unwrap_or_else(|_| f.path.clone());
+                let cwd = abs.parent().map(|p| p.to_path_buf());
+                let (_, d) =
+                    analyse_scope_file(kind, Some(&abs), cwd.as_deref(), text, options, &|_| None);
+                (text.to_string(), d)
+            }
+            (ScopeFileKind::Agent, _, _) => {
+                let text = String::from_utf8_lossy(&bytes).into_owned();
+                let d = analyze_agent_in_scopes(&text, options, None);
+                (text, d)
+            }
+            (ScopeFileKind::Config, _, _) => {
+                let (text, analysis) = analyze_config_bytes(&bytes, options);
+                (text, analysis.diagnostics)
+            }
+        };
         let index = LineIndex::new(&text);
-        for d in &analysis.diagnostics {
+        for d in &diagnostics {
             match d.severity {
                 Severity::Error => errors += 1,
                 Severity::Warning => warnings += 1,

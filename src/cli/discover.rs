@@ -65,7 +65,7 @@ fn walk(dir: &Path, out: &mut Vec<Found>, errors: &mut Vec<String>, depth: usize
             continue;
         }
         let role = role_of_path(&path.to_string_lossy());
-        if role.is_some() && !name.ends_with(".md") {
+        if role.is_some() {
             out.push(Found { path, role });
             continue;
         }

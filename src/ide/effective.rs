@@ -164,6 +164,37 @@ pub fn scope_rules(
     if !config.iter().any(|r| foreign(r)) {
         return None;
     }
+    // (surface, pattern) of every scope below the document's.
+    let order = [
+        &inputs.global,
+        &inputs.project,
+        &inputs.global_agent,
+        &inputs.project_agent,
+    ];
+    let me = order
+        .iter()
+        .position(|s| s.as_ref().is_some_and(|s| &*s.path == doc));
+    let mut lower: Vec<(String, String)> = Vec::new();
+    for (n, s) in order.iter().enumerate().take(me.unwrap_or(0)) {
+        let Some(s) = s else { continue };
+        let surfaces = if n < 2 {
+            read_config(&s.text, Version::DEFAULT_TARGET)
+                .config()
+                .and_then(|c| c.permission)
+        } else {
+            agent_permission(&s.text)
+        };
+        for sf in surfaces.into_iter().flatten() {
+            match sf.value {
+                crate::model::pi::SurfaceValue::State { .. } => {
+                    lower.push((sf.key.clone(), "*".into()))
+                }
+                crate::model::pi::SurfaceValue::Map { rules, .. } => {
+                    lower.extend(rules.into_iter().map(|r| (sf.key.clone(), r.pattern)))
+                }
+            }
+        }
+    }
     let rules = config
         .iter()
         .map(|r| {
@@ -192,6 +223,10 @@ pub fn scope_rules(
                 reason: r.reason.clone(),
                 key_range,
                 value_range,
+                replaces_lower: elsewhere.is_none()
+                    && lower
+                        .iter()
+                        .any(|(s, p)| *s == r.surface && *p == r.pattern),
                 elsewhere,
             }
         })
@@ -204,4 +239,124 @@ pub fn scope_rules(
         .find(|r| r.layer == Layer::Default)
         .map_or(crate::model::pi::State::Ask, |d| d.action);
     Some(ScopeRules { rules, default })
+}
+
+/// Findings that need the other scope files (drift D18, D37) for the
+/// scope file `doc` with text `text`: an empty map that replaces a lower
+/// scope's string rule, and — when the runtime rejects this file — what
+/// the other scopes then decide on their own.
+pub fn cross_scope_diagnostics(
+    inputs: &PolicyInputs,
+    loaded: &LoadedPolicy,
+    doc: &str,
+    text: &str,
+) -> Vec<crate::analysis::Diagnostic> {
+    use crate::analysis::{Code, Diagnostic};
+    use crate::engine::gates::Call;
+    use crate::model::pi::SurfaceValue;
+    let mut out = Vec::new();
+    let scopes = [
+        ("global config", &inputs.global),
+        ("project config", &inputs.project),
+        ("global agent file", &inputs.global_agent),
+        ("project agent file", &inputs.project_agent),
+    ];
+    let Some(me) = scopes
+        .iter()
+        .position(|(_, s)| s.as_ref().is_some_and(|s| &*s.path == doc))
+    else {
+        return out;
+    };
+    let others = scopes
+        .iter()
+        .enumerate()
+        .any(|(i, (_, s))| i != me && s.is_some());
+    if !others || me >= 2 {
+        // Agent files: empty maps are dropped there (PL302), not merged.
+        return out;
+    }
+    let file = read_config(text, Version::DEFAULT_TARGET);
+    match file.config() {
+        Some(cfg) => {
+            // D18: `"read": {}` over a lower scope's `"read": "ask"`.
+            for s in cfg.permission.iter().flatten() {
+                let SurfaceValue::Map { rules, .. } = &s.value else {
+                    continue;
+                };
+                if !rules.is_empty() {
+                    continue;
+                }
+                for (label, lower) in &scopes[..me] {
+                    let Some(lower) = lower else { continue };
+                    let Some(lcfg) = read_config(&lower.text, Version::DEFAULT_TARGET).config()
+                    else {
+                        continue;
+                    };
+                    let Some(ls) = lcfg.permission.iter().flatten().find(|x| x.key == s.key) else {
+                        continue;
+                    };
+                    if let SurfaceValue::State { state, .. } = ls.value {
+                        let default = loaded
+                            .policy
+                            .rules
+                            .rules
+                            .iter()
+                            .find(|r| r.layer == Layer::Default)
+                            .map(|d| d.action);
+                        out.push(Diagnostic::new(
+                            Code::EmptyMapErases,
+                            s.key_range.clone(),
+                            format!(
+                                "this empty map replaces `\"{}\": \"{state}\"` of the {label} ({}) — a map replaces a string — so no `{}` rules remain and the universal `*` ({}) decides every `{}` call; remove the key to keep `{state}`",
+                                s.key,
+                                lower.path,
+                                s.key,
+                                default.map_or("ask".to_string(), |d| d.to_string()),
+                                s.key
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
+        None => {
+            // D37: the file is dropped; say what the others decide.
+            let samples = [
+                (
+                    "bash",
+                    serde_json::json!({"command": "rm -rf /"}),
+                    "`rm -rf /`",
+                ),
+                (
+                    "read",
+                    serde_json::json!({"path": ".env"}),
+                    "reading `.env`",
+                ),
+            ];
+            let mut parts = Vec::new();
+            for (tool, input, label) in samples {
+                let call = Call {
+                    tool: tool.into(),
+                    input,
+                    agent: None,
+                    cwd: "/".into(),
+                };
+                let sim = loaded.policy.simulate(&call, &crate::engine::paths::NoFs);
+                let by = crate::ide::simulation::deciding_gate(&sim)
+                    .and_then(|g| g.check.as_ref())
+                    .and_then(|c| c.matched_pattern.clone())
+                    .map_or("the default".to_string(), |p| format!("`{p}`"));
+                parts.push(format!("{label} → {} (by {by})", sim.decision));
+            }
+            out.push(Diagnostic::new(
+                Code::ScopeFileIgnored,
+                0..0,
+                format!(
+                    "the runtime ignores this file, so the other scope files decide alone: {}",
+                    parts.join(", ")
+                ),
+            ));
+        }
+    }
+    out
 }

@@ -5,13 +5,10 @@
 
 use super::convert::to_lsp_range;
 use super::session::{DocumentKind, Session, Snapshot};
-use crate::analysis::rule_order::ScopeRules;
 use crate::analysis::{self, Code, Severity};
-use crate::engine::policy::load_policy;
 use crate::lsp::session::Settings;
-use crate::model::pi::locations::role_of_path;
 use crate::text::LineIndex;
-use crate::workspace::{load_inputs, locations_for_document};
+use crate::workspace::{ScopeFileKind, analyse_scope_file};
 use std::collections::HashMap;
 use std::sync::Arc;
 use tokio::sync::Mutex;
@@ -27,53 +24,32 @@ pub struct Publisher {
     published: Mutex<HashMap<Uri, i32>>,
 }
 
-/// The merged rule list of every scope when the document is a scope file
-/// the runtime reads and other scope files contribute rules (open buffers
-/// win over disk).
-fn scope_rules(
-    snapshot: &Snapshot,
-    settings: &Settings,
-    open: &dyn Fn(&std::path::Path) -> Option<String>,
-) -> Option<ScopeRules> {
-    let path = snapshot.uri.to_file_path()?.into_owned();
-    role_of_path(&path.to_string_lossy())?;
-    let cwd = settings
-        .workspace_root
-        .clone()
-        .or_else(|| path.parent().map(|p| p.to_path_buf()))?;
-    let home = std::path::PathBuf::from(&settings.analysis.home);
-    let loc = locations_for_document(&path, &cwd, &home, None);
-    let inputs = load_inputs(&loc, open).ok()?;
-    let loaded = load_policy(&inputs);
-    crate::ide::effective::scope_rules(&inputs, &loaded, &path.display().to_string())
-}
-
 /// The analysis of a snapshot, as published: the config's tree (JSON
 /// files) and the findings, over every scope when other scope files
-/// contribute rules.
+/// contribute rules (open buffers win over disk).
 pub fn analyse(
     snapshot: &Snapshot,
     settings: &Settings,
     open: &dyn Fn(&std::path::Path) -> Option<String>,
 ) -> (Option<crate::syntax::Node>, Vec<analysis::Diagnostic>) {
-    let text: &str = &snapshot.text;
-    match snapshot.kind {
-        DocumentKind::PiConfig => {
-            let scopes = scope_rules(snapshot, settings, open);
-            let a = analysis::analyze_config_in_scopes(text, &settings.analysis, scopes.as_ref());
-            (a.file.parsed.root, a.diagnostics)
-        }
-        DocumentKind::PiAgent => {
-            let scopes = scope_rules(snapshot, settings, open);
-            let d = analysis::agent_file::analyze_agent_in_scopes(
-                text,
-                &settings.analysis,
-                scopes.as_ref(),
-            );
-            (None, d)
-        }
-        DocumentKind::Other => (None, Vec::new()),
-    }
+    let kind = match snapshot.kind {
+        DocumentKind::PiConfig => ScopeFileKind::Config,
+        DocumentKind::PiAgent => ScopeFileKind::Agent,
+        DocumentKind::Other => return (None, Vec::new()),
+    };
+    let path = snapshot.uri.to_file_path().map(|p| p.into_owned());
+    let cwd = settings.workspace_root.clone().or_else(|| {
+        path.as_ref()
+            .and_then(|p| p.parent().map(|p| p.to_path_buf()))
+    });
+    analyse_scope_file(
+        kind,
+        path.as_deref(),
+        cwd.as_deref(),
+        &snapshot.text,
+        &settings.analysis,
+        open,
+    )
 }
 
 /// The LSP diagnostics of a snapshot.

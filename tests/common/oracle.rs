@@ -50,7 +50,10 @@ pub fn oracle_dir() -> Result<PathBuf, String> {
 }
 
 pub fn run_oracle(dir: &Path, cases: &[Value]) -> Vec<Value> {
-    let batch = dir.join(format!("batch-{}.jsonl", std::process::id()));
+    // Tests of one binary run in parallel: one file per call.
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let batch = dir.join(format!("batch-{}-{n}.jsonl", std::process::id()));
     let text: String = cases.iter().map(|c| format!("{c}\n")).collect();
     std::fs::write(&batch, text).expect("write batch");
     let out = Command::new("bash")
