@@ -475,6 +475,22 @@ async fn an_edit_in_the_global_config_changes_the_project_diagnostics() {
     let msg = d["params"]["diagnostics"][0]["message"].as_str().unwrap();
     assert!(msg.contains("`git *` (allow) never takes effect"), "{msg}");
     assert!(msg.contains("in the global config"), "{msg}");
+    // Hover says which scope is in force and what it replaces.
+    let h = c
+        .request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": puri}, "position": {"line": 0, "character": 28}}),
+        )
+        .await;
+    let md = h["result"]["contents"]["value"].as_str().unwrap_or("");
+    assert!(
+        md.contains("In force: rule 1 of 2 in the merged order"),
+        "{md}"
+    );
+    assert!(
+        md.contains("Replaces `git *` → deny of the global config"),
+        "{md}"
+    );
 
     // Open the global file and drop its catch-all: the project file's
     // finding goes away without touching the project file.
@@ -560,4 +576,74 @@ async fn agent_files_get_diagnostics_fixes_and_hover() {
         .await;
     let md = h["result"]["contents"]["value"].as_str().unwrap_or("");
     assert!(md.contains("**`git push *` → deny**"), "{h}");
+}
+
+/// File watching: the server registers watchers for the scope files, and a
+/// change on disk of the global config republishes the open project file.
+#[tokio::test]
+async fn a_changed_global_file_on_disk_republishes_the_project_file() {
+    let dir = std::env::temp_dir().join(format!("pl-watch-{}", std::process::id()));
+    let home = dir.join("home");
+    let global_dir = home.join(".pi/agent/extensions/pi-permission-system");
+    let project_dir = dir.join("proj/.pi/extensions/pi-permission-system");
+    std::fs::create_dir_all(&global_dir).unwrap();
+    std::fs::create_dir_all(&project_dir).unwrap();
+    let global = global_dir.join("config.json");
+    let project = project_dir.join("config.json");
+    std::fs::write(
+        &global,
+        "{\"permission\": {\"bash\": {\"git *\": \"deny\"}}}",
+    )
+    .unwrap();
+    let project_text = "{\"permission\": {\"bash\": {\"git *\": \"allow\"}}}";
+    std::fs::write(&project, project_text).unwrap();
+    let puri = format!("file://{}", project.display());
+    let mut c = start();
+    c.request(
+        "initialize",
+        json!({"processId": null, "rootUri": null,
+               "initializationOptions": {"permissionLsp": {"home": home.display().to_string()}},
+               "capabilities": {"workspace": {"didChangeWatchedFiles": {"dynamicRegistration": true}}}}),
+    )
+    .await;
+    c.notify("initialized", json!({})).await;
+    let reg = c
+        .wait_for(|m| m["method"] == "client/registerCapability")
+        .await;
+    let watchers = &reg["params"]["registrations"][0]["registerOptions"]["watchers"];
+    assert!(
+        watchers
+            .to_string()
+            .contains("extensions/pi-permission-system/config.json"),
+        "{reg}"
+    );
+    c.send_raw(&json!({"jsonrpc": "2.0", "id": reg["id"], "result": null}).to_string())
+        .await;
+    c.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": puri, "languageId": "json", "version": 1, "text": project_text}}),
+    )
+    .await;
+    let d = c.diagnostics(&puri, Some(1)).await;
+    assert_eq!(codes(&d), Vec::<String>::new());
+    std::fs::write(
+        &global,
+        "{\"permission\": {\"bash\": {\"git *\": \"deny\", \"*\": \"ask\"}}}",
+    )
+    .unwrap();
+    c.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": format!("file://{}", global.display()), "type": 2}]}),
+    )
+    .await;
+    let puri2 = puri.clone();
+    c.wait_for(move |m| {
+        m["method"] == "textDocument/publishDiagnostics"
+            && m["params"]["uri"] == puri2.as_str()
+            && m["params"]["diagnostics"]
+                .as_array()
+                .is_some_and(|a| a.iter().any(|d| d["code"] == "PL210"))
+    })
+    .await;
+    std::fs::remove_dir_all(&dir).ok();
 }

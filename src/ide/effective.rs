@@ -360,3 +360,108 @@ pub fn cross_scope_diagnostics(
     }
     out
 }
+
+/// Hover text about scopes for the rule `surface`/`pattern` of the scope
+/// file `doc`: whether its value is in force or a higher scope's replaces
+/// it, which lower scope's value it replaces, and its place in the merged
+/// order.
+pub fn scope_hover(
+    inputs: &PolicyInputs,
+    loaded: &LoadedPolicy,
+    doc: &str,
+    surface: &str,
+    pattern: &str,
+) -> Option<String> {
+    let config: Vec<&crate::engine::rules::Rule> = loaded
+        .policy
+        .rules
+        .rules
+        .iter()
+        .filter(|r| r.layer == Layer::Config)
+        .collect();
+    let pos = config
+        .iter()
+        .position(|r| r.surface == surface && r.pattern == pattern);
+    let label = |file: &str| -> String {
+        let scope = [
+            ("the global config", &inputs.global),
+            ("the project config", &inputs.project),
+            ("the global agent file", &inputs.global_agent),
+            ("the project agent file", &inputs.project_agent),
+        ]
+        .iter()
+        .find(|(_, s)| s.as_ref().is_some_and(|s| &*s.path == file))
+        .map_or("another file", |(l, _)| l);
+        scope.to_string()
+    };
+    let mut md = String::from("**Scopes**");
+    match pos {
+        Some(n) => {
+            let r = config[n];
+            let file = r
+                .source
+                .as_ref()
+                .and_then(|s| s.file.as_deref())
+                .unwrap_or("");
+            if file == doc {
+                md.push_str(&format!(
+                    "\n\nIn force: rule {} of {} in the merged order of every scope.",
+                    n + 1,
+                    config.len()
+                ));
+            } else {
+                let at = r
+                    .source
+                    .as_ref()
+                    .and_then(|s| locate(s, inputs))
+                    .map_or(String::new(), |(f, l, _)| format!(" ({f}:{l})"));
+                md.push_str(&format!(
+                    "\n\nNot in force: {}{at} sets `{pattern}` → {} and replaces this value (later scopes override earlier ones key by key).",
+                    label(file),
+                    r.action
+                ));
+            }
+        }
+        None => md.push_str(
+            "\n\nNot in the merged policy (the surface is replaced by another scope's value).",
+        ),
+    }
+    // Which lower scope's value this one replaces.
+    let order = [
+        &inputs.global,
+        &inputs.project,
+        &inputs.global_agent,
+        &inputs.project_agent,
+    ];
+    let me = order
+        .iter()
+        .position(|s| s.as_ref().is_some_and(|s| &*s.path == doc))?;
+    for (n, s) in order.iter().enumerate().take(me) {
+        let Some(s) = s else { continue };
+        let surfaces = if n < 2 {
+            read_config(&s.text, Version::DEFAULT_TARGET)
+                .config()
+                .and_then(|c| c.permission)
+        } else {
+            agent_permission(&s.text)
+        };
+        for sf in surfaces.into_iter().flatten().filter(|x| x.key == surface) {
+            let found = match &sf.value {
+                crate::model::pi::SurfaceValue::State { state, .. } => {
+                    (pattern == "*").then_some(*state)
+                }
+                crate::model::pi::SurfaceValue::Map { rules, .. } => rules
+                    .iter()
+                    .find(|r| r.pattern == pattern)
+                    .map(|r| r.value.action),
+            };
+            if let Some(state) = found {
+                md.push_str(&format!(
+                    "\n\nReplaces `{pattern}` → {state} of {} — at that scope's position in the order.",
+                    label(&s.path)
+                ));
+            }
+        }
+    }
+    Some(md)
+}

@@ -101,6 +101,10 @@ impl LanguageServer for Server {
         methods::did_change_configuration::handle(self, params).await;
     }
 
+    async fn did_change_watched_files(&self, params: DidChangeWatchedFilesParams) {
+        methods::did_change_watched_files::handle(self, params)
+    }
+
     async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
         Ok(methods::hover::handle(self, params))
     }

@@ -50,6 +50,8 @@ pub struct Settings {
     pub workspace_root: Option<std::path::PathBuf>,
     /// The client accepts snippet completions.
     pub snippets: bool,
+    /// The client can register file watchers dynamically.
+    pub watch_files: bool,
 }
 
 impl Session {

@@ -43,6 +43,10 @@ pub fn handle(server: &Server, params: HoverParams) -> Option<Hover> {
     {
         info.markdown.push_str("\n\n---\n\n");
         info.markdown.push_str(&more);
+        if let Some(scopes) = scope_text(server, &pos.text_document.uri, root, offset) {
+            info.markdown.push_str("\n\n");
+            info.markdown.push_str(&scopes);
+        }
     }
     Some(Hover {
         contents: HoverContents::Markup(MarkupContent {
@@ -51,4 +55,44 @@ pub fn handle(server: &Server, params: HoverParams) -> Option<Hover> {
         }),
         range: Some(to_lsp_range(text, &index, &info.range, settings.encoding)),
     })
+}
+
+/// What the other scope files say about the rule under the cursor.
+fn scope_text(
+    server: &Server,
+    uri: &tower_lsp_server::ls_types::Uri,
+    root: &crate::syntax::Node,
+    offset: usize,
+) -> Option<String> {
+    let at = crate::ide::locate::locate(root, offset)?;
+    let (surface, pattern) = match at.path.as_slice() {
+        [p, s] if p == "permission" && at.node.value.as_str().is_some() => {
+            (s.clone(), "*".to_string())
+        }
+        [p, s, pat, ..] if p == "permission" => (s.clone(), pat.clone()),
+        _ => return None,
+    };
+    let settings = server.session.settings();
+    let path = uri.to_file_path()?.into_owned();
+    let cwd = settings
+        .workspace_root
+        .clone()
+        .or_else(|| path.parent().map(|p| p.to_path_buf()))?;
+    let home = std::path::PathBuf::from(&settings.analysis.home);
+    let session = &server.session;
+    let (inputs, loaded, doc) =
+        crate::workspace::scope_context(&path, &cwd, &home, &|p| session.open_text_by_path(p))?;
+    let others = [
+        &inputs.global,
+        &inputs.project,
+        &inputs.global_agent,
+        &inputs.project_agent,
+    ]
+    .iter()
+    .filter(|s| s.as_ref().is_some_and(|s| *s.path != *doc))
+    .count();
+    if others == 0 {
+        return None;
+    }
+    crate::ide::effective::scope_hover(&inputs, &loaded, &doc, &surface, &pattern)
 }

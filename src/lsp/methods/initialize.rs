@@ -20,6 +20,13 @@ pub fn handle(server: &Server, params: InitializeParams) -> InitializeResult {
     server.session.update_settings(|s| {
         s.encoding = enc;
         s.workspace_root = root;
+        s.watch_files = params
+            .capabilities
+            .workspace
+            .as_ref()
+            .and_then(|w| w.did_change_watched_files.as_ref())
+            .and_then(|d| d.dynamic_registration)
+            .unwrap_or(false);
         s.snippets = params
             .capabilities
             .text_document
@@ -57,6 +64,21 @@ pub fn handle(server: &Server, params: InitializeParams) -> InitializeResult {
 }
 
 pub async fn initialized(server: &Server) {
+    let settings = server.session.settings();
+    if settings.watch_files {
+        let home = std::path::PathBuf::from(&settings.analysis.home);
+        let loc = crate::workspace::Locations::from_env(home.clone(), Some(home), None);
+        let reg = super::did_change_watched_files::registration(Some(&loc.agent_dir));
+        if let Err(e) = server.client.register_capability(vec![reg]).await {
+            server
+                .client
+                .log_message(
+                    MessageType::WARNING,
+                    format!("file watching not available: {e}"),
+                )
+                .await;
+        }
+    }
     server
         .client
         .log_message(MessageType::INFO, "permission-lsp ready")
