@@ -46,7 +46,23 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     // The "Simulate…" code lens and the palette command both land here.
     vscode.commands.registerCommand("permission-lsp.simulateCommandLine", (args?: { uri?: string }) => simulate(output, args?.uri)),
     vscode.commands.registerCommand("permissionLsp.simulate", () => simulate(output, vscode.window.activeTextEditor?.document.uri.toString())),
+    vscode.commands.registerCommand("permissionLsp.effectivePolicy", () => effectivePolicy(output, vscode.window.activeTextEditor?.document.uri.toString())),
   );
+}
+
+/** The merged rule list of every scope, as `permission-lsp explain --format json` prints it. */
+async function effectivePolicy(output: vscode.OutputChannel, uri: string | undefined): Promise<void> {
+  if (!client || !uri) {
+    void vscode.window.showWarningMessage("Permission LSP: open a permission config first.");
+    return;
+  }
+  const s = settings();
+  const args: Record<string, string> = { uri };
+  if (s.agent) args.agent = s.agent;
+  if (s.home) args.home = s.home;
+  const result = await client.sendRequest("workspace/executeCommand", { command: "permission-lsp.effectivePolicy", arguments: [args] });
+  output.appendLine(JSON.stringify(result, null, 2));
+  output.show(true);
 }
 
 async function simulate(output: vscode.OutputChannel, uri: string | undefined): Promise<void> {
