@@ -27,6 +27,9 @@ struct AnalysisArgs {
     /// --scopes, where the global config is found (default: $HOME).
     #[arg(long)]
     home: Option<PathBuf>,
+    /// With --scopes: the active agent, whose `<name>.md` files join the scopes.
+    #[arg(long)]
+    agent: Option<String>,
 }
 
 impl AnalysisArgs {
@@ -49,6 +52,8 @@ impl AnalysisArgs {
             target,
             levels,
             home,
+            agent: self.agent.clone(),
+            ..AnalysisOptions::default()
         })
     }
 }

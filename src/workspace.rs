@@ -196,11 +196,23 @@ pub enum ScopeFileKind {
 pub fn scope_context(
     path: &Path,
     cwd: &Path,
-    home: &Path,
+    options: &crate::analysis::AnalysisOptions,
     open: &dyn Fn(&Path) -> Option<String>,
 ) -> Option<(PolicyInputs, crate::engine::policy::LoadedPolicy, String)> {
-    locations::role_of_path(&path.to_string_lossy())?;
-    let loc = locations_for_document(path, cwd, home, None);
+    use locations::FileRole;
+    let role = locations::role_of_path(&path.to_string_lossy())?;
+    let home = PathBuf::from(&options.home);
+    // An agent file is its own agent; a config file takes the active one.
+    let agent = match role {
+        FileRole::GlobalAgent | FileRole::ProjectAgent => None,
+        _ => options.agent.clone(),
+    };
+    let mut loc = locations_for_document(path, cwd, &home, agent);
+    if let Some(dir) = &options.agent_dir
+        && !matches!(role, FileRole::GlobalConfig | FileRole::GlobalAgent)
+    {
+        loc.agent_dir = PathBuf::from(dir);
+    }
     let inputs = load_inputs(&loc, open).ok()?;
     let loaded = crate::engine::policy::load_policy(&inputs);
     Some((inputs, loaded, path.display().to_string()))
@@ -222,9 +234,8 @@ pub fn analyse_scope_file(
     Vec<crate::analysis::Diagnostic>,
 ) {
     use crate::ide::effective::{cross_scope_diagnostics, scope_rules};
-    let home = PathBuf::from(&options.home);
     let ctx = match (path, cwd) {
-        (Some(p), Some(c)) => scope_context(p, c, &home, open),
+        (Some(p), Some(c)) => scope_context(p, c, options, open),
         _ => None,
     };
     let scopes = ctx.as_ref().and_then(|(i, l, d)| scope_rules(i, l, d));

@@ -18,6 +18,10 @@ pub struct AnalysisOptions {
     /// The home directory `~/` in patterns expands to (the runtime uses the
     /// user's); the default `~` leaves such patterns literal.
     pub home: String,
+    /// The active agent, whose `<name>.md` files join the other scopes.
+    pub agent: Option<String>,
+    /// The agent directory (default: `$PI_CODING_AGENT_DIR` or `<home>/.pi/agent`).
+    pub agent_dir: Option<String>,
 }
 
 impl Default for AnalysisOptions {
@@ -26,6 +30,8 @@ impl Default for AnalysisOptions {
             target: Version::DEFAULT_TARGET,
             levels: LintLevels::default(),
             home: "~".into(),
+            agent: None,
+            agent_dir: None,
         }
     }
 }

@@ -2,7 +2,8 @@
 //! `workspace/didChangeConfiguration`:
 //!
 //! ```json
-//! { "permissionLsp": { "targetVersion": "20.7.3", "home": "/home/me", "lints": { "PL010": "off" } } }
+//! { "permissionLsp": { "targetVersion": "20.7.3", "home": "/home/me", "agent": "dev",
+//!                      "agentDir": "/home/me/.pi/agent", "lints": { "PL010": "off" } } }
 //! ```
 //! The `permissionLsp` wrapper is optional.
 
@@ -23,6 +24,12 @@ pub fn apply(options: &mut AnalysisOptions, value: &Value) -> Vec<String> {
     if let Some(h) = v.get("home").and_then(Value::as_str) {
         options.home = h.to_string();
     }
+    if let Some(a) = v.get("agent") {
+        options.agent = a.as_str().filter(|a| !a.is_empty()).map(String::from);
+    }
+    if let Some(d) = v.get("agentDir") {
+        options.agent_dir = d.as_str().filter(|d| !d.is_empty()).map(String::from);
+    }
     if let Some(lints) = v.get("lints").and_then(Value::as_object) {
         let mut levels = LintLevels::default();
         for (code, level) in lints {
@@ -34,4 +41,25 @@ pub fn apply(options: &mut AnalysisOptions, value: &Value) -> Vec<String> {
         options.levels = levels;
     }
     problems
+}
+
+#[cfg(test)]
+mod scope_settings_tests {
+    use super::*;
+
+    #[test]
+    fn home_agent_and_agent_dir() {
+        let mut o = AnalysisOptions::default();
+        let problems = apply(
+            &mut o,
+            &serde_json::json!({"permissionLsp": {"home": "/h", "agent": "dev", "agentDir": "/h/agent"}}),
+        );
+        assert!(problems.is_empty());
+        assert_eq!(
+            (o.home.as_str(), o.agent.as_deref(), o.agent_dir.as_deref()),
+            ("/h", Some("dev"), Some("/h/agent"))
+        );
+        apply(&mut o, &serde_json::json!({"agent": ""}));
+        assert_eq!(o.agent, None, "an empty name clears the agent");
+    }
 }

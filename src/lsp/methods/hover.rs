@@ -78,10 +78,11 @@ fn scope_text(
         .workspace_root
         .clone()
         .or_else(|| path.parent().map(|p| p.to_path_buf()))?;
-    let home = std::path::PathBuf::from(&settings.analysis.home);
     let session = &server.session;
     let (inputs, loaded, doc) =
-        crate::workspace::scope_context(&path, &cwd, &home, &|p| session.open_text_by_path(p))?;
+        crate::workspace::scope_context(&path, &cwd, &settings.analysis, &|p| {
+            session.open_text_by_path(p)
+        })?;
     let others = [
         &inputs.global,
         &inputs.project,

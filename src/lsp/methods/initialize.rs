@@ -68,7 +68,12 @@ pub async fn initialized(server: &Server) {
     if settings.watch_files {
         let home = std::path::PathBuf::from(&settings.analysis.home);
         let loc = crate::workspace::Locations::from_env(home.clone(), Some(home), None);
-        let reg = super::did_change_watched_files::registration(Some(&loc.agent_dir));
+        let agent_dir = settings
+            .analysis
+            .agent_dir
+            .as_ref()
+            .map_or(loc.agent_dir, std::path::PathBuf::from);
+        let reg = super::did_change_watched_files::registration(Some(&agent_dir));
         if let Err(e) = server.client.register_capability(vec![reg]).await {
             server
                 .client
