@@ -2,29 +2,15 @@
 //! catalogue D14, D15, D17, D20, D33, D34, D36, D40), each with an example.
 
 use super::codes::Code;
-use super::rule_order::{Finding, OrderedRule, ScopeRules, analyze_rule_order};
+use super::rule_order::{
+    Finding, OrderedRule, ScopeRules, analyze_rule_order, is_extension_surface,
+};
 use super::{Diagnostic, Related};
 use crate::engine::messages::PERMISSIVE_BASH_WARNING;
 use crate::engine::wildcard::{MatchOptions, Wildcard};
+use crate::model::pi::config::KNOWN_SURFACES;
 use crate::model::pi::{PiConfig, State, Surface, SurfaceValue};
 use crate::text::LineIndex;
-
-/// Surfaces the runtime gives a meaning (tools it knows, gates, the default).
-const KNOWN_SURFACES: &[&str] = &[
-    "*",
-    "bash",
-    "read",
-    "write",
-    "edit",
-    "grep",
-    "find",
-    "ls",
-    "mcp",
-    "skill",
-    "task",
-    "path",
-    "external_directory",
-];
 
 /// Tool names of other agents that users carry over; pi has none of them.
 const OTHER_AGENTS_TOOLS: &[&str] = &[
@@ -138,15 +124,9 @@ fn example_value(surface: &str) -> &'static str {
     }
 }
 
-fn is_extension_surface(key: &str) -> bool {
-    // `path_read`-style keys are surfaces of later versions (27.1+), not tools.
-    let directional = key.starts_with("path_") || key.starts_with("external_directory_");
-    (!has_wildcard(key) && !KNOWN_SURFACES.contains(&key) && !directional) || key == "task"
-}
-
 fn unknown_surface(s: &Surface, out: &mut Vec<Diagnostic>) {
     let key = s.key.as_str();
-    if KNOWN_SURFACES.contains(&key) || has_wildcard(key) {
+    if KNOWN_SURFACES.contains(&key) || key == "task" || has_wildcard(key) {
         return;
     }
     if OTHER_AGENTS_TOOLS

@@ -10,6 +10,7 @@ use super::pattern_algebra::{
 };
 use crate::engine::wildcard::{MatchOptions, Wildcard};
 use crate::model::pi::State;
+use crate::model::pi::config::{KNOWN_SURFACES, TOOLS};
 use rustc_hash::FxHashMap;
 use std::ops::Range;
 
@@ -90,9 +91,6 @@ const MAX_UNION: usize = 48;
 /// Search work for the whole document (see `pattern_algebra::search_within`).
 const SEARCH_BUDGET: usize = 10_000;
 
-/// Pi's own tools, whose visibility a catch-all deny decides.
-const TOOLS: &[&str] = &["bash", "read", "write", "edit", "grep", "find", "ls", "mcp"];
-
 /// Surfaces whose calls carry several values (aliases or candidates): a
 /// rule's removal may change which value decides, so "removing it changes
 /// nothing" is not claimed there.
@@ -109,22 +107,8 @@ fn has_wildcard(s: &str) -> bool {
 
 /// Extension tools: the value matched is always `*`.
 pub fn is_extension_surface(key: &str) -> bool {
-    const KNOWN: &[&str] = &[
-        "*",
-        "bash",
-        "read",
-        "write",
-        "edit",
-        "grep",
-        "find",
-        "ls",
-        "mcp",
-        "skill",
-        "path",
-        "external_directory",
-    ];
     let directional = key.starts_with("path_") || key.starts_with("external_directory_");
-    (!has_wildcard(key) && !KNOWN.contains(&key) && !directional) || key == "task"
+    (!has_wildcard(key) && !KNOWN_SURFACES.contains(&key) && !directional) || key == "task"
 }
 
 struct Group<'a> {

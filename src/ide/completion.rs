@@ -3,6 +3,7 @@
 //! the text itself, so half-written files complete too.
 
 use crate::ide::hover::surface_description;
+use crate::model::pi::config::KNOWN_SURFACES;
 use crate::model::pi::versions::{self, KeyShape, Version};
 use std::ops::Range;
 
@@ -161,21 +162,6 @@ fn path_of(stack: &[Frame]) -> Vec<String> {
 /// Adds one item: label, kind, detail, insert text, is-a-snippet.
 type Push<'a> = dyn FnMut(&str, ItemKind, Option<&str>, String, bool) + 'a;
 
-const SURFACES: &[&str] = &[
-    "*",
-    "bash",
-    "read",
-    "write",
-    "edit",
-    "grep",
-    "find",
-    "ls",
-    "mcp",
-    "skill",
-    "path",
-    "external_directory",
-];
-
 /// Completion items at `offset`. `mcp_servers` are the names from
 /// `mcp.json`; `snippets` says whether the client takes placeholders.
 pub fn completions(
@@ -248,7 +234,7 @@ pub fn completions(
             }
         }
         (["permission"], true) => {
-            for s in SURFACES {
+            for s in KNOWN_SURFACES {
                 push(
                     s,
                     ItemKind::Surface,

@@ -11,6 +11,38 @@ use crate::model::pi::Version;
 use crate::model::pi::agent::agent_permission;
 use crate::model::pi::read::read_config;
 use serde_json::{Value, json};
+use std::sync::Arc;
+
+/// The permission surfaces of every scope file below `doc` in merge order,
+/// with the scope's file path (JSON files read strictly, agent files
+/// tolerantly, as the runtime does).
+fn lower_scopes(
+    inputs: &PolicyInputs,
+    doc: &str,
+) -> Option<Vec<(Arc<str>, Vec<crate::model::pi::Surface>)>> {
+    let order = [
+        &inputs.global,
+        &inputs.project,
+        &inputs.global_agent,
+        &inputs.project_agent,
+    ];
+    let me = order
+        .iter()
+        .position(|s| s.as_ref().is_some_and(|s| &*s.path == doc))?;
+    let mut out = Vec::new();
+    for (n, s) in order.iter().enumerate().take(me) {
+        let Some(s) = s else { continue };
+        let surfaces = if n < 2 {
+            read_config(&s.text, Version::DEFAULT_TARGET)
+                .config()
+                .and_then(|c| c.permission)
+        } else {
+            agent_permission(&s.text)
+        };
+        out.push((s.path.clone(), surfaces.unwrap_or_default()));
+    }
+    Some(out)
+}
 
 fn file_status(scope: &str, s: &Option<ScopeText>, agent_file: bool) -> Value {
     match s {
@@ -165,26 +197,9 @@ pub fn scope_rules(
         return None;
     }
     // (surface, pattern) of every scope below the document's.
-    let order = [
-        &inputs.global,
-        &inputs.project,
-        &inputs.global_agent,
-        &inputs.project_agent,
-    ];
-    let me = order
-        .iter()
-        .position(|s| s.as_ref().is_some_and(|s| &*s.path == doc));
     let mut lower: Vec<(String, String)> = Vec::new();
-    for (n, s) in order.iter().enumerate().take(me.unwrap_or(0)) {
-        let Some(s) = s else { continue };
-        let surfaces = if n < 2 {
-            read_config(&s.text, Version::DEFAULT_TARGET)
-                .config()
-                .and_then(|c| c.permission)
-        } else {
-            agent_permission(&s.text)
-        };
-        for sf in surfaces.into_iter().flatten() {
+    for (_, surfaces) in lower_scopes(inputs, doc).unwrap_or_default() {
+        for sf in surfaces {
             match sf.value {
                 crate::model::pi::SurfaceValue::State { .. } => {
                     lower.push((sf.key.clone(), "*".into()))
@@ -427,25 +442,8 @@ pub fn scope_hover(
         ),
     }
     // Which lower scope's value this one replaces.
-    let order = [
-        &inputs.global,
-        &inputs.project,
-        &inputs.global_agent,
-        &inputs.project_agent,
-    ];
-    let me = order
-        .iter()
-        .position(|s| s.as_ref().is_some_and(|s| &*s.path == doc))?;
-    for (n, s) in order.iter().enumerate().take(me) {
-        let Some(s) = s else { continue };
-        let surfaces = if n < 2 {
-            read_config(&s.text, Version::DEFAULT_TARGET)
-                .config()
-                .and_then(|c| c.permission)
-        } else {
-            agent_permission(&s.text)
-        };
-        for sf in surfaces.into_iter().flatten().filter(|x| x.key == surface) {
+    for (path, surfaces) in lower_scopes(inputs, doc)? {
+        for sf in surfaces.iter().filter(|x| x.key == surface) {
             let found = match &sf.value {
                 crate::model::pi::SurfaceValue::State { state, .. } => {
                     (pattern == "*").then_some(*state)
@@ -458,7 +456,7 @@ pub fn scope_hover(
             if let Some(state) = found {
                 md.push_str(&format!(
                     "\n\nReplaces `{pattern}` → {state} of {} — at that scope's position in the order.",
-                    label(&s.path)
+                    label(&path)
                 ));
             }
         }

@@ -128,20 +128,11 @@ pub fn precedence(cfg: &crate::model::pi::PiConfig, offset: usize, home: &str) -
         .find(|s| s.key_range.contains(&offset) && s.key != "*")
     {
         let wc = Wildcard::compile(&s.key, home, MatchOptions::default());
-        const TOOLS: &[&str] = &[
-            "bash",
-            "read",
-            "write",
-            "edit",
-            "grep",
-            "find",
-            "ls",
-            "mcp",
-            "skill",
-            "path",
-            "external_directory",
-        ];
-        let hits: Vec<&str> = TOOLS.iter().copied().filter(|t| wc.is_match(t)).collect();
+        let hits: Vec<&str> = crate::model::pi::config::KNOWN_SURFACES
+            .iter()
+            .copied()
+            .filter(|t| *t != "*" && wc.is_match(t))
+            .collect();
         let applies = if !s.key.contains(['*', '?']) {
             format!("Applies to `{}` exactly.", s.key)
         } else if hits.is_empty() {

@@ -6,6 +6,26 @@ use crate::syntax::js_order::js_entries;
 use crate::syntax::{Member, Node, Value};
 use std::ops::Range;
 
+/// pi's own tools (their visibility is decided by `evaluate(tool, "*")`).
+pub const TOOLS: &[&str] = &["bash", "read", "write", "edit", "grep", "find", "ls", "mcp"];
+
+/// Surface keys the runtime gives a meaning: the universal default, pi's
+/// tools, `skill`, and the two path gates (`task` is an extension tool).
+pub const KNOWN_SURFACES: &[&str] = &[
+    "*",
+    "bash",
+    "read",
+    "write",
+    "edit",
+    "grep",
+    "find",
+    "ls",
+    "mcp",
+    "skill",
+    "path",
+    "external_directory",
+];
+
 /// A permission state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
