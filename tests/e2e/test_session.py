@@ -161,3 +161,72 @@ async def test_stress_rapid_changes_and_bad_requests(client: LanguageClient):
     assert versions[-1] == last, versions[-5:]
     assert versions == sorted(versions), "an older result was published after a newer one"
     assert list(client.diagnostics[URI]) == []
+
+
+PRECEDENCE = """{
+  "permission": {
+    "bash": {
+      "git push *": "deny",
+      "git *": "allow"
+    }
+  }
+}
+"""
+
+
+def apply_edits(text: str, edits: list) -> str:
+    """Applies LSP text edits (ASCII text: UTF-16 columns are characters)."""
+    lines = text.split("\n")
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line) + 1)
+
+    def offset(p: types.Position) -> int:
+        return starts[p.line] + p.character
+
+    for e in sorted(edits, key=lambda e: offset(e.range.start), reverse=True):
+        text = text[: offset(e.range.start)] + e.new_text + text[offset(e.range.end) :]
+    return text
+
+
+async def test_precedence_fix_completion_and_outline(client: LanguageClient):
+    uri = "file:///home/user/precedence/.pi/extensions/pi-permission-system/config.json"
+    diags = await open_and_wait(client, PRECEDENCE, uri=uri)
+    assert [d.code for d in diags] == ["PL210"]
+    overridden = diags[0]
+    assert "`git push` is decided by `git *` → allow" in overridden.message
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=overridden.range,
+            context=types.CodeActionContext(diagnostics=[overridden]),
+        )
+    )
+    move = next(a for a in actions if a.title.startswith("Move after"))
+    fixed = apply_edits(PRECEDENCE, move.edit.changes[uri])
+    assert fixed.index('"git *"') < fixed.index('"git push *"')
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=fixed)],
+        )
+    )
+    await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    assert list(client.diagnostics[uri]) == []
+
+    # Completion of a pattern's value offers the deny-with-reason snippet.
+    line = fixed.split("\n").index('      "git push *": "deny"')
+    completion = await client.text_document_completion_async(
+        types.CompletionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            position=types.Position(line=line, character=len('      "git push *": "d')),
+        )
+    )
+    items = completion.items if hasattr(completion, "items") else completion
+    assert "deny with reason" in [i.label for i in items]
+
+    symbols = await client.text_document_document_symbol_async(
+        types.DocumentSymbolParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
+    bash = symbols[0].children[0]
+    assert bash.name == "bash" and [c.name for c in bash.children] == ["git *", "git push *"]
