@@ -233,3 +233,58 @@ fn cross_scope_findings_in_the_project_file() {
         "the runtime ignores this file, so the other scope files decide alone: `rm -rf /` → ask (by `*`), reading `.env` → ask (by `*`)"
     );
 }
+
+/// D19b: the migration guide's recipe — an agent repeats the global deny
+/// after its own `*: allow` — does not work: the key keeps the global
+/// position. The agent file gets the finding, checked with the runtime's
+/// decision in `dead_redundant_and_hidden_rules_agree_with_the_runtime`'s
+/// spirit: `rm -rf x` is allowed.
+#[test]
+fn the_migration_recipe_is_reported_in_the_agent_file() {
+    use permission_lsp::analysis::AnalysisOptions;
+    use permission_lsp::workspace::{ScopeFileKind, analyse_scope_file};
+    let dir = std::env::temp_dir().join(format!("pl-d19b-{}", std::process::id()));
+    let agent_dir = dir.join("home/.pi/agent");
+    std::fs::create_dir_all(agent_dir.join("extensions/pi-permission-system")).unwrap();
+    std::fs::create_dir_all(agent_dir.join("agents")).unwrap();
+    std::fs::write(
+        agent_dir.join("extensions/pi-permission-system/config.json"),
+        "{\"permission\": {\"*\": \"ask\", \"bash\": {\"rm -rf *\": \"deny\"}}}",
+    )
+    .unwrap();
+    let md = "---\npermission:\n  bash:\n    \"*\": allow\n    \"rm -rf *\": deny\n---\n";
+    let path = agent_dir.join("agents/coder.md");
+    std::fs::write(&path, md).unwrap();
+    let options = AnalysisOptions {
+        home: dir.join("home").display().to_string(),
+        agent_dir: Some(agent_dir.display().to_string()),
+        ..AnalysisOptions::default()
+    };
+    let (_, d) = analyse_scope_file(
+        ScopeFileKind::Agent,
+        Some(&path),
+        Some(&dir),
+        md,
+        &options,
+        &|_| None,
+    );
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert_eq!(d[0].code.as_str(), "PL210");
+    assert_eq!(&md[d[0].range.clone()], "\"rm -rf *\"");
+    assert!(
+        d[0].message
+            .contains("keeps the position it has in a lower scope"),
+        "{}",
+        d[0].message
+    );
+    // The runtime agrees (drift case D19b): `rm -rf x` is allowed.
+    let case = common::jsonl("conformance/pi-drift-cases.jsonl")
+        .into_iter()
+        .find(|c| c["id"] == "D19b")
+        .unwrap();
+    assert_eq!(
+        case["observed"]["results"][0]["decision"], "allow",
+        "{case}"
+    );
+}

@@ -291,8 +291,16 @@ pub fn rule_order_diagnostics(
                     Code::OverriddenRule,
                     r.key_range.clone(),
                     format!(
-                        "`{}` ({}) never takes effect: {by} — e.g. `{example}` is decided by `{}` → {}. The last matching rule wins: place this rule after the broader one",
-                        r.pattern, r.action, rules[decided_by].pattern, rules[decided_by].action
+                        "`{}` ({}) never takes effect: {by} — e.g. `{example}` is decided by `{}` → {}. {}",
+                        r.pattern,
+                        r.action,
+                        rules[decided_by].pattern,
+                        rules[decided_by].action,
+                        if r.replaces_lower {
+                            "The key keeps the position it has in a lower scope, so repeating it here cannot move it after the broader rule: change the lower scope, or narrow the broader rule"
+                        } else {
+                            "The last matching rule wins: place this rule after the broader one"
+                        }
                     ),
                 );
                 d.related = related(&all_by, "overrides it:");

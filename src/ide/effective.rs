@@ -193,7 +193,21 @@ pub fn scope_rules(
     let foreign = |r: &crate::engine::rules::Rule| {
         r.source.as_ref().and_then(|s| s.file.as_deref()) != Some(doc)
     };
-    if !config.iter().any(|r| foreign(r)) {
+    // Another scope file decides the order too when it holds any of the
+    // document's keys (the key keeps the lower scope's position, D19b)
+    // or contributes rules of its own.
+    let others = [
+        &inputs.global,
+        &inputs.project,
+        &inputs.global_agent,
+        &inputs.project_agent,
+    ]
+    .iter()
+    .any(|s| s.as_ref().is_some_and(|s| &*s.path != doc));
+    if !others
+        || (!config.iter().any(|r| foreign(r))
+            && lower_scopes(inputs, doc).is_none_or(|l| l.iter().all(|(_, s)| s.is_empty())))
+    {
         return None;
     }
     // (surface, pattern) of every scope below the document's.
