@@ -163,12 +163,8 @@ fn main() {
             home,
             format,
         }) => {
-            let cwd = match project.map(Ok).unwrap_or_else(std::env::current_dir) {
-                Ok(c) => std::path::absolute(&c).unwrap_or(c),
-                Err(e) => {
-                    eprintln!("permission-lsp: cannot determine the project directory: {e}");
-                    std::process::exit(2);
-                }
+            let Some(cwd) = absolute_dir(project, "project directory") else {
+                std::process::exit(2);
             };
             let mut loc = permission_lsp::workspace::Locations::from_env(cwd, home, agent);
             loc.global_config = config;
@@ -206,12 +202,8 @@ fn simulate(
     home: Option<PathBuf>,
     format: cli::simulate::Format,
 ) -> i32 {
-    let cwd = match cwd.map(Ok).unwrap_or_else(std::env::current_dir) {
-        Ok(c) => std::path::absolute(&c).unwrap_or(c),
-        Err(e) => {
-            eprintln!("permission-lsp: cannot determine the working directory: {e}");
-            return 2;
-        }
+    let Some(cwd) = absolute_dir(cwd, "working directory") else {
+        return 2;
     };
     let mut locations = permission_lsp::workspace::Locations::from_env(cwd, home, agent);
     locations.global_config = config;
@@ -261,3 +253,15 @@ fn serve() -> i32 {
 /// allocations several times cheaper than the system allocator.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+/// `dir` made absolute, or the current directory; says why on stderr when
+/// there is none.
+fn absolute_dir(dir: Option<PathBuf>, what: &str) -> Option<PathBuf> {
+    match dir.map(Ok).unwrap_or_else(std::env::current_dir) {
+        Ok(c) => Some(std::path::absolute(&c).unwrap_or(c)),
+        Err(e) => {
+            eprintln!("permission-lsp: cannot determine the {what}: {e}");
+            None
+        }
+    }
+}

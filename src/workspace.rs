@@ -244,7 +244,7 @@ pub fn analyse_scope_file(
             let a = crate::analysis::analyze_config_in_scopes(text, options, scopes.as_ref());
             let mut diagnostics = a.diagnostics;
             if let Some((inputs, loaded, doc)) = &ctx {
-                for mut d in cross_scope_diagnostics(inputs, loaded, doc, text) {
+                for mut d in cross_scope_diagnostics(inputs, loaded, doc) {
                     if let Some(sev) = options.levels.severity(d.code) {
                         d.severity = sev;
                         diagnostics.push(d);

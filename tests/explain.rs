@@ -200,7 +200,7 @@ fn cross_scope_findings_in_the_project_file() {
         std::path::Path::new(&project_path)
     );
     let text = read(PROJECT);
-    let d = cross_scope_diagnostics(&inputs, &loaded, &doc, &text);
+    let d = cross_scope_diagnostics(&inputs, &loaded, &doc);
     assert_eq!(d.len(), 1, "{d:#?}");
     assert_eq!(d[0].code.as_str(), "PL225");
     assert_eq!(&text[d[0].range.clone()], "\"read\"");
@@ -225,7 +225,7 @@ fn cross_scope_findings_in_the_project_file() {
         |p: &std::path::Path| (p == std::path::Path::new(&project_path)).then(|| broken.clone());
     let inputs = load_inputs(&loc, &open).unwrap();
     let loaded = load_policy(&inputs);
-    let d = cross_scope_diagnostics(&inputs, &loaded, &doc, &broken);
+    let d = cross_scope_diagnostics(&inputs, &loaded, &doc);
     assert_eq!(d.len(), 1, "{d:#?}");
     assert_eq!(d[0].code.as_str(), "PL226");
     assert_eq!(

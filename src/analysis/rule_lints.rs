@@ -3,7 +3,7 @@
 
 use super::codes::Code;
 use super::rule_order::{
-    Finding, OrderedRule, ScopeRules, analyze_rule_order, is_extension_surface,
+    Finding, OrderedRule, ScopeRules, analyze_rule_order, has_wildcard, is_extension_surface,
 };
 use super::{Diagnostic, Related};
 use crate::engine::messages::PERMISSIVE_BASH_WARNING;
@@ -25,10 +25,6 @@ const OTHER_AGENTS_TOOLS: &[&str] = &[
     "patch",
     "multiedit",
 ];
-
-fn has_wildcard(s: &str) -> bool {
-    s.contains('*') || s.contains('?')
-}
 
 pub fn rule_lints(cfg: &PiConfig, out: &mut Vec<Diagnostic>) {
     let Some(surfaces) = &cfg.permission else {
@@ -266,6 +262,22 @@ pub fn rule_order_diagnostics(
             })
             .collect()
     };
+    // "X comes later and matches every call <it> matches", or the later
+    // rules together.
+    let covered_by = |all_by: &[usize], single: usize, it: &str| {
+        if all_by.len() <= 1 {
+            format!(
+                "{} comes later and matches every call {it} matches",
+                name(&rules[single])
+            )
+        } else {
+            let names: Vec<String> = all_by.iter().map(|&j| name(&rules[j])).collect();
+            format!(
+                "the later rules {} together match every call {it} matches",
+                names.join(", ")
+            )
+        }
+    };
     for f in analyze_rule_order(rules, default, home) {
         let d = match f {
             Finding::Overridden {
@@ -275,18 +287,7 @@ pub fn rule_order_diagnostics(
                 all_by,
             } => {
                 let r = &rules[rule];
-                let by = if all_by.len() == 1 {
-                    format!(
-                        "{} comes later and matches every call this rule matches",
-                        name(&rules[all_by[0]])
-                    )
-                } else {
-                    let names: Vec<String> = all_by.iter().map(|&j| name(&rules[j])).collect();
-                    format!(
-                        "the later rules {} together match every call this rule matches",
-                        names.join(", ")
-                    )
-                };
+                let by = covered_by(&all_by, all_by[0], "this rule");
                 let mut d = Diagnostic::new(
                     Code::OverriddenRule,
                     r.key_range.clone(),
@@ -318,18 +319,7 @@ pub fn rule_order_diagnostics(
                 } else {
                     "removing it changes no decision"
                 };
-                let by = if all_by.len() <= 1 {
-                    format!(
-                        "{} comes later and matches every call it matches",
-                        name(&rules[decided_by])
-                    )
-                } else {
-                    let names: Vec<String> = all_by.iter().map(|&j| name(&rules[j])).collect();
-                    format!(
-                        "the later rules {} together match every call it matches",
-                        names.join(", ")
-                    )
-                };
+                let by = covered_by(&all_by, decided_by, "it");
                 let same = all_by
                     .iter()
                     .all(|&j| rules[j].action == r.action && rules[j].reason == r.reason);

@@ -101,7 +101,8 @@ fn multi_valued(surface: &str) -> bool {
         || surface.starts_with("external_directory_")
 }
 
-fn has_wildcard(s: &str) -> bool {
+/// A key or pattern with `*` or `?`.
+pub fn has_wildcard(s: &str) -> bool {
     s.contains('*') || s.contains('?')
 }
 

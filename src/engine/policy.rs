@@ -32,10 +32,35 @@ pub struct PolicyInputs {
     pub extra_infra_dirs: Vec<String>,
 }
 
+impl PolicyInputs {
+    /// The scope files in merge order: global, project, global agent,
+    /// project agent.
+    pub fn files(&self) -> [&Option<ScopeText>; 4] {
+        [
+            &self.global,
+            &self.project,
+            &self.global_agent,
+            &self.project_agent,
+        ]
+    }
+
+    /// True when a scope file other than `path` is present.
+    pub fn has_other_than(&self, path: &str) -> bool {
+        self.files()
+            .iter()
+            .any(|s| s.as_ref().is_some_and(|s| &*s.path != path))
+    }
+}
+
 /// The policy and what the runtime reports while loading it.
 pub struct LoadedPolicy {
     pub policy: Policy,
     pub merged: Vec<MergedSurface>,
+    /// The permission of every scope file that has one and that the
+    /// runtime accepts, in merge order (what `merged` was made of).
+    pub scopes: Vec<Scope>,
+    /// Scope files the runtime rejects (they contribute nothing).
+    pub rejected: Vec<Arc<str>>,
     /// Issue texts, as the runtime reports them, per file.
     pub issues: Vec<String>,
     pub permissive_bash_warning: bool,
@@ -43,10 +68,14 @@ pub struct LoadedPolicy {
 
 pub fn load_policy(inputs: &PolicyInputs) -> LoadedPolicy {
     let mut issues = Vec::new();
+    let mut rejected = Vec::new();
     let mut read = |s: &Option<ScopeText>| -> Option<(Arc<str>, PiConfig)> {
         let s = s.as_ref()?;
         let file = read_config(&s.text, Version::DEFAULT_TARGET);
         issues.extend(file.runtime_issues(&s.path));
+        if !file.accepted() {
+            rejected.push(s.path.clone());
+        }
         file.config().map(|c| (s.path.clone(), c))
     };
     let global = read(&inputs.global);
@@ -127,6 +156,8 @@ pub fn load_policy(inputs: &PolicyInputs) -> LoadedPolicy {
             promotable_paths: Default::default(),
         },
         merged,
+        scopes,
+        rejected,
         issues,
         permissive_bash_warning,
     }

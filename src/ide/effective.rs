@@ -1,47 +1,61 @@
 //! The effective policy: the merged, ordered rule list the runtime
 //! evaluates (last match wins), each rule with the scope and place it comes
 //! from; the knobs in force; and what each scope file contributes or why it
-//! contributes nothing. Shared by `permission-lsp explain` and the
-//! `permission-lsp.effectivePolicy` command.
+//! contributes nothing (as JSON: `permission-lsp explain` renders it for a
+//! terminal, the `permission-lsp.effectivePolicy` command returns it).
+//! Also the views of the merged policy from one scope file: its rules in
+//! merged order, the cross-scope findings, the scope part of hover.
 
+use crate::engine::merge::Scope;
 use crate::engine::policy::{LoadedPolicy, PolicyInputs, ScopeText};
-use crate::engine::rules::Layer;
+use crate::engine::rules::{Layer, Rule, RuleOrigin};
 use crate::ide::simulation::locate;
-use crate::model::pi::Version;
 use crate::model::pi::agent::agent_permission;
 use crate::model::pi::read::read_config;
+use crate::model::pi::{State, SurfaceValue, Version};
 use serde_json::{Value, json};
-use std::sync::Arc;
 
-/// The permission surfaces of every scope file below `doc` in merge order,
-/// with the scope's file path (JSON files read strictly, agent files
-/// tolerantly, as the runtime does).
-fn lower_scopes(
-    inputs: &PolicyInputs,
-    doc: &str,
-) -> Option<Vec<(Arc<str>, Vec<crate::model::pi::Surface>)>> {
-    let order = [
-        &inputs.global,
-        &inputs.project,
-        &inputs.global_agent,
-        &inputs.project_agent,
-    ];
-    let me = order
+/// The accepted scopes below `doc` in merge order (`None` when `doc` is
+/// not among the scopes that contribute a permission).
+fn lower_scopes<'a>(loaded: &'a LoadedPolicy, doc: &str) -> Option<&'a [Scope]> {
+    let me = loaded
+        .scopes
         .iter()
-        .position(|s| s.as_ref().is_some_and(|s| &*s.path == doc))?;
-    let mut out = Vec::new();
-    for (n, s) in order.iter().enumerate().take(me) {
-        let Some(s) = s else { continue };
-        let surfaces = if n < 2 {
-            read_config(&s.text, Version::DEFAULT_TARGET)
-                .config()
-                .and_then(|c| c.permission)
-        } else {
-            agent_permission(&s.text)
-        };
-        out.push((s.path.clone(), surfaces.unwrap_or_default()));
+        .position(|s| s.file.as_deref() == Some(doc))?;
+    Some(&loaded.scopes[..me])
+}
+
+/// What a scope is called in messages.
+fn scope_label(origin: RuleOrigin) -> &'static str {
+    match origin {
+        RuleOrigin::Global => "global config",
+        RuleOrigin::Project => "project config",
+        RuleOrigin::Agent => "global agent file",
+        RuleOrigin::ProjectAgent => "project agent file",
+        _ => "runtime",
     }
-    Some(out)
+}
+
+/// The config rules of the merged policy, in evaluation order.
+fn config_rules(loaded: &LoadedPolicy) -> Vec<&Rule> {
+    loaded
+        .policy
+        .rules
+        .rules
+        .iter()
+        .filter(|r| r.layer == Layer::Config)
+        .collect()
+}
+
+/// The universal default in force.
+fn default_action(loaded: &LoadedPolicy) -> State {
+    loaded
+        .policy
+        .rules
+        .rules
+        .iter()
+        .find(|r| r.layer == Layer::Default)
+        .map_or(State::Ask, |d| d.action)
 }
 
 fn file_status(scope: &str, s: &Option<ScopeText>, agent_file: bool) -> Value {
@@ -115,64 +129,6 @@ pub fn effective_policy(
     })
 }
 
-/// The same, for a terminal.
-pub fn render_human(v: &Value) -> String {
-    let mut out = String::new();
-    let agent = v["agent"]
-        .as_str()
-        .map_or("none".to_string(), |a| format!("`{a}`"));
-    out.push_str(&format!("Effective policy (agent: {agent})\n\nFiles, in merge order (later scopes override earlier ones key by key):\n"));
-    for f in v["files"].as_array().into_iter().flatten() {
-        let scope = f["scope"].as_str().unwrap_or("");
-        match (f["present"].as_bool(), f["path"].as_str()) {
-            (Some(true), Some(path)) => {
-                let state = if f["accepted"] == json!(false) {
-                    "REJECTED by the runtime: contributes nothing"
-                } else if f["permission"] == json!(false) {
-                    "no permission block"
-                } else {
-                    "read"
-                };
-                out.push_str(&format!("  {scope:<14} {path}  ({state})\n"));
-                for i in f["issues"].as_array().into_iter().flatten() {
-                    out.push_str(&format!("      {}\n", i.as_str().unwrap_or("")));
-                }
-            }
-            _ => out.push_str(&format!("  {scope:<14} (none)\n")),
-        }
-    }
-    out.push_str("\nRules in evaluation order (the last matching rule wins):\n");
-    for r in v["rules"].as_array().into_iter().flatten() {
-        let place = match (r["file"].as_str(), r["line"].as_u64(), r["column"].as_u64()) {
-            (Some(f), Some(l), Some(c)) => format!("{f}:{l}:{c}"),
-            _ => String::new(),
-        };
-        let reason = r["reason"]
-            .as_str()
-            .map_or(String::new(), |s| format!(" “{s}”"));
-        out.push_str(&format!(
-            "  {:>4}  {:<10} {:<20} {:<5}{reason}  [{}] {place}\n",
-            r["index"],
-            r["surface"].as_str().unwrap_or(""),
-            r["pattern"].as_str().unwrap_or(""),
-            r["action"].as_str().unwrap_or(""),
-            match r["layer"].as_str() {
-                Some("config") => r["scope"].as_str().unwrap_or(""),
-                other => other.unwrap_or(""),
-            }
-        ));
-    }
-    let k = &v["knobs"];
-    out.push_str(&format!(
-        "\nKnobs in force: yoloMode = {}; shellTools = {}; MCP servers (mcp.json) = {}\n",
-        k["yoloMode"], k["shellTools"], k["mcpServers"]
-    ));
-    if v["permissiveBashWarning"] == json!(true) {
-        out.push_str("Startup warning: `*: allow` without a bash policy — every unmatched bash command runs.\n");
-    }
-    out
-}
-
 /// The merged rule list as seen from one scope file (`doc`, as a path in
 /// `inputs`): its own rules carry their ranges, the others say where they
 /// live. `None` when no rule comes from another file — then the file's
@@ -183,44 +139,22 @@ pub fn scope_rules(
     doc: &str,
 ) -> Option<crate::analysis::rule_order::ScopeRules> {
     use crate::analysis::rule_order::{OrderedRule, ScopeRules};
-    let config: Vec<&crate::engine::rules::Rule> = loaded
-        .policy
-        .rules
-        .rules
-        .iter()
-        .filter(|r| r.layer == Layer::Config)
-        .collect();
-    let foreign = |r: &crate::engine::rules::Rule| {
-        r.source.as_ref().and_then(|s| s.file.as_deref()) != Some(doc)
-    };
-    // Another scope file decides the order too when it holds any of the
-    // document's keys (the key keeps the lower scope's position, D19b)
-    // or contributes rules of its own.
-    let others = [
-        &inputs.global,
-        &inputs.project,
-        &inputs.global_agent,
-        &inputs.project_agent,
-    ]
-    .iter()
-    .any(|s| s.as_ref().is_some_and(|s| &*s.path != doc));
-    if !others
-        || (!config.iter().any(|r| foreign(r))
-            && lower_scopes(inputs, doc).is_none_or(|l| l.iter().all(|(_, s)| s.is_empty())))
-    {
+    let config = config_rules(loaded);
+    let foreign = |r: &Rule| r.source.as_ref().and_then(|s| s.file.as_deref()) != Some(doc);
+    // Another scope decides the order too when it contributes rules, or
+    // holds any of the document's keys (a key keeps the lower scope's
+    // position, D19b).
+    let lower = lower_scopes(loaded, doc).unwrap_or(&[]);
+    if !inputs.has_other_than(doc) || (!config.iter().any(|r| foreign(r)) && lower.is_empty()) {
         return None;
     }
     // (surface, pattern) of every scope below the document's.
-    let mut lower: Vec<(String, String)> = Vec::new();
-    for (_, surfaces) in lower_scopes(inputs, doc).unwrap_or_default() {
-        for sf in surfaces {
-            match sf.value {
-                crate::model::pi::SurfaceValue::State { .. } => {
-                    lower.push((sf.key.clone(), "*".into()))
-                }
-                crate::model::pi::SurfaceValue::Map { rules, .. } => {
-                    lower.extend(rules.into_iter().map(|r| (sf.key.clone(), r.pattern)))
-                }
+    let mut lower_keys: Vec<(&str, &str)> = Vec::new();
+    for sf in lower.iter().flat_map(|s| &s.surfaces) {
+        match &sf.value {
+            SurfaceValue::State { .. } => lower_keys.push((&sf.key, "*")),
+            SurfaceValue::Map { rules, .. } => {
+                lower_keys.extend(rules.iter().map(|r| (sf.key.as_str(), r.pattern.as_str())))
             }
         }
     }
@@ -229,13 +163,7 @@ pub fn scope_rules(
         .map(|r| {
             let src = r.source.clone();
             let elsewhere = foreign(r).then(|| {
-                let scope = match r.origin.as_str() {
-                    "global" => "global config",
-                    "project" => "project config",
-                    "agent" => "global agent file",
-                    "project-agent" => "project agent file",
-                    other => other,
-                };
+                let scope = scope_label(r.origin);
                 match src.as_ref().and_then(|s| locate(s, inputs)) {
                     Some((file, line, _)) => format!("the {scope} {file}:{line}"),
                     None => format!("the {scope}"),
@@ -253,94 +181,67 @@ pub fn scope_rules(
                 key_range,
                 value_range,
                 replaces_lower: elsewhere.is_none()
-                    && lower
+                    && lower_keys
                         .iter()
                         .any(|(s, p)| *s == r.surface && *p == r.pattern),
                 elsewhere,
             }
         })
         .collect();
-    let default = loaded
-        .policy
-        .rules
-        .rules
-        .iter()
-        .find(|r| r.layer == Layer::Default)
-        .map_or(crate::model::pi::State::Ask, |d| d.action);
-    Some(ScopeRules { rules, default })
+    Some(ScopeRules {
+        rules,
+        default: default_action(loaded),
+    })
 }
 
 /// Findings that need the other scope files (drift D18, D37) for the
-/// scope file `doc` with text `text`: an empty map that replaces a lower
-/// scope's string rule, and — when the runtime rejects this file — what
-/// the other scopes then decide on their own.
+/// scope file `doc`: an empty map that replaces a lower scope's string
+/// rule, and — when the runtime rejects this file — what the other scopes
+/// then decide on their own.
 pub fn cross_scope_diagnostics(
     inputs: &PolicyInputs,
     loaded: &LoadedPolicy,
     doc: &str,
-    text: &str,
 ) -> Vec<crate::analysis::Diagnostic> {
     use crate::analysis::{Code, Diagnostic};
     use crate::engine::gates::Call;
-    use crate::model::pi::SurfaceValue;
     let mut out = Vec::new();
-    let scopes = [
-        ("global config", &inputs.global),
-        ("project config", &inputs.project),
-        ("global agent file", &inputs.global_agent),
-        ("project agent file", &inputs.project_agent),
-    ];
-    let Some(me) = scopes
-        .iter()
-        .position(|(_, s)| s.as_ref().is_some_and(|s| &*s.path == doc))
-    else {
-        return out;
-    };
-    let others = scopes
-        .iter()
-        .enumerate()
-        .any(|(i, (_, s))| i != me && s.is_some());
-    if !others || me >= 2 {
-        // Agent files: empty maps are dropped there (PL302), not merged.
+    if !inputs.has_other_than(doc) {
         return out;
     }
-    let file = read_config(text, Version::DEFAULT_TARGET);
-    match file.config() {
-        Some(cfg) => {
+    let rejected = loaded.rejected.iter().any(|r| &**r == doc);
+    match loaded
+        .scopes
+        .iter()
+        .position(|s| s.file.as_deref() == Some(doc))
+    {
+        // Agent files: empty maps are dropped there (PL302), not merged.
+        Some(me)
+            if matches!(
+                loaded.scopes[me].origin,
+                RuleOrigin::Global | RuleOrigin::Project
+            ) =>
+        {
             // D18: `"read": {}` over a lower scope's `"read": "ask"`.
-            for s in cfg.permission.iter().flatten() {
-                let SurfaceValue::Map { rules, .. } = &s.value else {
-                    continue;
-                };
-                if !rules.is_empty() {
-                    continue;
-                }
-                for (label, lower) in &scopes[..me] {
-                    let Some(lower) = lower else { continue };
-                    let Some(lcfg) = read_config(&lower.text, Version::DEFAULT_TARGET).config()
-                    else {
-                        continue;
-                    };
-                    let Some(ls) = lcfg.permission.iter().flatten().find(|x| x.key == s.key) else {
+            let empty_maps = loaded.scopes[me].surfaces.iter().filter(
+                |s| matches!(&s.value, SurfaceValue::Map { rules, .. } if rules.is_empty()),
+            );
+            for s in empty_maps {
+                for lower in &loaded.scopes[..me] {
+                    let Some(ls) = lower.surfaces.iter().find(|x| x.key == s.key) else {
                         continue;
                     };
                     if let SurfaceValue::State { state, .. } = ls.value {
-                        let default = loaded
-                            .policy
-                            .rules
-                            .rules
-                            .iter()
-                            .find(|r| r.layer == Layer::Default)
-                            .map(|d| d.action);
                         out.push(Diagnostic::new(
                             Code::EmptyMapErases,
                             s.key_range.clone(),
                             format!(
-                                "this empty map replaces `\"{}\": \"{state}\"` of the {label} ({}) — a map replaces a string — so no `{}` rules remain and the universal `*` ({}) decides every `{}` call; remove the key to keep `{state}`",
+                                "this empty map replaces `\"{}\": \"{state}\"` of the {} ({}) — a map replaces a string — so no `{}` rules remain and the universal `*` ({}) decides every `{}` call; remove the key to keep `{state}`",
                                 s.key,
-                                lower.path,
+                                scope_label(lower.origin),
+                                lower.file.as_deref().unwrap_or(""),
                                 s.key,
-                                default.map_or("ask".to_string(), |d| d.to_string()),
+                                default_action(loaded),
                                 s.key
                             ),
                         ));
@@ -348,7 +249,8 @@ pub fn cross_scope_diagnostics(
                 }
             }
         }
-        None => {
+        Some(_) => {}
+        None if rejected => {
             // D37: the file is dropped; say what the others decide.
             let samples = [
                 (
@@ -386,6 +288,7 @@ pub fn cross_scope_diagnostics(
                 ),
             ));
         }
+        None => {}
     }
     out
 }
@@ -401,28 +304,10 @@ pub fn scope_hover(
     surface: &str,
     pattern: &str,
 ) -> Option<String> {
-    let config: Vec<&crate::engine::rules::Rule> = loaded
-        .policy
-        .rules
-        .rules
-        .iter()
-        .filter(|r| r.layer == Layer::Config)
-        .collect();
+    let config = config_rules(loaded);
     let pos = config
         .iter()
         .position(|r| r.surface == surface && r.pattern == pattern);
-    let label = |file: &str| -> String {
-        let scope = [
-            ("the global config", &inputs.global),
-            ("the project config", &inputs.project),
-            ("the global agent file", &inputs.global_agent),
-            ("the project agent file", &inputs.project_agent),
-        ]
-        .iter()
-        .find(|(_, s)| s.as_ref().is_some_and(|s| &*s.path == file))
-        .map_or("another file", |(l, _)| l);
-        scope.to_string()
-    };
     let mut md = String::from("**Scopes**");
     match pos {
         Some(n) => {
@@ -445,8 +330,8 @@ pub fn scope_hover(
                     .and_then(|s| locate(s, inputs))
                     .map_or(String::new(), |(f, l, _)| format!(" ({f}:{l})"));
                 md.push_str(&format!(
-                    "\n\nNot in force: {}{at} sets `{pattern}` → {} and replaces this value (later scopes override earlier ones key by key).",
-                    label(file),
+                    "\n\nNot in force: the {}{at} sets `{pattern}` → {} and replaces this value (later scopes override earlier ones key by key).",
+                    scope_label(r.origin),
                     r.action
                 ));
             }
@@ -456,21 +341,19 @@ pub fn scope_hover(
         ),
     }
     // Which lower scope's value this one replaces.
-    for (path, surfaces) in lower_scopes(inputs, doc)? {
-        for sf in surfaces.iter().filter(|x| x.key == surface) {
+    for lower in lower_scopes(loaded, doc)? {
+        for sf in lower.surfaces.iter().filter(|x| x.key == surface) {
             let found = match &sf.value {
-                crate::model::pi::SurfaceValue::State { state, .. } => {
-                    (pattern == "*").then_some(*state)
-                }
-                crate::model::pi::SurfaceValue::Map { rules, .. } => rules
+                SurfaceValue::State { state, .. } => (pattern == "*").then_some(*state),
+                SurfaceValue::Map { rules, .. } => rules
                     .iter()
                     .find(|r| r.pattern == pattern)
                     .map(|r| r.value.action),
             };
             if let Some(state) = found {
                 md.push_str(&format!(
-                    "\n\nReplaces `{pattern}` → {state} of {} — at that scope's position in the order.",
-                    label(&path)
+                    "\n\nReplaces `{pattern}` → {state} of the {} — at that scope's position in the order.",
+                    scope_label(lower.origin)
                 ));
             }
         }

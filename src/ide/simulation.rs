@@ -18,15 +18,11 @@ pub fn deciding_gate(sim: &Simulation) -> Option<&GateRecord> {
 /// `file:line:column` of a rule, from the scope texts.
 pub fn locate(source: &RuleSource, inputs: &PolicyInputs) -> Option<(String, usize, usize)> {
     let file = source.file.as_deref()?;
-    let text = [
-        &inputs.global,
-        &inputs.project,
-        &inputs.global_agent,
-        &inputs.project_agent,
-    ]
-    .into_iter()
-    .flatten()
-    .find(|s| &*s.path == file)?;
+    let text = inputs
+        .files()
+        .into_iter()
+        .flatten()
+        .find(|s| &*s.path == file)?;
     let text = if file.ends_with(".md") {
         text.text.replace("\r\n", "\n")
     } else {

@@ -83,16 +83,7 @@ fn scope_text(
         crate::workspace::scope_context(&path, &cwd, &settings.analysis, &|p| {
             session.open_text_by_path(p)
         })?;
-    let others = [
-        &inputs.global,
-        &inputs.project,
-        &inputs.global_agent,
-        &inputs.project_agent,
-    ]
-    .iter()
-    .filter(|s| s.as_ref().is_some_and(|s| *s.path != *doc))
-    .count();
-    if others == 0 {
+    if !inputs.has_other_than(&doc) {
         return None;
     }
     crate::ide::effective::scope_hover(&inputs, &loaded, &doc, &surface, &pattern)
