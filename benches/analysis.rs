@@ -2,7 +2,8 @@
 //! incremental edit. Run: `cargo bench --bench analysis`.
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use permission_lsp::analysis::{AnalysisOptions, analyze_config_text};
+use permission_lsp::analysis::AnalysisOptions;
+use permission_lsp::formats::pi::lints::analyze_config_text;
 use permission_lsp::text::{LineCol, LineIndex, PositionEncoding};
 use std::hint::black_box;
 

@@ -2,9 +2,9 @@
 //! real config. Run: `cargo bench --bench simulate`.
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use permission_lsp::engine::gates::{Call, Policy};
-use permission_lsp::engine::paths::RealFs;
-use permission_lsp::engine::policy::{PolicyInputs, ScopeText, load_policy};
+use permission_lsp::formats::pi::engine::gates::{Call, Policy};
+use permission_lsp::formats::pi::engine::paths::RealFs;
+use permission_lsp::formats::pi::engine::policy::{PolicyInputs, ScopeText, load_policy};
 use serde_json::json;
 use std::hint::black_box;
 
@@ -24,7 +24,7 @@ fn policy(file: &str) -> Policy {
         }),
         home: "/home/bench".into(),
         mcp_servers: vec!["exa".into(), "github".into()],
-        ..Default::default()
+        ..PolicyInputs::new(permission_lsp::formats::pi::model::versions::DEFAULT_TARGET)
     })
     .policy
 }

@@ -3,10 +3,10 @@
 
 pub mod analysis;
 pub mod cli;
-pub mod engine;
+pub mod core;
+pub mod formats;
 pub mod ide;
 pub mod lsp;
-pub mod model;
 pub mod syntax;
 pub mod text;
 pub mod workspace;

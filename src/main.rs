@@ -1,7 +1,6 @@
 use clap::{Parser, Subcommand};
-use permission_lsp::analysis::{AnalysisOptions, LintLevels};
+use permission_lsp::analysis::AnalysisOptions;
 use permission_lsp::cli;
-use permission_lsp::model::pi::Version;
 use std::path::PathBuf;
 
 /// A language server and checker for AI coding agent permission configs.
@@ -15,47 +14,125 @@ struct Cli {
     command: Option<Command>,
 }
 
+/// The flags every command shares: the same flag means the same thing in
+/// `check`, `simulate` and `explain`.
 #[derive(clap::Args, Clone)]
-struct AnalysisArgs {
-    /// The pi-permission-system version whose rules apply.
-    #[arg(long, value_name = "VERSION", default_value = "20.7.3")]
-    target_version: String,
+struct ScopeArgs {
+    /// The format (`pi`); default: detected from the files, else pi.
+    #[arg(long, value_name = "FORMAT")]
+    runtime: Option<String>,
+    /// The runtime version whose rules apply (default: the format's).
+    #[arg(long, value_name = "VERSION")]
+    target_version: Option<String>,
     /// Override a lint level: CODE=off|error|warning|info|hint (repeatable).
     #[arg(long = "level", value_name = "CODE=LEVEL")]
     levels: Vec<String>,
-    /// The home directory: where `~/` in patterns expands and, with
-    /// --scopes, where the global config is found (default: $HOME).
-    #[arg(long)]
+    /// The home directory: where `~/` in patterns expands and where the
+    /// user's global files are found (default: $HOME).
+    #[arg(long, value_name = "DIR")]
     home: Option<PathBuf>,
-    /// With --scopes: the active agent, whose `<name>.md` files join the scopes.
-    #[arg(long)]
+    /// The active agent, whose agent files join the scopes.
+    #[arg(long, value_name = "NAME")]
     agent: Option<String>,
+    /// The project directory: the session's working directory, where the
+    /// project files are found (default: the current directory).
+    #[arg(long, visible_alias = "project", value_name = "DIR")]
+    cwd: Option<PathBuf>,
+    /// The user's global config file, instead of the runtime's location.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
 }
 
-impl AnalysisArgs {
-    fn options(&self) -> Result<AnalysisOptions, String> {
-        let target = Version::parse(&self.target_version).ok_or_else(|| {
-            format!(
-                "--target-version: `{}` is not a version like 20.7.3",
-                self.target_version
-            )
-        })?;
-        let mut levels = LintLevels::default();
-        for l in &self.levels {
-            levels.parse_assignment(l)?;
+/// A command-line error: exit status 2.
+struct UsageError(String);
+
+impl ScopeArgs {
+    fn format(&self) -> Result<&'static dyn permission_lsp::formats::Format, UsageError> {
+        match &self.runtime {
+            None => Ok(permission_lsp::formats::default_format()),
+            Some(id) => permission_lsp::formats::by_id(id).ok_or_else(|| {
+                let known: Vec<&str> = permission_lsp::formats::all()
+                    .iter()
+                    .map(|f| f.id())
+                    .collect();
+                UsageError(format!(
+                    "--runtime: unknown format `{id}` (known: {})",
+                    known.join(", ")
+                ))
+            }),
         }
-        let home = match &self.home {
+    }
+
+    fn options(&self) -> Result<AnalysisOptions, UsageError> {
+        let format = self.format()?;
+        let profile = match &self.target_version {
+            Some(v) => format
+                .profile(v)
+                .map_err(|e| UsageError(format!("--target-version: {e}")))?,
+            None => format.default_profile(),
+        };
+        let mut options = AnalysisOptions::for_profile(profile);
+        for l in &self.levels {
+            options
+                .levels
+                .parse_assignment(l, &permission_lsp::analysis::code_by_name)
+                .map_err(UsageError)?;
+        }
+        options.home = match &self.home {
             Some(h) => h.display().to_string(),
             None => std::env::var("HOME").unwrap_or_else(|_| "~".into()),
         };
-        Ok(AnalysisOptions {
-            target,
-            levels,
-            home,
-            agent: self.agent.clone(),
-            ..AnalysisOptions::default()
-        })
+        options.agent = self.agent.clone();
+        Ok(options)
     }
+
+    /// The resolved context for `simulate` and `explain`; a named directory
+    /// or file that does not exist or cannot be read is an error.
+    fn context(&self) -> Result<permission_lsp::workspace::Context<'static>, UsageError> {
+        let options = self.options()?;
+        let cwd = match &self.cwd {
+            Some(dir) => {
+                existing(dir, true, "--cwd")?;
+                Some(std::path::absolute(dir).unwrap_or_else(|_| dir.clone()))
+            }
+            None => None,
+        };
+        if let Some(f) = &self.config {
+            existing(f, false, "--config")?;
+        }
+        let overrides = permission_lsp::workspace::Overrides {
+            cwd,
+            ..Default::default()
+        };
+        let mut ctx = permission_lsp::workspace::resolve(&options, None, None, &overrides, None);
+        ctx.cwd_explicit = true;
+        ctx.agent_explicit = self.agent.is_some();
+        ctx.global_config = self.config.clone();
+        Ok(ctx)
+    }
+}
+
+/// A path named on the command line must exist and be readable.
+fn existing(path: &std::path::Path, dir: bool, flag: &str) -> Result<(), UsageError> {
+    let meta = std::fs::metadata(path)
+        .map_err(|e| UsageError(format!("{flag} {}: {e}", path.display())))?;
+    if dir && !meta.is_dir() {
+        return Err(UsageError(format!(
+            "{flag} {}: not a directory",
+            path.display()
+        )));
+    }
+    if !dir {
+        if !meta.is_file() {
+            return Err(UsageError(format!(
+                "{flag} {}: not a regular file",
+                path.display()
+            )));
+        }
+        std::fs::File::open(path)
+            .map_err(|e| UsageError(format!("{flag} {}: {e}", path.display())))?;
+    }
+    Ok(())
 }
 
 #[derive(Subcommand)]
@@ -78,23 +155,13 @@ enum Command {
         #[arg(long)]
         scopes: bool,
         #[command(flatten)]
-        analysis: AnalysisArgs,
+        scope: ScopeArgs,
     },
     /// Print the effective policy: every scope merged as the runtime merges
     /// them, rules in evaluation order with their file and line, knobs, issues.
     Explain {
-        /// The global config file (default: the runtime's location under the agent directory).
-        #[arg(long)]
-        config: Option<PathBuf>,
-        /// The project directory (default: the current directory).
-        #[arg(long)]
-        project: Option<PathBuf>,
-        /// The active agent (its <name>.md frontmatter applies).
-        #[arg(long)]
-        agent: Option<String>,
-        /// The home directory (default: $HOME).
-        #[arg(long)]
-        home: Option<PathBuf>,
+        #[command(flatten)]
+        scope: ScopeArgs,
         #[arg(long, value_enum, default_value = "human")]
         format: cli::explain::Format,
     },
@@ -110,21 +177,8 @@ enum Command {
         /// Batch file of JSON lines (`-` for stdin).
         #[arg(long, conflicts_with = "tool")]
         batch: Option<PathBuf>,
-        /// The global config file (default: <agent dir>/extensions/pi-permission-system/config.json).
-        #[arg(long)]
-        config: Option<PathBuf>,
-        /// The project config file (default: <cwd>/.pi/extensions/pi-permission-system/config.json).
-        #[arg(long)]
-        project: Option<PathBuf>,
-        /// The active agent (its <name>.md frontmatter applies).
-        #[arg(long)]
-        agent: Option<String>,
-        /// The session's working directory (default: the current directory).
-        #[arg(long)]
-        cwd: Option<PathBuf>,
-        /// The home directory (default: $HOME).
-        #[arg(long)]
-        home: Option<PathBuf>,
+        #[command(flatten)]
+        scope: ScopeArgs,
         #[arg(long, value_enum, default_value = "human")]
         format: cli::simulate::Format,
     },
@@ -132,103 +186,73 @@ enum Command {
 
 fn main() {
     let args = Cli::parse();
-    let code = match args.command {
-        None if args.stdio => serve(),
-        Some(Command::Serve { .. }) => serve(),
-        None => {
-            eprintln!("permission-lsp: a command is needed (serve, check); see --help");
-            2
-        }
+    let result = match args.command {
+        None if args.stdio => Ok(serve()),
+        Some(Command::Serve { .. }) => Ok(serve()),
+        None => Err(UsageError(
+            "a command is needed (serve, check, simulate, explain); see --help".into(),
+        )),
         Some(Command::Check {
             paths,
             format,
             scopes,
-            analysis,
-        }) => match analysis.options() {
-            Ok(options) => {
-                let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-                let code = cli::check::run(&paths, format, &options, scopes, &mut out);
-                let _ = std::io::Write::flush(&mut out);
-                code
-            }
-            Err(e) => {
-                eprintln!("permission-lsp: {e}");
-                2
-            }
-        },
-        Some(Command::Explain {
-            config,
-            project,
-            agent,
-            home,
-            format,
-        }) => {
-            let Some(cwd) = absolute_dir(project, "project directory") else {
-                std::process::exit(2);
-            };
-            let mut loc = permission_lsp::workspace::Locations::from_env(cwd, home, agent);
-            loc.global_config = config;
+            scope,
+        }) => scope.options().map(|options| {
+            // A path that cannot be read is reported with the findings
+            // (exit status 2).
             let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-            let code = cli::explain::run(&loc, format, &mut out);
+            let code = cli::check::run(&paths, format, &options, scopes, &mut out);
             let _ = std::io::Write::flush(&mut out);
             code
-        }
+        }),
+        Some(Command::Explain { scope, format }) => scope.context().and_then(|ctx| {
+            let runtime = scope.format()?;
+            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+            let code = cli::explain::run(runtime, &ctx, format, &mut out);
+            let _ = std::io::Write::flush(&mut out);
+            Ok(code)
+        }),
         Some(Command::Simulate {
             tool,
             input,
             batch,
-            config,
-            project,
-            agent,
-            cwd,
-            home,
+            scope,
             format,
-        }) => simulate(
-            tool, &input, batch, config, project, agent, cwd, home, format,
-        ),
+        }) => simulate(tool, &input, batch, &scope, format),
+    };
+    let code = match result {
+        Ok(code) => code,
+        Err(UsageError(e)) => {
+            eprintln!("permission-lsp: {e}");
+            2
+        }
     };
     std::process::exit(code);
 }
 
-#[allow(clippy::too_many_arguments)]
 fn simulate(
     tool: Option<String>,
     input: &str,
     batch: Option<PathBuf>,
-    config: Option<PathBuf>,
-    project: Option<PathBuf>,
-    agent: Option<String>,
-    cwd: Option<PathBuf>,
-    home: Option<PathBuf>,
+    scope: &ScopeArgs,
     format: cli::simulate::Format,
-) -> i32 {
-    let Some(cwd) = absolute_dir(cwd, "working directory") else {
-        return 2;
-    };
-    let mut locations = permission_lsp::workspace::Locations::from_env(cwd, home, agent);
-    locations.global_config = config;
-    locations.project_config = project;
+) -> Result<i32, UsageError> {
+    let ctx = scope.context()?;
+    let runtime = scope.format()?;
+    if let Some(b) = batch.as_ref().filter(|b| b.as_os_str() != "-") {
+        existing(b, false, "--batch")?;
+    }
     let single = match tool {
         Some(tool) => match serde_json::from_str(input) {
             Ok(input) => Some(cli::simulate::SingleCall { tool, input }),
-            Err(e) => {
-                eprintln!("permission-lsp: --input is not JSON: {e}");
-                return 2;
-            }
+            Err(e) => return Err(UsageError(format!("--input is not JSON: {e}"))),
         },
         None => None,
     };
-    let opts = cli::simulate::Options { locations, format };
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    let result = cli::simulate::run(&opts, single, batch, &mut out);
+    let result = cli::simulate::run(runtime, &ctx, format, single, batch, &mut out);
     let _ = std::io::Write::flush(&mut out);
-    match result {
-        Ok(code) => code,
-        Err(e) => {
-            eprintln!("permission-lsp: {e}");
-            2
-        }
-    }
+    result.map_err(UsageError)
 }
 
 fn serve() -> i32 {
@@ -253,15 +277,3 @@ fn serve() -> i32 {
 /// allocations several times cheaper than the system allocator.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
-/// `dir` made absolute, or the current directory; says why on stderr when
-/// there is none.
-fn absolute_dir(dir: Option<PathBuf>, what: &str) -> Option<PathBuf> {
-    match dir.map(Ok).unwrap_or_else(std::env::current_dir) {
-        Ok(c) => Some(std::path::absolute(&c).unwrap_or(c)),
-        Err(e) => {
-            eprintln!("permission-lsp: cannot determine the {what}: {e}");
-            None
-        }
-    }
-}

@@ -1,262 +1,106 @@
-//! Finding and reading the scope files where the runtime looks for them
-//! (spec §1.1). The engine and the analysis never touch the file system;
-//! the CLI and the server read through here, with open buffers winning
-//! over disk.
+//! One resolver of settings and locations for every LSP handler and CLI
+//! command: the runtime profile, home, agent directory, agent and working
+//! directory mean the same in diagnostics, hover, completion, code lenses,
+//! simulation and the effective policy. Formats turn a [`Context`] into
+//! their own file locations; nothing else reads settings.
 
-use crate::engine::mcp::server_names_from_mcp_json;
-use crate::engine::policy::{PolicyInputs, ScopeText};
-use crate::engine::rules::PathFlavor;
-use crate::model::pi::locations;
+use crate::analysis::AnalysisOptions;
 use std::path::{Path, PathBuf};
 
-/// Scope files larger than this are not read (the runtime would, but no
-/// real policy is this large and the server must stay responsive).
-pub const MAX_SCOPE_FILE_BYTES: u64 = 64 * 1024 * 1024;
+/// Open buffers by path: they win over disk.
+pub type OpenBuffers<'a> = &'a dyn Fn(&Path) -> Option<String>;
 
-#[derive(Debug, Clone)]
-pub struct Locations {
-    pub agent_dir: PathBuf,
-    pub cwd: PathBuf,
-    pub home: PathBuf,
+/// Values given for one request or command, over the settings.
+#[derive(Debug, Clone, Default)]
+pub struct Overrides {
+    pub home: Option<String>,
     pub agent: Option<String>,
-    /// Explicit files instead of the default locations.
+    pub agent_dir: Option<String>,
+    /// The session's working directory (the project directory).
+    pub cwd: Option<PathBuf>,
+}
+
+/// Everything resolved for one document or command.
+pub struct Context<'a> {
+    /// Profile, lint levels, home, agent, agent directory.
+    pub options: AnalysisOptions,
+    /// The session's working directory: the override, else the workspace
+    /// root, else the document's folder, else the current directory.
+    pub cwd: PathBuf,
+    /// `cwd` was given explicitly (it wins over what a document's location
+    /// implies).
+    pub cwd_explicit: bool,
+    /// `agent` was given explicitly (it wins over an agent file's own name).
+    pub agent_explicit: bool,
+    /// The document the request is about, if any.
+    pub document: Option<PathBuf>,
+    /// Explicit files in place of the default locations (CLI
+    /// `--config`): the user's global config.
     pub global_config: Option<PathBuf>,
-    pub project_config: Option<PathBuf>,
+    /// Open buffers, which win over disk.
+    pub open: OpenBuffers<'a>,
 }
 
-impl Locations {
-    /// The runtime's defaults: `$PI_CODING_AGENT_DIR` or `<home>/.pi/agent`.
-    pub fn from_env(cwd: PathBuf, home: Option<PathBuf>, agent: Option<String>) -> Locations {
-        let home = home
-            .or_else(|| std::env::var_os("HOME").map(PathBuf::from))
-            .unwrap_or_else(|| PathBuf::from("/"));
-        let env_dir = std::env::var("PI_CODING_AGENT_DIR").ok();
-        Locations {
-            agent_dir: locations::agent_dir(env_dir.as_deref(), &home),
-            cwd,
-            home,
-            agent,
-            global_config: None,
-            project_config: None,
-        }
-    }
-
-    pub fn global_config_path(&self) -> PathBuf {
-        self.global_config
-            .clone()
-            .unwrap_or_else(|| locations::global_config_path(&self.agent_dir))
-    }
-
-    pub fn project_config_path(&self) -> PathBuf {
-        self.project_config
-            .clone()
-            .unwrap_or_else(|| locations::project_config_path(&self.cwd))
+impl std::fmt::Debug for Context<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Context")
+            .field("options", &self.options)
+            .field("cwd", &self.cwd)
+            .field("document", &self.document)
+            .finish()
     }
 }
 
-/// An agent name the runtime would turn into a file name: no separators,
-/// no `..`, not empty.
-pub fn valid_agent_name(name: &str) -> Result<(), String> {
-    if name.is_empty()
-        || name.contains('/')
-        || name.contains('\\')
-        || name == "."
-        || name == ".."
-        || name.contains('\0')
-    {
-        return Err(format!(
-            "invalid agent name `{name}`: it must be a plain file name"
-        ));
-    }
-    Ok(())
+fn no_buffers(_: &Path) -> Option<String> {
+    None
 }
 
-/// Reads a file as the runtime does (UTF-8, invalid bytes as U+FFFD);
-/// `None` when it does not exist or cannot be read.
-pub fn read_text(path: &Path) -> Option<String> {
+/// Resolves the settings, the workspace root, the document and the
+/// request's overrides into one context.
+pub fn resolve<'a>(
+    settings: &AnalysisOptions,
+    workspace_root: Option<&Path>,
+    document: Option<&Path>,
+    overrides: &Overrides,
+    open: Option<OpenBuffers<'a>>,
+) -> Context<'a> {
+    let mut options = settings.clone();
+    if let Some(h) = &overrides.home {
+        options.home = h.clone();
+    }
+    if overrides.agent.is_some() {
+        options.agent = overrides.agent.clone();
+    }
+    if overrides.agent_dir.is_some() {
+        options.agent_dir = overrides.agent_dir.clone();
+    }
+    let cwd = overrides
+        .cwd
+        .clone()
+        .or_else(|| workspace_root.map(Path::to_path_buf))
+        .or_else(|| document.and_then(|d| d.parent().map(Path::to_path_buf)))
+        .or_else(|| std::env::current_dir().ok())
+        .unwrap_or_else(|| PathBuf::from("/"));
+    Context {
+        options,
+        cwd,
+        cwd_explicit: overrides.cwd.is_some(),
+        agent_explicit: overrides.agent.is_some(),
+        document: document.map(Path::to_path_buf),
+        global_config: None,
+        open: open.unwrap_or(&no_buffers),
+    }
+}
+
+/// Reads a file the way the runtimes do (UTF-8, invalid bytes as U+FFFD);
+/// `None` when it is not a regular file, cannot be read, or is larger than
+/// `max` bytes.
+pub fn read_text(path: &Path, max: u64) -> Option<String> {
     let meta = std::fs::metadata(path).ok()?;
-    if !meta.is_file() || meta.len() > MAX_SCOPE_FILE_BYTES {
+    if !meta.is_file() || meta.len() > max {
         return None;
     }
     std::fs::read(path)
         .ok()
         .map(|b| String::from_utf8_lossy(&b).into_owned())
-}
-
-/// Everything the engine needs, read from the locations; `open` supplies
-/// unsaved buffers by path.
-pub fn load_inputs(
-    loc: &Locations,
-    open: &dyn Fn(&Path) -> Option<String>,
-) -> Result<PolicyInputs, String> {
-    let read = |p: PathBuf| -> Option<ScopeText> {
-        let text = open(&p).or_else(|| read_text(&p))?;
-        Some(ScopeText {
-            path: p.display().to_string().into(),
-            text,
-        })
-    };
-    let (global_agent, project_agent) = match &loc.agent {
-        Some(name) => {
-            valid_agent_name(name)?;
-            (
-                read(locations::global_agent_path(&loc.agent_dir, name)),
-                read(locations::project_agent_path(&loc.cwd, name)),
-            )
-        }
-        None => (None, None),
-    };
-    let mcp_servers = read(locations::mcp_json_path(&loc.agent_dir))
-        .map(|s| server_names_from_mcp_json(&s.text))
-        .unwrap_or_default();
-    let agent_dir = loc.agent_dir.display().to_string();
-    Ok(PolicyInputs {
-        global: read(loc.global_config_path()),
-        project: read(loc.project_config_path()),
-        global_agent,
-        project_agent,
-        mcp_servers,
-        home: loc.home.display().to_string(),
-        flavor: PathFlavor::Posix,
-        // The runtime also bypasses reads of its own directories.
-        extra_infra_dirs: vec![agent_dir.clone(), format!("{agent_dir}/git")],
-    })
-}
-
-/// Where the runtime would look when the file at `doc` is one of its scope
-/// files: a project file or project agent fixes the project directory; a
-/// global file or global agent fixes the agent directory. Any other file is
-/// read as the project config of `fallback_cwd`.
-pub fn locations_for_document(
-    doc: &Path,
-    fallback_cwd: &Path,
-    home: &Path,
-    agent: Option<String>,
-) -> Locations {
-    use locations::FileRole;
-    let mut loc = Locations::from_env(
-        fallback_cwd.to_path_buf(),
-        Some(home.to_path_buf()),
-        agent.clone(),
-    );
-    let up = |p: &Path, n: usize| p.ancestors().nth(n).map(Path::to_path_buf);
-    match locations::role_of_path(&doc.to_string_lossy()) {
-        Some(FileRole::ProjectConfig) => {
-            // <cwd>/.pi/extensions/pi-permission-system/config.json
-            if let Some(cwd) = up(doc, 4) {
-                loc.cwd = cwd;
-            }
-        }
-        Some(FileRole::GlobalConfig) => {
-            // <agentDir>/extensions/pi-permission-system/config.json
-            if let Some(dir) = up(doc, 3) {
-                loc.agent_dir = dir;
-            }
-        }
-        Some(FileRole::ProjectAgent) => {
-            if let Some(cwd) = up(doc, 3) {
-                loc.cwd = cwd;
-            }
-            loc.agent = agent.or_else(|| doc.file_stem().map(|s| s.to_string_lossy().into_owned()));
-        }
-        Some(FileRole::GlobalAgent) => {
-            if let Some(dir) = up(doc, 2) {
-                loc.agent_dir = dir;
-            }
-            loc.agent = agent.or_else(|| doc.file_stem().map(|s| s.to_string_lossy().into_owned()));
-        }
-        None => loc.project_config = Some(doc.to_path_buf()),
-    }
-    loc
-}
-
-/// MCP server names from the `mcp.json` in the agent directory (the names
-/// the runtime derives MCP targets from); none when it is missing.
-pub fn mcp_server_names(loc: &Locations) -> Vec<String> {
-    let path = locations::mcp_json_path(&loc.agent_dir);
-    match std::fs::metadata(&path) {
-        Ok(m) if m.is_file() && m.len() <= 16 * 1024 * 1024 => std::fs::read(&path)
-            .map(|b| server_names_from_mcp_json(&String::from_utf8_lossy(&b)))
-            .unwrap_or_default(),
-        _ => Vec::new(),
-    }
-}
-
-/// What kind of scope file a document is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ScopeFileKind {
-    Config,
-    Agent,
-}
-
-/// The other scope files of a document the runtime reads as a scope file
-/// (`open` texts win over disk), the policy they make, and the document's
-/// path as it appears in them. `None` for a file outside the runtime's
-/// locations.
-pub fn scope_context(
-    path: &Path,
-    cwd: &Path,
-    options: &crate::analysis::AnalysisOptions,
-    open: &dyn Fn(&Path) -> Option<String>,
-) -> Option<(PolicyInputs, crate::engine::policy::LoadedPolicy, String)> {
-    use locations::FileRole;
-    let role = locations::role_of_path(&path.to_string_lossy())?;
-    let home = PathBuf::from(&options.home);
-    // An agent file is its own agent; a config file takes the active one.
-    let agent = match role {
-        FileRole::GlobalAgent | FileRole::ProjectAgent => None,
-        _ => options.agent.clone(),
-    };
-    let mut loc = locations_for_document(path, cwd, &home, agent);
-    if let Some(dir) = &options.agent_dir
-        && !matches!(role, FileRole::GlobalConfig | FileRole::GlobalAgent)
-    {
-        loc.agent_dir = PathBuf::from(dir);
-    }
-    let inputs = load_inputs(&loc, open).ok()?;
-    let loaded = crate::engine::policy::load_policy(&inputs);
-    Some((inputs, loaded, path.display().to_string()))
-}
-
-/// The findings for a scope file's text: the per-file analysis, with the
-/// precedence findings over the merged rule list of every scope and the
-/// cross-scope findings (D18, D37) when other scope files contribute.
-/// Returns the JSON tree too (for code actions).
-pub fn analyse_scope_file(
-    kind: ScopeFileKind,
-    path: Option<&Path>,
-    cwd: Option<&Path>,
-    text: &str,
-    options: &crate::analysis::AnalysisOptions,
-    open: &dyn Fn(&Path) -> Option<String>,
-) -> (
-    Option<crate::syntax::Node>,
-    Vec<crate::analysis::Diagnostic>,
-) {
-    use crate::ide::effective::{cross_scope_diagnostics, scope_rules};
-    let ctx = match (path, cwd) {
-        (Some(p), Some(c)) => scope_context(p, c, options, open),
-        _ => None,
-    };
-    let scopes = ctx.as_ref().and_then(|(i, l, d)| scope_rules(i, l, d));
-    match kind {
-        ScopeFileKind::Config => {
-            let a = crate::analysis::analyze_config_in_scopes(text, options, scopes.as_ref());
-            let mut diagnostics = a.diagnostics;
-            if let Some((inputs, loaded, doc)) = &ctx {
-                for mut d in cross_scope_diagnostics(inputs, loaded, doc) {
-                    if let Some(sev) = options.levels.severity(d.code) {
-                        d.severity = sev;
-                        diagnostics.push(d);
-                    }
-                }
-                diagnostics.sort_by_key(|d| (d.range.start, d.range.end));
-            }
-            (a.file.parsed.root, diagnostics)
-        }
-        ScopeFileKind::Agent => (
-            None,
-            crate::analysis::agent_file::analyze_agent_in_scopes(text, options, scopes.as_ref()),
-        ),
-    }
 }

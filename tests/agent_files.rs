@@ -5,11 +5,12 @@
 mod common;
 
 use common::oracle::{oracle_or_skip, run_oracle};
-use permission_lsp::analysis::Code;
-use permission_lsp::analysis::agent_file::analyze_agent_text;
 use permission_lsp::cli::render::{Style, human};
-use permission_lsp::ide::code_actions::{apply, code_actions};
-use permission_lsp::model::pi::agent::agent_permission;
+use permission_lsp::formats::pi::codes::Code;
+use permission_lsp::formats::pi::ide::rewrites::code_actions;
+use permission_lsp::formats::pi::lints::agent_file::analyze_agent_text;
+use permission_lsp::formats::pi::model::agent::agent_permission;
+use permission_lsp::ide::code_actions::apply;
 use permission_lsp::text::LineIndex;
 use serde_json::json;
 

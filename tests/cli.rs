@@ -184,7 +184,10 @@ fn sarif_format() {
     assert_eq!(log["version"], "2.1.0");
     let run = &log["runs"][0];
     let rules = run["tool"]["driver"]["rules"].as_array().unwrap();
-    assert_eq!(rules.len(), permission_lsp::analysis::Code::ALL.len());
+    assert_eq!(
+        rules.len(),
+        permission_lsp::formats::pi::codes::Code::ALL.len()
+    );
     let results = run["results"].as_array().unwrap();
     assert!(!results.is_empty());
     for r in results {

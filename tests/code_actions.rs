@@ -2,10 +2,11 @@
 //! the runtime reads it, and must fix its diagnostic without a new error;
 //! every rewrite offered anywhere in the corpus keeps the file accepted.
 
-use permission_lsp::analysis::{AnalysisOptions, Severity, analyze_config_text};
-use permission_lsp::ide::code_actions::{Action, apply, code_actions};
-use permission_lsp::model::pi::Version;
-use permission_lsp::model::pi::read::read_config;
+use permission_lsp::analysis::{AnalysisOptions, Severity};
+use permission_lsp::formats::pi::ide::rewrites::code_actions;
+use permission_lsp::formats::pi::lints::analyze_config_text;
+use permission_lsp::formats::pi::model::read::read_config;
+use permission_lsp::ide::code_actions::{Action, apply};
 
 fn actions_at(text: &str, needle: &str) -> Vec<Action> {
     let at = text.find(needle).expect("needle") + 1;
@@ -81,7 +82,10 @@ fn quick_fixes() {
             errors(&out) < errors(text) || errors(text) == 0,
             "{name}: {out}"
         );
-        let file = read_config(&out, Version::DEFAULT_TARGET);
+        let file = read_config(
+            &out,
+            permission_lsp::formats::pi::model::versions::DEFAULT_TARGET,
+        );
         snap.push_str(&format!(
             "## {name}: {title}\n{text}\n=>\n{out}\naccepted: {}\n\n",
             file.accepted()
@@ -114,7 +118,13 @@ fn deny_reason_rewrite_and_back() {
         out,
         "{\n  \"permission\": {\n    // npm is slow here\n    \"bash\": { \"npm *\": { \"action\": \"deny\", \"reason\": \"\" } }\n  }\n}\n"
     );
-    assert!(read_config(&out, Version::DEFAULT_TARGET).accepted());
+    assert!(
+        read_config(
+            &out,
+            permission_lsp::formats::pi::model::versions::DEFAULT_TARGET
+        )
+        .accepted()
+    );
     let back = actions_at(&out, "{ \"action\"");
     let plain = back
         .iter()
@@ -135,7 +145,11 @@ fn corpus_actions_never_add_an_error() {
         }
         let text = String::from_utf8_lossy(&std::fs::read(entry.path()).unwrap()).into_owned();
         let before = errors(&text);
-        let accepted = read_config(&text, Version::DEFAULT_TARGET).accepted();
+        let accepted = read_config(
+            &text,
+            permission_lsp::formats::pi::model::versions::DEFAULT_TARGET,
+        )
+        .accepted();
         let mut offsets: Vec<usize> = text.match_indices("\"deny\"").map(|(i, _)| i + 1).collect();
         let a = analyze_config_text(&text, &AnalysisOptions::default());
         offsets.extend(a.diagnostics.iter().map(|d| d.range.start));
@@ -150,7 +164,11 @@ fn corpus_actions_never_add_an_error() {
                 );
                 if accepted {
                     assert!(
-                        read_config(&out, Version::DEFAULT_TARGET).accepted(),
+                        read_config(
+                            &out,
+                            permission_lsp::formats::pi::model::versions::DEFAULT_TARGET
+                        )
+                        .accepted(),
                         "{:?}: `{}`",
                         entry.file_name(),
                         action.title

@@ -6,8 +6,7 @@
 //! the project's shared conformance data (vectors from the runtime's own
 //! tests, and drift cases observed by running it).
 
-use permission_lsp::model::pi::Version;
-use permission_lsp::model::pi::read::read_config;
+use permission_lsp::formats::pi::model::read::read_config;
 use serde_json::Value;
 
 fn jsonl(path: &str) -> Vec<Value> {
@@ -29,7 +28,11 @@ fn issue_texts_match_the_runtime_loader() {
     for case in &cases {
         let text = case["text"].as_str().unwrap();
         let want: Vec<String> = serde_json::from_value(case["issues"].clone()).unwrap();
-        let got = read_config(text, Version::DEFAULT_TARGET).runtime_issues("<path>");
+        let got = read_config(
+            text,
+            permission_lsp::formats::pi::model::versions::DEFAULT_TARGET,
+        )
+        .runtime_issues("<path>");
         if got != want {
             failures.push(format!("{text:?}\n  want {want:?}\n  got  {got:?}"));
         }
@@ -53,7 +56,10 @@ fn config_load_vectors() {
         n += 1;
         let text = serde_json::to_string(&v["config"]).unwrap();
         let want = v["expected"]["valid"].as_bool().unwrap();
-        let file = read_config(&text, Version::DEFAULT_TARGET);
+        let file = read_config(
+            &text,
+            permission_lsp::formats::pi::model::versions::DEFAULT_TARGET,
+        );
         assert_eq!(file.accepted(), want, "{} {text}", v["source"]);
     }
     assert!(n >= 12);
@@ -81,7 +87,13 @@ fn drift_case_config_issues() {
                 Value::String(s) => s.clone(),
                 other => serde_json::to_string_pretty(other).unwrap(),
             };
-            got.extend(read_config(&text, Version::DEFAULT_TARGET).runtime_issues("<path>"));
+            got.extend(
+                read_config(
+                    &text,
+                    permission_lsp::formats::pi::model::versions::DEFAULT_TARGET,
+                )
+                .runtime_issues("<path>"),
+            );
         }
         let got: Vec<&str> = got.iter().map(|s| bare(s)).collect();
         let want: Vec<&str> = want.iter().map(|s| bare(s.as_str().unwrap())).collect();

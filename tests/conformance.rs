@@ -4,20 +4,22 @@
 
 mod common;
 
-use permission_lsp::engine::bash::{command_units, parse};
-use permission_lsp::engine::check::{CheckResult, CheckSource, CommandContext};
-use permission_lsp::engine::gates::{Call, Simulation};
-use permission_lsp::engine::messages::{Disclosure, Subject, deny_message, user_denied_message};
-use permission_lsp::engine::paths::{NoFs, PathContext};
-use permission_lsp::engine::policy::load_policy;
-use permission_lsp::engine::rules::{Layer, PathFlavor, Rule, RuleOrigin};
-use permission_lsp::engine::wildcard::{MatchOptions, Wildcard};
-use permission_lsp::model::pi::State;
+use permission_lsp::formats::pi::engine::bash::{command_units, parse};
+use permission_lsp::formats::pi::engine::check::{CheckResult, CheckSource, CommandContext};
+use permission_lsp::formats::pi::engine::gates::{Call, Simulation};
+use permission_lsp::formats::pi::engine::messages::{
+    Disclosure, Subject, deny_message, user_denied_message,
+};
+use permission_lsp::formats::pi::engine::paths::{NoFs, PathContext};
+use permission_lsp::formats::pi::engine::policy::load_policy;
+use permission_lsp::formats::pi::engine::rules::{Layer, PathFlavor, Rule, RuleOrigin};
+use permission_lsp::formats::pi::engine::wildcard::{MatchOptions, Wildcard};
+use permission_lsp::formats::pi::model::State;
 use serde_json::{Value, json};
 
 const HOME: &str = "/home/tester";
 
-fn inputs(v: &Value) -> permission_lsp::engine::policy::PolicyInputs {
+fn inputs(v: &Value) -> permission_lsp::formats::pi::engine::policy::PolicyInputs {
     common::policy_inputs(v, HOME)
 }
 
@@ -321,7 +323,10 @@ fn drift_cases_pipeline_and_e2e() {
                 "{}: warning expected",
                 case["id"]
             );
-            assert_eq!(w, permission_lsp::engine::messages::PERMISSIVE_BASH_WARNING);
+            assert_eq!(
+                w,
+                permission_lsp::formats::pi::engine::messages::PERMISSIVE_BASH_WARNING
+            );
         } else if case["observed"].get("permissiveBashWarning").is_some() {
             assert!(
                 !loaded.permissive_bash_warning,

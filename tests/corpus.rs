@@ -2,8 +2,9 @@
 //! project's shared corpus; provenance in `fixtures/corpus/pi/SOURCES.tsv`):
 //! no panic, and the findings are snapshotted.
 
-use permission_lsp::analysis::{AnalysisOptions, analyze_config_bytes};
+use permission_lsp::analysis::AnalysisOptions;
 use permission_lsp::cli::render::line_col_1;
+use permission_lsp::formats::pi::lints::analyze_config_bytes;
 use permission_lsp::text::LineIndex;
 
 #[test]

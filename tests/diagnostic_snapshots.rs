@@ -3,8 +3,9 @@
 
 mod common;
 
-use permission_lsp::analysis::{AnalysisOptions, analyze_config_text};
+use permission_lsp::analysis::AnalysisOptions;
 use permission_lsp::cli::render::{Style, human};
+use permission_lsp::formats::pi::lints::analyze_config_text;
 use permission_lsp::text::LineIndex;
 
 fn render(text: &str) -> String {
@@ -76,8 +77,10 @@ fn single_quotes_and_nan() {
 #[test]
 fn invalid_utf8_is_read_like_the_runtime() {
     let bytes = b"{\"permission\": {\"bash\": {\"caf\xe9 *\": \"allow\"}}}";
-    let (text, analysis) =
-        permission_lsp::analysis::analyze_config_bytes(bytes, &AnalysisOptions::default());
+    let (text, analysis) = permission_lsp::formats::pi::lints::analyze_config_bytes(
+        bytes,
+        &AnalysisOptions::default(),
+    );
     assert!(text.contains('\u{fffd}'));
     assert_eq!(analysis.diagnostics[0].code.as_str(), "PL006");
     assert!(analysis.file.accepted());

@@ -13,10 +13,10 @@ mod common;
 mod generate;
 
 use common::oracle::{HOME, oracle_dir, run_oracle};
-use permission_lsp::engine::check::{ToolKind, tool_kind};
-use permission_lsp::engine::gates::{Call, Simulation};
-use permission_lsp::engine::paths::RealFs;
-use permission_lsp::engine::policy::load_policy;
+use permission_lsp::formats::pi::engine::check::{ToolKind, tool_kind};
+use permission_lsp::formats::pi::engine::gates::{Call, Simulation};
+use permission_lsp::formats::pi::engine::paths::RealFs;
+use permission_lsp::formats::pi::engine::policy::load_policy;
 use serde_json::{Value, json};
 
 const CALLS_PER_CASE: usize = 10;

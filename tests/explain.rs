@@ -6,7 +6,7 @@
 mod common;
 
 use common::oracle::{oracle_or_skip, run_oracle};
-use permission_lsp::analysis::pattern_algebra::Pattern;
+use permission_lsp::core::pattern_algebra::Pattern;
 use serde_json::{Value, json};
 use std::process::Command;
 
@@ -183,13 +183,14 @@ fn the_explained_order_is_the_runtimes() {
 /// D18 and D37 as findings in the project file, from the other scopes.
 #[test]
 fn cross_scope_findings_in_the_project_file() {
-    use permission_lsp::engine::policy::load_policy;
-    use permission_lsp::ide::effective::cross_scope_diagnostics;
-    use permission_lsp::workspace::{Locations, load_inputs};
+    use permission_lsp::formats::pi::effective::cross_scope_diagnostics;
+    use permission_lsp::formats::pi::engine::policy::load_policy;
+    use permission_lsp::formats::pi::scopes::{Locations, load_inputs};
     let loc = Locations::from_env(
         format!("{FIXTURES}/project").into(),
         Some(format!("{FIXTURES}/home").into()),
         None,
+        permission_lsp::formats::pi::model::versions::DEFAULT_TARGET,
     );
     let project_path = format!("{FIXTURES}/{PROJECT}");
     let inputs = load_inputs(&loc, &|_| None).unwrap();
@@ -242,7 +243,7 @@ fn cross_scope_findings_in_the_project_file() {
 #[test]
 fn the_migration_recipe_is_reported_in_the_agent_file() {
     use permission_lsp::analysis::AnalysisOptions;
-    use permission_lsp::workspace::{ScopeFileKind, analyse_scope_file};
+    use permission_lsp::formats::pi::scopes::analyse_scope_file;
     let dir = std::env::temp_dir().join(format!("pl-d19b-{}", std::process::id()));
     let agent_dir = dir.join("home/.pi/agent");
     std::fs::create_dir_all(agent_dir.join("extensions/pi-permission-system")).unwrap();
@@ -260,14 +261,14 @@ fn the_migration_recipe_is_reported_in_the_agent_file() {
         agent_dir: Some(agent_dir.display().to_string()),
         ..AnalysisOptions::default()
     };
-    let (_, d) = analyse_scope_file(
-        ScopeFileKind::Agent,
-        Some(&path),
-        Some(&dir),
-        md,
+    let ctx = permission_lsp::workspace::resolve(
         &options,
-        &|_| None,
+        Some(&dir),
+        Some(&path),
+        &Default::default(),
+        None,
     );
+    let d = analyse_scope_file(true, md, &ctx).diagnostics;
     std::fs::remove_dir_all(&dir).ok();
     assert_eq!(d.len(), 1, "{d:#?}");
     assert_eq!(d[0].code.as_str(), "PL210");

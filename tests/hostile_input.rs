@@ -4,7 +4,8 @@
 
 mod common;
 
-use permission_lsp::analysis::{AnalysisOptions, analyze_config_bytes};
+use permission_lsp::analysis::AnalysisOptions;
+use permission_lsp::formats::pi::lints::analyze_config_bytes;
 use permission_lsp::text::{LineIndex, PositionEncoding};
 
 struct XorShift(u64);
@@ -95,9 +96,9 @@ fn pathological_shapes() {
 /// Tool inputs of any shape and size: the simulation answers, never panics.
 #[test]
 fn simulation_of_hostile_calls() {
-    use permission_lsp::engine::gates::Call;
-    use permission_lsp::engine::paths::NoFs;
-    use permission_lsp::engine::policy::{PolicyInputs, ScopeText, load_policy};
+    use permission_lsp::formats::pi::engine::gates::Call;
+    use permission_lsp::formats::pi::engine::paths::NoFs;
+    use permission_lsp::formats::pi::engine::policy::{PolicyInputs, ScopeText, load_policy};
     use serde_json::json;
     let policy = load_policy(&PolicyInputs {
         global: Some(ScopeText {
@@ -105,7 +106,7 @@ fn simulation_of_hostile_calls() {
             text: r#"{"permission": {"*": "ask", "bash": {"*": "allow", "rm *": "deny"}, "path": {"*.env": "deny", "?*": "ask"}}}"#.into(),
         }),
         home: "/home/u".into(),
-        ..Default::default()
+        ..PolicyInputs::new(permission_lsp::formats::pi::model::versions::DEFAULT_TARGET)
     })
     .policy;
     // 100 KB of script; and a chain of relative `cd`s, whose effective

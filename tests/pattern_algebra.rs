@@ -4,10 +4,10 @@
 //! and the algebra's answers — overlap, inclusion, inclusion in a union —
 //! must agree, with witnesses that really are witnesses.
 
-use permission_lsp::analysis::pattern_algebra::{
+use permission_lsp::core::pattern_algebra::{
     Inclusion, Overlap, Pattern, included_in, included_in_union, overlap, overlaps,
 };
-use permission_lsp::engine::wildcard::{MatchOptions, Wildcard};
+use permission_lsp::formats::pi::engine::wildcard::{MatchOptions, Wildcard};
 use proptest::prelude::*;
 
 const ALPHABET: [char; 4] = ['a', 'b', ' ', 'c'];

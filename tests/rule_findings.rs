@@ -6,9 +6,12 @@
 
 mod common;
 
-use permission_lsp::analysis::{AnalysisOptions, Code, Severity, analyze_config_text};
+use permission_lsp::analysis::{AnalysisOptions, Severity};
 use permission_lsp::cli::render::{Style, human};
-use permission_lsp::ide::code_actions::{apply, code_actions};
+use permission_lsp::formats::pi::codes::Code;
+use permission_lsp::formats::pi::ide::rewrites::code_actions;
+use permission_lsp::formats::pi::lints::analyze_config_text;
+use permission_lsp::ide::code_actions::apply;
 use permission_lsp::text::LineIndex;
 
 fn options() -> AnalysisOptions {

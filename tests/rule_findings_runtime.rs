@@ -10,10 +10,12 @@
 mod common;
 
 use common::oracle::{HOME, oracle_or_skip, run_oracle};
-use permission_lsp::analysis::rule_lints::ordered_rules;
-use permission_lsp::analysis::rule_order::{Finding, analyze_rule_order, is_extension_surface};
-use permission_lsp::model::pi::read::read_config;
-use permission_lsp::model::pi::{State, Version};
+use permission_lsp::formats::pi::lints::rule_lints::ordered_rules;
+use permission_lsp::formats::pi::lints::rule_order::{
+    Finding, analyze_rule_order, is_extension_surface,
+};
+use permission_lsp::formats::pi::model::State;
+use permission_lsp::formats::pi::model::read::read_config;
 use serde_json::{Value, json};
 
 /// Values a pattern matches: its wildcards filled in a few ways.
@@ -102,7 +104,10 @@ fn dead_redundant_and_hidden_rules_agree_with_the_runtime() {
     let mut expect_hidden = Vec::new();
     let mut checked = 0;
     for (name, text) in inputs() {
-        let file = read_config(&text, Version::DEFAULT_TARGET);
+        let file = read_config(
+            &text,
+            permission_lsp::formats::pi::model::versions::DEFAULT_TARGET,
+        );
         let Some(cfg) = file.config() else { continue };
         let Some(surfaces) = &cfg.permission else {
             continue;
@@ -201,8 +206,10 @@ fn dead_redundant_and_hidden_rules_agree_with_the_runtime() {
 /// an issue, when the original loaded without one.
 #[test]
 fn quick_fix_results_are_accepted_by_the_runtime() {
-    use permission_lsp::analysis::{AnalysisOptions, analyze_config_text};
-    use permission_lsp::ide::code_actions::{apply, code_actions};
+    use permission_lsp::analysis::AnalysisOptions;
+    use permission_lsp::formats::pi::ide::rewrites::code_actions;
+    use permission_lsp::formats::pi::lints::analyze_config_text;
+    use permission_lsp::ide::code_actions::apply;
     let Some(dir) = oracle_or_skip("quick fixes against the runtime") else {
         return;
     };

@@ -5,14 +5,16 @@
 
 mod common;
 
-use permission_lsp::model::pi::Version;
-use permission_lsp::model::pi::read::read_config;
-use permission_lsp::model::pi::schema::{schema_accepts, schema_errors};
+use permission_lsp::formats::pi::model::read::read_config;
+use permission_lsp::formats::pi::model::schema::{schema_accepts, schema_errors};
 use serde_json::Value;
 
 /// The schema's verdict on a text: rejected when it is not strict JSON.
 fn schema_verdict(text: &str) -> Option<bool> {
-    let file = read_config(text, Version::DEFAULT_TARGET);
+    let file = read_config(
+        text,
+        permission_lsp::formats::pi::model::versions::DEFAULT_TARGET,
+    );
     if !file.parsed.errors.is_empty() {
         return Some(false);
     }
@@ -42,7 +44,11 @@ fn schema_agrees_with_the_runtime() {
                 other => serde_json::to_string(other).unwrap(),
             };
             // The runtime's verdict: no issue reported for this scope.
-            let accepted = read_config(&text, Version::DEFAULT_TARGET).accepted();
+            let accepted = read_config(
+                &text,
+                permission_lsp::formats::pi::model::versions::DEFAULT_TARGET,
+            )
+            .accepted();
             check(case["id"].as_str().unwrap(), &text, accepted, &mut failures);
             n += 1;
         }
@@ -83,7 +89,10 @@ fn schema_agrees_with_the_runtime() {
 #[test]
 fn schema_errors_point_at_keys_and_values() {
     let text = r#"{"debugLog": 1, "bogus": true, "permission": {"bash": "Allow"}}"#;
-    let file = read_config(text, Version::DEFAULT_TARGET);
+    let file = read_config(
+        text,
+        permission_lsp::formats::pi::model::versions::DEFAULT_TARGET,
+    );
     let errors = schema_errors(file.parsed.root.as_ref().unwrap());
     let spans: Vec<&str> = errors.iter().map(|e| &text[e.range.clone()]).collect();
     assert!(spans.contains(&"1"), "{spans:?}");

@@ -4,7 +4,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use permission_lsp::analysis::{AnalysisOptions, analyze_config_bytes};
+use permission_lsp::analysis::{AnalysisOptions};
+use permission_lsp::formats::pi::lints::{analyze_config_bytes};
 use permission_lsp::text::{LineIndex, PositionEncoding};
 
 fuzz_target!(|data: &[u8]| {

@@ -1,64 +1,52 @@
-//! Findings over the model: diagnostics with stable codes, each with the
-//! evidence (range, runtime text, related places).
+//! The analysis every editor feature and CLI command starts from: the
+//! options (runtime profile, lint levels, home, agent), and one entry point
+//! that hands a document to its format through the registry.
 
-pub mod agent_file;
-pub mod codes;
-pub mod config_file;
-pub mod levels;
-pub mod pattern_algebra;
-pub mod pattern_lints;
-pub mod rule_lints;
-pub mod rule_order;
-pub mod suppress;
+pub mod report;
 
-pub use codes::{Code, Severity};
-pub use config_file::{
-    AnalysisOptions, ConfigAnalysis, analyze_config_bytes, analyze_config_in_scopes,
-    analyze_config_text,
-};
-pub use levels::LintLevels;
+pub use crate::core::diagnostic::{Diagnostic, DiagnosticCode, Related, Severity};
+pub use crate::core::levels::LintLevels;
+use crate::core::profile::RuntimeProfile;
 
-use std::ops::Range;
-
-/// A finding, in byte offsets of the analysed text.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct Diagnostic {
-    #[serde(serialize_with = "ser_code")]
-    pub code: Code,
-    pub severity: Severity,
-    pub range: Range<usize>,
-    pub message: String,
-    /// The issue text the runtime itself reports for this problem.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub runtime_issue: Option<String>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub related: Vec<Related>,
+#[derive(Debug, Clone, PartialEq)]
+pub struct AnalysisOptions {
+    /// The format and runtime version whose rules apply.
+    pub profile: RuntimeProfile,
+    pub levels: LintLevels,
+    /// The home directory `~/` in patterns expands to (the runtime uses the
+    /// user's); the default `~` leaves such patterns literal.
+    pub home: String,
+    /// The active agent, whose agent files join the other scopes.
+    pub agent: Option<String>,
+    /// The agent directory (pi: `$PI_CODING_AGENT_DIR` or `<home>/.pi/agent`).
+    pub agent_dir: Option<String>,
 }
 
-impl Diagnostic {
-    /// A finding at its code's default severity, without related places.
-    pub fn new(code: Code, range: Range<usize>, message: String) -> Diagnostic {
-        Diagnostic {
-            code,
-            severity: code.default_severity(),
-            range,
-            message,
-            runtime_issue: None,
-            related: Vec::new(),
+impl AnalysisOptions {
+    /// Options for a profile, everything else at its default.
+    pub fn for_profile(profile: RuntimeProfile) -> AnalysisOptions {
+        AnalysisOptions {
+            profile,
+            levels: LintLevels::default(),
+            home: "~".into(),
+            agent: None,
+            agent_dir: None,
         }
     }
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct Related {
-    pub range: Range<usize>,
-    pub message: String,
+impl Default for AnalysisOptions {
+    /// The default format's default profile (the registry decides).
+    fn default() -> Self {
+        AnalysisOptions::for_profile(crate::formats::default_format().default_profile())
+    }
 }
 
-fn ser_code<S: serde::Serializer>(c: &Code, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_str(c.as_str())
+/// A code by id (`PL010`) or name (`duplicate-key`), in any format.
+pub fn code_by_name(s: &str) -> Option<DiagnosticCode> {
+    crate::formats::all()
+        .iter()
+        .flat_map(|f| f.codes())
+        .find(|c| c.id == s || c.name == s)
+        .map(DiagnosticCode)
 }
-
-/// Appended to every finding that makes the runtime drop the file.
-pub const WHOLE_FILE_DROPPED: &str =
-    "the runtime ignores this entire file: every rule in it is dropped";

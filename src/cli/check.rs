@@ -2,10 +2,9 @@
 
 use super::discover::discover;
 use super::render::{Style, github, human, json, sarif};
-use crate::analysis::agent_file::analyze_agent_in_scopes;
-use crate::analysis::{AnalysisOptions, Severity, analyze_config_bytes};
+use crate::analysis::{AnalysisOptions, Severity};
+use crate::formats::{DocumentKind, Role};
 use crate::text::LineIndex;
-use crate::workspace::{ScopeFileKind, analyse_scope_file};
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -61,29 +60,25 @@ pub fn run(
                 }
             },
         };
-        let kind = if display.ends_with(".md") {
-            ScopeFileKind::Agent
-        } else {
-            ScopeFileKind::Config
-        };
-        let (text, diagnostics) = match (kind, scopes, std::str::from_utf8(&bytes)) {
-            (_, true, Ok(text)) => {
-                let abs = std::path::absolute(&f.path).unwrap_or_else(|_| f.path.clone());
-                let cwd = abs.parent().map(|p| p.to_path_buf());
-                let (_, d) =
-                    analyse_scope_file(kind, Some(&abs), cwd.as_deref(), text, options, &|_| None);
-                (text.to_string(), d)
-            }
-            (ScopeFileKind::Agent, _, _) => {
-                let text = String::from_utf8_lossy(&bytes).into_owned();
-                let d = analyze_agent_in_scopes(&text, options, None);
-                (text, d)
-            }
-            (ScopeFileKind::Config, _, _) => {
-                let (text, analysis) = analyze_config_bytes(&bytes, options);
-                (text, analysis.diagnostics)
-            }
-        };
+        // A file named explicitly that no format recognises is read as the
+        // profile's format: a config, or an agent file when it is markdown.
+        let kind = f.kind.unwrap_or_else(|| DocumentKind {
+            format: crate::formats::by_id(options.profile.format)
+                .unwrap_or_else(crate::formats::default_format),
+            role: if display.ends_with(".md") {
+                Role::Agent
+            } else {
+                Role::Config
+            },
+        });
+        let abs = std::path::absolute(&f.path).unwrap_or_else(|_| f.path.clone());
+        let ctx = scopes.then(|| {
+            crate::workspace::resolve(options, abs.parent(), Some(&abs), &Default::default(), None)
+        });
+        let (text, analysis) = kind
+            .format
+            .analyse_file(kind.role, &bytes, options, ctx.as_ref());
+        let diagnostics = analysis.diagnostics;
         let index = LineIndex::new(&text);
         for d in &diagnostics {
             match d.severity {
@@ -99,7 +94,7 @@ pub fn run(
                 Format::Github => {
                     let _ = writeln!(out, "{}", github(&display, &text, &index, d));
                 }
-                Format::Sarif => sarif_out.push((display.clone(), text.clone(), d.clone())),
+                Format::Sarif => sarif_out.push((display.clone(), text.to_string(), d.clone())),
             }
         }
     }

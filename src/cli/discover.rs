@@ -1,8 +1,8 @@
 //! Which files `check` reads: explicit files as given; below a directory, the
-//! files the runtime reads (spec §1.1 locations) and JSON files whose
-//! `$schema` names pi-permission-system.
+//! files some format recognises (by location, or JSON files whose `$schema`
+//! names the runtime).
 
-use crate::model::pi::locations::{FileRole, role_of_path};
+use crate::formats::DocumentKind;
 use std::path::{Path, PathBuf};
 
 /// Directories never descended into.
@@ -13,7 +13,8 @@ const MAX_SCAN_BYTES: u64 = 64 * 1024 * 1024;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Found {
     pub path: PathBuf,
-    pub role: Option<FileRole>,
+    /// The format and role, when recognised.
+    pub kind: Option<DocumentKind>,
 }
 
 /// Expands the command-line paths into files, sorted and de-duplicated
@@ -30,7 +31,7 @@ pub fn discover(paths: &[PathBuf]) -> (Vec<Found>, Vec<String>) {
                 found.extend(here);
             }
             Ok(_) => found.push(Found {
-                role: role_of_path(&p.to_string_lossy()),
+                kind: kind_of(p),
                 path: p.clone(),
             }),
             Err(e) => errors.push(format!("{}: {e}", p.display())),
@@ -64,28 +65,37 @@ fn walk(dir: &Path, out: &mut Vec<Found>, errors: &mut Vec<String>, depth: usize
         if !ft.is_file() {
             continue;
         }
-        let role = role_of_path(&path.to_string_lossy());
-        if role.is_some() {
-            out.push(Found { path, role });
-            continue;
-        }
-        if (name.ends_with(".json") || name.ends_with(".jsonc")) && names_pi_schema(&path) {
-            out.push(Found { path, role: None });
+        let _ = name;
+        if let Some(kind) = kind_of(&path) {
+            out.push(Found {
+                path,
+                kind: Some(kind),
+            });
         }
     }
 }
 
-/// A cheap look at the start of the file for a pi-permission-system `$schema`.
-fn names_pi_schema(path: &Path) -> bool {
-    let Ok(meta) = std::fs::metadata(path) else {
-        return false;
-    };
-    if meta.len() > MAX_SCAN_BYTES {
-        return false;
+/// What a file is: by its location, else by a `$schema` near its start.
+fn kind_of(path: &Path) -> Option<DocumentKind> {
+    let p = path.to_string_lossy();
+    if let Some(k) = crate::formats::detect(&p, "") {
+        return Some(k);
     }
-    let Ok(bytes) = std::fs::read(path) else {
-        return false;
-    };
-    let head = String::from_utf8_lossy(&bytes[..bytes.len().min(4096)]);
-    head.contains("$schema") && head.contains("pi-permission-system")
+    if !(p.ends_with(".json") || p.ends_with(".jsonc")) {
+        return None;
+    }
+    crate::formats::detect(&p, &head(path)?)
+}
+
+/// A cheap look at the start of the file.
+fn head(path: &Path) -> Option<String> {
+    use std::io::Read;
+    let meta = std::fs::metadata(path).ok()?;
+    if !meta.is_file() || meta.len() > MAX_SCAN_BYTES {
+        return None;
+    }
+    let mut buf = vec![0u8; 4096];
+    let mut f = std::fs::File::open(path).ok()?;
+    let n = f.read(&mut buf).ok()?;
+    Some(String::from_utf8_lossy(&buf[..n]).into_owned())
 }

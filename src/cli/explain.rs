@@ -1,11 +1,11 @@
 //! `permission-lsp explain`: the effective policy — every scope file merged
 //! the way the runtime merges them, the rule list in evaluation order with
-//! where each rule comes from, the knobs in force, each file's issues.
+//! where each rule comes from, each file's issues, and what else the format
+//! reports.
 
-use crate::engine::policy::load_policy;
-use crate::ide::effective::effective_policy;
-use crate::workspace::{Locations, load_inputs};
-use serde_json::{Value, json};
+use crate::analysis::report::EffectivePolicyReport;
+use crate::formats::Format as RuntimeFormat;
+use crate::workspace::Context;
 use std::io::Write;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -16,81 +16,83 @@ pub enum Format {
 
 /// Prints the effective policy; returns the exit code (2 when the scope
 /// files cannot be located, e.g. an agent name with `/`).
-pub fn run(loc: &Locations, format: Format, out: &mut dyn Write) -> i32 {
-    let inputs = match load_inputs(loc, &|_| None) {
-        Ok(i) => i,
+pub fn run(
+    format_of: &dyn RuntimeFormat,
+    ctx: &Context<'_>,
+    format: Format,
+    out: &mut dyn Write,
+) -> i32 {
+    let report = match format_of.effective_policy(ctx) {
+        Ok(r) => r,
         Err(e) => {
             eprintln!("permission-lsp: {e}");
             return 2;
         }
     };
-    let loaded = load_policy(&inputs);
-    let v = effective_policy(&inputs, &loaded, loc.agent.as_deref());
     let _ = match format {
         Format::Json => writeln!(
             out,
             "{}",
-            serde_json::to_string_pretty(&v).unwrap_or_default()
+            serde_json::to_string_pretty(&report).unwrap_or_default()
         ),
-        Format::Human => write!(out, "{}", render_human(&v)),
+        Format::Human => write!(out, "{}", render_human(&report)),
     };
     0
 }
 
-/// The effective policy (the JSON of `--format json`) for a terminal.
-fn render_human(v: &Value) -> String {
+/// The effective policy for a terminal.
+fn render_human(v: &EffectivePolicyReport) -> String {
     let mut out = String::new();
-    let agent = v["agent"]
-        .as_str()
+    let agent = v
+        .agent
+        .as_deref()
         .map_or("none".to_string(), |a| format!("`{a}`"));
     out.push_str(&format!("Effective policy (agent: {agent})\n\nFiles, in merge order (later scopes override earlier ones key by key):\n"));
-    for f in v["files"].as_array().into_iter().flatten() {
-        let scope = f["scope"].as_str().unwrap_or("");
-        match (f["present"].as_bool(), f["path"].as_str()) {
-            (Some(true), Some(path)) => {
-                let state = if f["accepted"] == json!(false) {
+    for f in &v.files {
+        let scope = &f.scope;
+        match (f.present, &f.path) {
+            (true, Some(path)) => {
+                let state = if f.accepted == Some(false) {
                     "REJECTED by the runtime: contributes nothing"
-                } else if f["permission"] == json!(false) {
+                } else if f.permission == Some(false) {
                     "no permission block"
                 } else {
                     "read"
                 };
                 out.push_str(&format!("  {scope:<14} {path}  ({state})\n"));
-                for i in f["issues"].as_array().into_iter().flatten() {
-                    out.push_str(&format!("      {}\n", i.as_str().unwrap_or("")));
+                for i in f.issues.iter().flatten() {
+                    out.push_str(&format!("      {i}\n"));
                 }
             }
             _ => out.push_str(&format!("  {scope:<14} (none)\n")),
         }
     }
     out.push_str("\nRules in evaluation order (the last matching rule wins):\n");
-    for r in v["rules"].as_array().into_iter().flatten() {
-        let place = match (r["file"].as_str(), r["line"].as_u64(), r["column"].as_u64()) {
+    for r in &v.rules {
+        let place = match (&r.place.file, r.place.line, r.place.column) {
             (Some(f), Some(l), Some(c)) => format!("{f}:{l}:{c}"),
             _ => String::new(),
         };
-        let reason = r["reason"]
-            .as_str()
+        let reason = r
+            .reason
+            .as_deref()
             .map_or(String::new(), |s| format!(" “{s}”"));
         out.push_str(&format!(
-            "  {:>4}  {:<10} {:<20} {:<5}{reason}  [{}] {place}\n",
-            r["index"],
-            r["surface"].as_str().unwrap_or(""),
-            r["pattern"].as_str().unwrap_or(""),
-            r["action"].as_str().unwrap_or(""),
-            match r["layer"].as_str() {
-                Some("config") => r["scope"].as_str().unwrap_or(""),
+            "  {}  {:<10} {:<20} {:<5}{reason}  [{}] {place}\n",
+            r.index,
+            r.surface,
+            r.pattern,
+            r.action,
+            match r.layer.as_str() {
+                Some("config") => r.scope.as_str(),
                 other => other.unwrap_or(""),
             }
         ));
     }
-    let k = &v["knobs"];
-    out.push_str(&format!(
-        "\nKnobs in force: yoloMode = {}; shellTools = {}; MCP servers (mcp.json) = {}\n",
-        k["yoloMode"], k["shellTools"], k["mcpServers"]
-    ));
-    if v["permissiveBashWarning"] == json!(true) {
-        out.push_str("Startup warning: `*: allow` without a bash policy — every unmatched bash command runs.\n");
+    out.push('\n');
+    for n in &v.notes {
+        out.push_str(n);
+        out.push('\n');
     }
     out
 }

@@ -29,7 +29,7 @@ impl Style {
     }
 }
 
-pub use crate::ide::simulation::line_col_1;
+pub use crate::formats::pi::ide::simulation::line_col_1;
 
 /// One diagnostic, rustc style: header, location, source line and caret.
 pub fn human(path: &str, text: &str, index: &LineIndex, d: &Diagnostic, style: Style) -> String {
@@ -100,7 +100,7 @@ pub fn human(path: &str, text: &str, index: &LineIndex, d: &Diagnostic, style: S
         let (l, c) = line_col_1(index, text, rel.range.start);
         let _ = writeln!(out, "{pad} = note: {path}:{l}:{c}: {}", rel.message);
     }
-    let _ = writeln!(out, "{pad} = help: see docs/lints/{}.md", d.code.as_str());
+    let _ = writeln!(out, "{pad} = help: see {}", d.code.docs_path());
     out
 }
 
@@ -187,15 +187,20 @@ fn gh_property(s: &str) -> String {
 
 /// A SARIF 2.1.0 log of the findings (code scanning in CI).
 pub fn sarif(results: &[(String, String, Diagnostic)]) -> serde_json::Value {
-    use crate::analysis::Code;
-    let rules: Vec<serde_json::Value> = Code::ALL
+    use crate::analysis::DiagnosticCode;
+    let codes: Vec<DiagnosticCode> = crate::formats::all()
+        .iter()
+        .flat_map(|f| f.codes())
+        .map(DiagnosticCode)
+        .collect();
+    let rules: Vec<serde_json::Value> = codes
         .iter()
         .map(|c| {
             serde_json::json!({
                 "id": c.as_str(),
                 "name": c.name(),
                 "shortDescription": { "text": c.summary() },
-                "help": { "text": format!("{} See docs/lints/{}.md.", c.summary(), c.as_str()) },
+                "help": { "text": format!("{} See {}.", c.summary(), c.docs_path()) },
                 "defaultConfiguration": { "level": sarif_level(c.default_severity()) },
             })
         })
@@ -215,7 +220,7 @@ pub fn sarif(results: &[(String, String, Diagnostic)]) -> serde_json::Value {
             let uri = path.trim_start_matches("./");
             serde_json::json!({
                 "ruleId": d.code.as_str(),
-                "ruleIndex": Code::ALL.iter().position(|c| *c == d.code),
+                "ruleIndex": codes.iter().position(|c| *c == d.code),
                 "level": sarif_level(d.severity),
                 "message": { "text": d.message },
                 "locations": [{ "physicalLocation": {

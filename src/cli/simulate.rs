@@ -1,11 +1,10 @@
 //! `permission-lsp simulate`: one call, or a JSONL batch, against the policy
-//! found where the runtime looks (or the files given).
+//! found where the runtime looks (or the files given). Each batch line may
+//! name its own `agent` and `cwd`; the policy is resolved again for it.
 
-use crate::engine::gates::{Call, Simulation};
-use crate::engine::paths::RealFs;
-use crate::engine::policy::{LoadedPolicy, PolicyInputs, load_policy};
-use crate::ide::simulation::{deciding_gate, locate, to_json};
-use crate::workspace::{Locations, load_inputs};
+use crate::analysis::report::SimulationReport;
+use crate::formats::{CallRequest, Format as RuntimeFormat};
+use crate::workspace::Context;
 use serde_json::{Value, json};
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
@@ -16,11 +15,6 @@ pub enum Format {
     Json,
 }
 
-pub struct Options {
-    pub locations: Locations,
-    pub format: Format,
-}
-
 /// A single call from the command line, or `None` for batch mode.
 pub struct SingleCall {
     pub tool: String,
@@ -28,29 +22,27 @@ pub struct SingleCall {
 }
 
 pub fn run(
-    opts: &Options,
+    runtime: &dyn RuntimeFormat,
+    ctx: &Context<'_>,
+    format: Format,
     single: Option<SingleCall>,
     batch: Option<PathBuf>,
     out: &mut dyn Write,
 ) -> Result<i32, String> {
-    let inputs = load_inputs(&opts.locations, &|_| None)?;
-    let loaded = load_policy(&inputs);
-    let cwd = opts.locations.cwd.display().to_string();
-    let agent = opts.locations.agent.clone();
-    if opts.format == Format::Human {
-        for issue in &loaded.issues {
-            let _ = writeln!(out, "warning: the runtime reports: {issue}");
-        }
-    }
     if let Some(call) = single {
-        let c = Call {
-            tool: call.tool,
-            input: call.input,
-            agent,
-            cwd,
-        };
-        let sim = loaded.policy.simulate(&c, &RealFs);
-        emit(opts.format, &c, &sim, &loaded, &inputs, out);
+        let report = runtime.simulate(
+            ctx,
+            &CallRequest {
+                tool: call.tool,
+                input: call.input,
+            },
+        )?;
+        if format == Format::Human {
+            for issue in config_issues(&report) {
+                let _ = writeln!(out, "warning: the runtime reports: {issue}");
+            }
+        }
+        emit(format, &report, out);
         return Ok(0);
     }
     let path = batch.unwrap_or_else(|| PathBuf::from("-"));
@@ -61,12 +53,18 @@ pub fn run(
             std::fs::File::open(&path).map_err(|e| format!("{}: {e}", path.display()))?,
         ))
     };
-    for (n, line) in reader.lines().enumerate() {
+    let mut warned = false;
+    for (n, line) in reader.split(b'\n').enumerate() {
         let line = line.map_err(|e| format!("reading the batch: {e}"))?;
+        // One undecodable line is answered with an error; the rest go on.
+        let Ok(line) = std::str::from_utf8(&line) else {
+            let _ = writeln!(out, "{}", json!({ "line": n + 1, "error": "not UTF-8" }));
+            continue;
+        };
         if line.trim().is_empty() {
             continue;
         }
-        let v: Value = match serde_json::from_str(&line) {
+        let v: Value = match serde_json::from_str(line) {
             Ok(v) => v,
             Err(e) => {
                 let _ = writeln!(
@@ -85,87 +83,69 @@ pub fn run(
             );
             continue;
         };
-        let c = Call {
+        // A line's own agent and working directory resolve the policy again.
+        let line_ctx;
+        let ctx = if v["agent"].is_string() || v["cwd"].is_string() {
+            let mut options = ctx.options.clone();
+            if let Some(a) = v["agent"].as_str() {
+                options.agent = Some(a.to_string());
+            }
+            line_ctx = Context {
+                options,
+                cwd: v["cwd"]
+                    .as_str()
+                    .map_or_else(|| ctx.cwd.clone(), PathBuf::from),
+                cwd_explicit: ctx.cwd_explicit || v["cwd"].is_string(),
+                agent_explicit: ctx.agent_explicit || v["agent"].is_string(),
+                document: ctx.document.clone(),
+                global_config: ctx.global_config.clone(),
+                open: ctx.open,
+            };
+            &line_ctx
+        } else {
+            ctx
+        };
+        let call = CallRequest {
             tool: tool.to_string(),
             input: v.get("input").cloned().unwrap_or(json!({})),
-            agent: v["agent"]
-                .as_str()
-                .map(String::from)
-                .or_else(|| agent.clone()),
-            cwd: v["cwd"]
-                .as_str()
-                .map(String::from)
-                .unwrap_or_else(|| cwd.clone()),
         };
-        let sim = loaded.policy.simulate(&c, &RealFs);
-        emit(opts.format, &c, &sim, &loaded, &inputs, out);
+        match runtime.simulate(ctx, &call) {
+            Ok(report) => {
+                if format == Format::Human && !warned {
+                    warned = true;
+                    for issue in config_issues(&report) {
+                        let _ = writeln!(out, "warning: the runtime reports: {issue}");
+                    }
+                }
+                emit(format, &report, out);
+            }
+            Err(e) => {
+                let _ = writeln!(out, "{}", json!({ "line": n + 1, "error": e }));
+            }
+        }
     }
     Ok(0)
 }
 
-fn emit(
-    format: Format,
-    call: &Call,
-    sim: &Simulation,
-    loaded: &LoadedPolicy,
-    inputs: &PolicyInputs,
-    out: &mut dyn Write,
-) {
+/// The issues the runtime reports for the scope files.
+fn config_issues(report: &SimulationReport) -> &[String] {
+    &report.config_issues
+}
+
+fn emit(format: Format, report: &SimulationReport, out: &mut dyn Write) {
     match format {
         Format::Json => {
-            let _ = writeln!(out, "{}", to_json(call, sim, loaded, inputs));
+            let _ = writeln!(out, "{}", serde_json::to_string(report).unwrap_or_default());
         }
         Format::Human => {
-            let what = match call.input.get("command").and_then(Value::as_str) {
-                Some(c) => format!("{} `{c}`", call.tool),
-                None => format!("{} {}", call.tool, call.input),
+            let what = match report.input.get("command").and_then(Value::as_str) {
+                Some(c) => format!("{} `{c}`", report.tool),
+                None => format!("{} {}", report.tool, report.input),
             };
-            let _ = writeln!(out, "{:<5} {what}", sim.decision.as_str());
-            if let Some(g) = deciding_gate(sim) {
-                let c = g.check.as_ref();
-                let rule = c.and_then(|c| c.rule.as_ref());
-                let pattern = c
-                    .and_then(|c| c.matched_pattern.clone())
-                    .or_else(|| rule.map(|r| format!("{} (default)", r.pattern)))
-                    .unwrap_or_default();
-                let mut line = format!("  decided by: {} gate, pattern `{pattern}`", g.gate);
-                if let Some(r) = rule {
-                    line.push_str(&format!(" on `{}`, {}", r.surface, r.origin.as_str()));
-                    if let Some((f, l, col)) = r.source.as_ref().and_then(|s| locate(s, inputs)) {
-                        line.push_str(&format!(" ({f}:{l}:{col})"));
-                    }
-                }
-                let _ = writeln!(out, "{line}");
-                if let Some(cmd) = c
-                    .and_then(|c| c.command.as_ref())
-                    .filter(|_| !sim.units.is_empty())
-                {
-                    let ctx = c
-                        .and_then(|c| c.command_context)
-                        .map(|x| format!(" inside {}", x.label()))
-                        .unwrap_or_default();
-                    let _ = writeln!(out, "  unit: `{cmd}`{ctx}");
-                }
+            let _ = writeln!(out, "{:<5} {what}", report.decision);
+            for line in &report.explanation {
+                let _ = writeln!(out, "  {line}");
             }
-            if let Some(r) = &sim.reason {
-                let _ = writeln!(out, "  reason: {r}");
-            }
-            if let Some(m) = &sim.agent_message {
-                let _ = writeln!(out, "  agent sees: {m}");
-            }
-            if sim.tool_hidden {
-                let _ = writeln!(
-                    out,
-                    "  note: the tool's catch-all is deny, so the runtime hides `{}` from the agent",
-                    call.tool
-                );
-            }
-            let gates: Vec<String> = sim
-                .gates
-                .iter()
-                .map(|g| format!("{}={}", g.gate, g.state.as_str()))
-                .collect();
-            let _ = writeln!(out, "  gates: {}", gates.join(", "));
         }
     }
 }

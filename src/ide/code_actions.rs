@@ -2,16 +2,10 @@
 //! rest of the file — comments, order, formatting — stays as it was, and the
 //! result is what the runtime accepts (tested by re-reading it).
 
-use crate::analysis::{Code, Diagnostic};
-use crate::ide::locate::locate;
+pub use crate::core::diagnostic::TextEdit;
+use crate::core::diagnostic::{Diagnostic, Fix};
 use crate::syntax::{Member, Node, Value};
 use std::ops::Range;
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TextEdit {
-    pub range: Range<usize>,
-    pub new_text: String,
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ActionKind {
@@ -47,17 +41,12 @@ pub fn code_actions(
         .iter()
         .filter(|d| d.range.start <= at.end && at.start <= d.range.end)
     {
-        if let Some(a) = fix(text, root, d) {
-            out.push(a);
-        }
-    }
-    if let Some(root) = root {
-        out.extend(rewrites(text, root, at.start));
+        out.extend(d.fixes.iter().filter_map(|f| fix(text, root, d, f)));
     }
     out
 }
 
-fn action(title: impl Into<String>, edits: Vec<TextEdit>, d: &Diagnostic) -> Action {
+pub fn action(title: impl Into<String>, edits: Vec<TextEdit>, d: &Diagnostic) -> Action {
     Action {
         title: title.into(),
         kind: ActionKind::QuickFix,
@@ -67,74 +56,33 @@ fn action(title: impl Into<String>, edits: Vec<TextEdit>, d: &Diagnostic) -> Act
     }
 }
 
-fn replace(range: Range<usize>, new_text: impl Into<String>) -> TextEdit {
+pub fn replace(range: Range<usize>, new_text: impl Into<String>) -> TextEdit {
     TextEdit {
         range,
         new_text: new_text.into(),
     }
 }
 
-fn fix(text: &str, root: Option<&Node>, d: &Diagnostic) -> Option<Action> {
-    let span = text.get(d.range.clone())?;
-    match d.code {
-        Code::TrailingComma if span == "," => Some(action(
-            "Remove the trailing comma",
-            vec![replace(d.range.clone(), "")],
-            d,
-        )),
-        Code::ByteOrderMark => Some(action(
-            "Remove the byte order mark",
-            vec![replace(0..3, "")],
-            d,
-        )),
-        Code::InvalidState => {
-            let inner: String = serde_json::from_str::<String>(span).ok()?;
-            let fixed = ["allow", "deny", "ask"]
-                .into_iter()
-                .find(|s| s.eq_ignore_ascii_case(inner.trim()))?;
+/// The action for one typed fix of a diagnostic.
+fn fix(text: &str, root: Option<&Node>, d: &Diagnostic, f: &Fix) -> Option<Action> {
+    match f {
+        Fix::Edit { title, edits } => {
+            // Never edit outside the text (a stale fix).
+            edits
+                .iter()
+                .all(|e| text.get(e.range.clone()).is_some())
+                .then(|| action(title.clone(), edits.clone(), d))
+        }
+        Fix::RenameKey { to } => rename_key(root?, d, to),
+        Fix::RemoveMember => {
+            let (members, i) = member_with_key_at(root?, d.range.start)?;
             Some(action(
-                format!("Change to \"{fixed}\""),
-                vec![replace(d.range.clone(), quote(fixed))],
+                format!("Remove the rule \"{}\"", members[i].key),
+                member_removal_edits(text, members, i),
                 d,
             ))
         }
-        Code::ObjectFormForState => {
-            // The diagnostic is on the action value; replace the whole object.
-            let obj = enclosing_object(root?, d.range.start)?;
-            let action_value: String = serde_json::from_str(span).ok()?;
-            Some(action(
-                format!("Write \"{action_value}\" as a plain string"),
-                vec![replace(obj.range.clone(), quote(&action_value))],
-                d,
-            ))
-        }
-        Code::ReasonNotString => Some(action(
-            "Make the reason a string",
-            vec![replace(d.range.clone(), quote(span.trim_matches('"')))],
-            d,
-        )),
-        Code::SurfaceDenyObject => Some(action(
-            "Move the deny object under the pattern \"*\"",
-            vec![
-                replace(d.range.start..d.range.start, "{ \"*\": "),
-                replace(d.range.end..d.range.end, " }"),
-            ],
-            d,
-        )),
-        Code::UnknownKey => {
-            let hint = d
-                .message
-                .split("(did you mean `")
-                .nth(1)?
-                .split('`')
-                .next()?;
-            Some(action(
-                format!("Rename to \"{hint}\""),
-                vec![replace(d.range.clone(), quote(hint))],
-                d,
-            ))
-        }
-        Code::DuplicateKey => {
+        Fix::RemoveDuplicate => {
             // Keep the runtime's meaning: the last value at the first position.
             let (members, i) = member_with_key_at(root?, d.range.start)?;
             let key = &members[i].key;
@@ -142,14 +90,10 @@ fn fix(text: &str, root: Option<&Node>, d: &Diagnostic) -> Option<Action> {
             if first == i {
                 return None;
             }
-            let last_value = text.get(
-                members
-                    .iter()
-                    .rposition(|m| &m.key == key)
-                    .map(|l| members[l].value.range.clone())?,
-            )?;
+            let last = members.iter().rposition(|m| &m.key == key)?;
+            let last_value = text.get(members[last].value.range.clone())?;
             let mut edits = Vec::new();
-            if members.iter().rposition(|m| &m.key == key) == Some(i) {
+            if last == i {
                 edits.push(replace(members[first].value.range.clone(), last_value));
             }
             edits.extend(member_removal_edits(text, members, i));
@@ -159,123 +103,27 @@ fn fix(text: &str, root: Option<&Node>, d: &Diagnostic) -> Option<Action> {
                 d,
             ))
         }
-        Code::FrontmatterEntryDropped => frontmatter_rewrite(text, span, d),
-        Code::OverriddenRule => move_after_broader(text, root?, d),
-        Code::ShadowedRule | Code::RedundantRule if !d.message.contains("still marks") => {
-            let (members, i) = member_with_key_at(root?, d.range.start)?;
-            Some(action(
-                format!("Remove the rule \"{}\"", members[i].key),
-                member_removal_edits(text, members, i),
-                d,
-            ))
-        }
-        Code::UnknownSurface => {
-            let hint = d
-                .message
-                .split("did you mean `")
-                .nth(1)?
-                .split('`')
-                .next()?;
-            rename_key(root?, d, hint)
-        }
-        Code::McpCatchAllShadows | Code::DoubleStar => {
-            let hint = match d.code {
-                Code::McpCatchAllShadows => {
-                    d.message.rsplit("write `").next()?.split('`').next()?
-                }
-                _ => d.message.split("; `").nth(1)?.split("` alone").next()?,
-            };
-            rename_key(root?, d, hint)
-        }
-        Code::StarWithoutSpace => {
-            let key = serde_json::from_str::<String>(span).ok()?;
-            let word = key.strip_suffix('*')?;
-            rename_key(root?, d, &format!("{word} *"))
-        }
-        Code::PatternWhitespace => {
-            let key = serde_json::from_str::<String>(span).ok()?;
-            let fixed = key
-                .split(' ')
-                .filter(|w| !w.is_empty())
-                .collect::<Vec<_>>()
-                .join(" ");
-            rename_key(root?, d, &fixed)
-        }
-        Code::ToolHidden => {
+        Fix::SetValue { title, value } => {
             let (members, i) = member_with_key_at(root?, d.range.start)?;
             let m = &members[i];
-            (m.key == "*" && m.value.value.as_str() == Some("deny")).then(|| {
+            m.value.value.as_str().is_some().then(|| {
                 action(
-                    "Make the catch-all ask (keeps the tool available)",
-                    vec![replace(m.value.range.clone(), "\"ask\"")],
+                    title.clone(),
+                    vec![replace(m.value.range.clone(), value.clone())],
                     d,
                 )
             })
         }
-        _ => None,
-    }
-}
-
-/// Agent frontmatter: an inline comment moved to its own line, or a flow
-/// map `{ action: deny, reason: … }` written as the nested block the
-/// runtime reads.
-fn frontmatter_rewrite(text: &str, line: &str, d: &Diagnostic) -> Option<Action> {
-    let newline = if text.contains("\r\n") { "\r\n" } else { "\n" };
-    let indent: String = line
-        .chars()
-        .take_while(|c| *c == ' ' || *c == '\t')
-        .collect();
-    let body = &line[indent.len()..];
-    if d.message.contains("no inline comments") {
-        let at = body.find(" #")?;
-        let (entry, comment) = (body[..at].trim_end(), body[at..].trim_start());
-        return Some(action(
-            "Move the comment to its own line",
-            vec![replace(
-                d.range.clone(),
-                format!("{indent}{comment}{newline}{indent}{entry}"),
-            )],
-            d,
-        ));
-    }
-    if d.message.contains("is not `allow`, `ask` or `deny`")
-        && let Some((entry, value)) = body.rsplit_once(": ")
-        && let lower = value.trim().to_ascii_lowercase()
-        && matches!(lower.as_str(), "allow" | "ask" | "deny")
-    {
-        return Some(action(
-            format!("Change to {lower}"),
-            vec![replace(
-                d.range.clone(),
-                format!("{indent}{entry}: {lower}"),
-            )],
-            d,
-        ));
-    }
-    if d.message.contains("no flow maps") {
-        let colon = body.find(": {").or_else(|| body.find(":{"))?;
-        let key = &body[..colon];
-        let inner = body[colon + 1..]
-            .trim()
-            .strip_prefix('{')?
-            .strip_suffix('}')?;
-        let unit = if indent.contains('\t') { "\t" } else { "  " };
-        let mut out = format!("{indent}{key}:");
-        for part in inner.split(',') {
-            let (k, v) = part.split_once(':')?;
-            let (k, v) = (k.trim(), v.trim());
-            if k.is_empty() || v.is_empty() || v.contains(['{', '}', '[', ']']) {
-                return None;
-            }
-            out.push_str(&format!("{newline}{indent}{unit}{k}: {v}"));
+        Fix::ReplaceEnclosingObject { title, value } => {
+            let obj = enclosing_object(root?, d.range.start)?;
+            Some(action(
+                title.clone(),
+                vec![replace(obj.range.clone(), value.clone())],
+                d,
+            ))
         }
-        return Some(action(
-            "Write as a nested block",
-            vec![replace(d.range.clone(), out)],
-            d,
-        ));
+        Fix::MoveAfter { after, overriders } => move_after(text, root?, d, after, overriders),
     }
-    None
 }
 
 /// Renames the key at the diagnostic to `to`, unless the map has that key.
@@ -291,21 +139,26 @@ fn rename_key(root: &Node, d: &Diagnostic, to: &str) -> Option<Action> {
     ))
 }
 
-/// PL210: moves the overridden rule right after the last later rule of
-/// the same map that overrides it. Only the calls the moved rule matches
-/// can change (each now gets its action); every other decision stays.
-fn move_after_broader(text: &str, root: &Node, d: &Diagnostic) -> Option<Action> {
+/// Moves an overridden member right after the last member of the same
+/// object that overrides it (`after`). Only the calls the moved rule
+/// matches can change (each now gets its action); every other decision
+/// stays.
+fn move_after(
+    text: &str,
+    root: &Node,
+    d: &Diagnostic,
+    after: &Range<usize>,
+    overriders: &[Range<usize>],
+) -> Option<Action> {
     let (members, i) = member_with_key_at(root, d.range.start)?;
-    let last = d.related.last()?;
-    let p = members.iter().position(|m| m.key_range == last.range)?;
+    let p = members.iter().position(|m| m.key_range == *after)?;
     if p <= i || members.iter().filter(|m| m.key == members[i].key).count() > 1 {
         return None;
     }
-    // Every overriding rule must be in this map for the move to help.
-    if !d
-        .related
+    // Every overriding rule must be in this object for the move to help.
+    if !overriders
         .iter()
-        .all(|r| members.iter().any(|m| m.key_range == r.range))
+        .all(|r| members.iter().any(|m| m.key_range == *r))
     {
         return None;
     }
@@ -347,105 +200,6 @@ fn move_after_broader(text: &str, root: &Node, d: &Diagnostic) -> Option<Action>
         edits,
         d,
     ))
-}
-
-/// Rewrites available at a position: a string `"deny"` pattern value into a
-/// deny object with a reason, and back.
-fn rewrites(text: &str, root: &Node, offset: usize) -> Vec<Action> {
-    let mut out = Vec::new();
-    let Some(at) = locate(root, offset) else {
-        return out;
-    };
-    // Every string "deny" of the enclosing surface map at once.
-    if at.path.len() >= 2
-        && at.path[0] == "permission"
-        && let Some(map) = enclosing_pattern_value(root, &at.path[..2])
-        && let Some(members) = map.value.as_object()
-    {
-        let edits: Vec<TextEdit> = members
-            .iter()
-            .filter(|m| m.value.value.as_str() == Some("deny"))
-            .map(|m| {
-                replace(
-                    m.value.range.clone(),
-                    "{ \"action\": \"deny\", \"reason\": \"\" }",
-                )
-            })
-            .collect();
-        if edits.len() > 1 {
-            out.push(Action {
-                title: format!(
-                    "Add a deny reason to all {} string denies in \"{}\"",
-                    edits.len(),
-                    at.path[1]
-                ),
-                kind: ActionKind::Source,
-                edits,
-                fixes: None,
-                preferred: false,
-            });
-        }
-    }
-    // Only pattern values: permission.<surface>.<pattern>.
-    let in_pattern = at.path.len() >= 3 && at.path[0] == "permission";
-    if !in_pattern {
-        return out;
-    }
-    let value_node = if at.path.len() == 3 {
-        Some(at.node)
-    } else {
-        enclosing_pattern_value(root, &at.path[..3])
-    };
-    let Some(v) = value_node else { return out };
-    match &v.value {
-        Value::String(s) if s == "deny" => out.push(Action {
-            title: "Add a deny reason".into(),
-            kind: ActionKind::RefactorRewrite,
-            edits: vec![replace(
-                v.range.clone(),
-                "{ \"action\": \"deny\", \"reason\": \"\" }",
-            )],
-            fixes: None,
-            preferred: false,
-        }),
-        Value::Object(members) => {
-            let reason = members.iter().find(|m| m.key == "reason");
-            let is_deny = members
-                .iter()
-                .any(|m| m.key == "action" && m.value.value.as_str() == Some("deny"));
-            let plain = members
-                .iter()
-                .all(|m| m.key == "action" || m.key == "reason");
-            let empty_reason =
-                reason.is_none_or(|r| r.value.value.as_str().is_some_and(str::is_empty));
-            if is_deny && plain && empty_reason {
-                out.push(Action {
-                    title: "Write as the plain string \"deny\"".into(),
-                    kind: ActionKind::RefactorRewrite,
-                    edits: vec![replace(v.range.clone(), "\"deny\"")],
-                    fixes: None,
-                    preferred: false,
-                });
-            }
-        }
-        _ => {}
-    }
-    let _ = text;
-    out
-}
-
-fn enclosing_pattern_value<'a>(root: &'a Node, path: &[String]) -> Option<&'a Node> {
-    let mut node = root;
-    for key in path {
-        node = &node
-            .value
-            .as_object()?
-            .iter()
-            .rev()
-            .find(|m| &m.key == key)?
-            .value;
-    }
-    Some(node)
 }
 
 /// The object that directly holds the value at `offset`.

@@ -1,11 +1,7 @@
-//! Editor features as plain data (no protocol types): hover text, and later
-//! code actions, completions and symbols.
+//! Editor features as plain data (no protocol types), format-neutral:
+//! code actions from typed fixes, document symbols, cursor location.
 
 pub mod code_actions;
-pub mod completion;
-pub mod effective;
-pub mod hover;
+pub mod items;
 pub mod locate;
-pub mod sample_call;
-pub mod simulation;
 pub mod symbols;

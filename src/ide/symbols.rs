@@ -1,4 +1,4 @@
-//! The outline: top-level keys; under `permission`, each surface and its
+//! The outline: top-level keys; under the policy key, each surface and its
 //! rules in the order the runtime evaluates them.
 
 use crate::syntax::js_order::js_entries;
@@ -51,7 +51,8 @@ fn rule_detail(v: &Node) -> Option<String> {
     }
 }
 
-pub fn document_symbols(root: &Node) -> Vec<Symbol> {
+/// The outline of a JSON config whose rules live under `policy_key`.
+pub fn document_symbols(root: &Node, policy_key: &str) -> Vec<Symbol> {
     let Some(members) = root.value.as_object() else {
         return Vec::new();
     };
@@ -66,7 +67,7 @@ pub fn document_symbols(root: &Node) -> Vec<Symbol> {
                 selection: m.key_range.clone(),
                 children: Vec::new(),
             };
-            if m.key == "permission"
+            if m.key == policy_key
                 && let Some(surfaces) = m.value.value.as_object()
             {
                 sym.children = js_entries(surfaces)

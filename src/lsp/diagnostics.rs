@@ -4,11 +4,11 @@
 //! newer one.
 
 use super::convert::to_lsp_range;
-use super::session::{DocumentKind, Session, Snapshot};
-use crate::analysis::{self, Code, Severity};
+use super::session::{Session, Snapshot};
+use crate::analysis::Severity;
+use crate::formats::Analysis;
 use crate::lsp::session::Settings;
 use crate::text::LineIndex;
-use crate::workspace::{ScopeFileKind, analyse_scope_file};
 use std::collections::HashMap;
 use std::sync::Arc;
 use tokio::sync::Mutex;
@@ -24,46 +24,52 @@ pub struct Publisher {
     published: Mutex<HashMap<Uri, i32>>,
 }
 
-/// The analysis of a snapshot, as published: the config's tree (JSON
-/// files) and the findings, over every scope when other scope files
-/// contribute rules (open buffers win over disk).
-pub fn analyse(
-    snapshot: &Snapshot,
+/// The resolved context of a document: the one resolver, with the
+/// session's settings and open buffers.
+pub fn context<'a>(
     settings: &Settings,
-    open: &dyn Fn(&std::path::Path) -> Option<String>,
-) -> (Option<crate::syntax::Node>, Vec<analysis::Diagnostic>) {
-    let kind = match snapshot.kind {
-        DocumentKind::PiConfig => ScopeFileKind::Config,
-        DocumentKind::PiAgent => ScopeFileKind::Agent,
-        DocumentKind::Other => return (None, Vec::new()),
-    };
-    let path = snapshot.uri.to_file_path().map(|p| p.into_owned());
-    let cwd = settings.workspace_root.clone().or_else(|| {
-        path.as_ref()
-            .and_then(|p| p.parent().map(|p| p.to_path_buf()))
-    });
-    analyse_scope_file(
-        kind,
-        path.as_deref(),
-        cwd.as_deref(),
-        &snapshot.text,
+    uri: &Uri,
+    overrides: &crate::workspace::Overrides,
+    open: &'a dyn Fn(&std::path::Path) -> Option<String>,
+) -> crate::workspace::Context<'a> {
+    let path = uri.to_file_path().map(|p| p.into_owned());
+    crate::workspace::resolve(
         &settings.analysis,
-        open,
+        settings.workspace_root.as_deref(),
+        path.as_deref(),
+        overrides,
+        Some(open),
     )
 }
 
-/// The LSP diagnostics of a snapshot.
-pub fn compute(
+/// The analysis of a snapshot, over every scope when other scope files
+/// contribute rules (open buffers win over disk): from the cache when the
+/// document and the session have not changed since, else computed and
+/// cached. `None` for a document that is no permission config.
+pub fn analysis(
+    session: &Session,
     snapshot: &Snapshot,
     settings: &Settings,
-    open: &dyn Fn(&std::path::Path) -> Option<String>,
-) -> Vec<Diagnostic> {
+) -> Option<Arc<Analysis>> {
+    let kind = snapshot.kind?;
+    if let Some(a) = session.cached_analysis(snapshot) {
+        return Some(a);
+    }
+    let open = |p: &std::path::Path| session.open_text_by_path(p);
+    let ctx = context(settings, &snapshot.uri, &Default::default(), &open);
+    let a = Arc::new(kind.format.analyse(kind.role, &snapshot.text, &ctx));
+    session.store_analysis(snapshot, a.clone());
+    Some(a)
+}
+
+/// The LSP diagnostics of a snapshot.
+pub fn compute(session: &Session, snapshot: &Snapshot, settings: &Settings) -> Vec<Diagnostic> {
     let enc = settings.encoding;
     let text: &str = &snapshot.text;
-    if snapshot.kind == DocumentKind::Other {
+    let Some(analysis) = analysis(session, snapshot, settings) else {
         return Vec::new();
-    }
-    let (_, diagnostics) = analyse(snapshot, settings, open);
+    };
+    let diagnostics = &analysis.diagnostics;
     let index = LineIndex::new(text);
     let path = snapshot
         .uri
@@ -103,24 +109,31 @@ pub fn compute(
                     Severity::Hint => DiagnosticSeverity::HINT,
                 }),
                 code: Some(NumberOrString::String(d.code.as_str().to_string())),
-                code_description: docs_uri(d.code.as_str()).map(|href| CodeDescription { href }),
+                code_description: docs_uri(d.code).map(|href| CodeDescription { href }),
                 source: Some("permission-lsp".into()),
                 message: d.message.clone(),
                 related_information: (!related.is_empty()).then_some(related),
                 // Rules that never decide, or whose removal changes nothing,
                 // are shown faded.
-                tags: matches!(d.code, Code::ShadowedRule | Code::RedundantRule)
+                tags: d
+                    .code
+                    .unnecessary()
                     .then(|| vec![DiagnosticTag::UNNECESSARY]),
-                data: None,
+                // The quick fixes, as data (byte offsets of this version).
+                data: (!d.fixes.is_empty())
+                    .then(|| serde_json::json!({ "version": snapshot.version, "fixes": d.fixes })),
             }
         })
         .collect()
 }
 
-fn docs_uri(code: &str) -> Option<Uri> {
-    format!("https://github.com/permission-lsp/permission-lsp/blob/main/docs/lints/{code}.md")
-        .parse()
-        .ok()
+fn docs_uri(code: crate::analysis::DiagnosticCode) -> Option<Uri> {
+    format!(
+        "https://github.com/permission-lsp/permission-lsp/blob/main/{}",
+        code.docs_path()
+    )
+    .parse()
+    .ok()
 }
 
 /// Analyses the document's current state and publishes, unless a newer
@@ -132,12 +145,7 @@ pub async fn refresh(client: Client, session: Arc<Session>, publisher: Arc<Publi
     let settings = session.settings();
     let snap = snapshot.clone();
     let sess = session.clone();
-    let computed = tokio::task::spawn_blocking(move || {
-        compute(&snap, &settings, &|p: &std::path::Path| {
-            sess.open_text_by_path(p)
-        })
-    })
-    .await;
+    let computed = tokio::task::spawn_blocking(move || compute(&sess, &snap, &settings)).await;
     let Ok(diagnostics) = computed else { return };
     let mut published = publisher.published.lock().await;
     if session.version(&uri) != Some(snapshot.version) {

@@ -33,13 +33,8 @@ impl Server {
         ));
         // Scope files see each other (a global catch-all decides project
         // rules): the other open configs are analysed again too.
-        for other in self.session.uris() {
-            if other != uri
-                && self
-                    .session
-                    .snapshot(&other)
-                    .is_some_and(|s| s.kind == super::session::DocumentKind::PiConfig)
-            {
+        for other in self.session.config_uris() {
+            if other != uri {
                 tokio::spawn(super::diagnostics::refresh(
                     self.client.clone(),
                     self.session.clone(),

@@ -2,29 +2,21 @@
 //! `.await`, so notifications that interleave never see a half-applied edit.
 
 use crate::analysis::AnalysisOptions;
-use crate::model::pi::locations::role_of_path;
+use crate::formats::{Analysis, DocumentKind};
 use crate::text::{LineIndex, PositionEncoding};
 use ropey::Rope;
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 use tower_lsp_server::ls_types::{Position, TextDocumentContentChangeEvent, Uri};
 
-/// What an open document is to the server.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DocumentKind {
-    /// A pi-permission-system `config.json` (by location or by `$schema`).
-    PiConfig,
-    /// A pi agent file (frontmatter `permission:`).
-    PiAgent,
-    /// Anything else: no diagnostics.
-    Other,
-}
-
 #[derive(Debug, Clone)]
 pub struct Document {
     pub rope: Rope,
     pub version: i32,
     pub language_id: String,
+    /// Its format and role (`None`: not a permission config), found when
+    /// it is opened and again after each change.
+    pub kind: Option<DocumentKind>,
 }
 
 /// An immutable copy of a document for analysis off the handler.
@@ -33,13 +25,28 @@ pub struct Snapshot {
     pub uri: Uri,
     pub text: Arc<str>,
     pub version: i32,
-    pub kind: DocumentKind,
+    pub kind: Option<DocumentKind>,
+    /// The session generation the snapshot was taken at.
+    pub generation: u64,
 }
 
 #[derive(Debug, Default)]
 pub struct Session {
     documents: RwLock<HashMap<Uri, Document>>,
     settings: RwLock<Settings>,
+    /// Bumped by every change that can change any document's findings:
+    /// an edit, an open or close, a file changed on disk, new settings.
+    generation: std::sync::atomic::AtomicU64,
+    /// The latest analysis per document, with the version and generation
+    /// it was made for.
+    analyses: std::sync::Mutex<HashMap<Uri, CachedAnalysis>>,
+}
+
+#[derive(Debug, Clone)]
+struct CachedAnalysis {
+    version: i32,
+    generation: u64,
+    analysis: Arc<Analysis>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -63,9 +70,48 @@ impl Session {
         if let Ok(mut s) = self.settings.write() {
             f(&mut s);
         }
+        self.bump();
+    }
+
+    /// Marks every cached analysis as possibly stale.
+    pub fn bump(&self) {
+        self.generation
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    pub fn generation(&self) -> u64 {
+        self.generation.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// The cached analysis of a snapshot, if it is still valid.
+    pub fn cached_analysis(&self, snapshot: &Snapshot) -> Option<Arc<Analysis>> {
+        let cache = self.analyses.lock().ok()?;
+        let c = cache.get(&snapshot.uri)?;
+        (c.version == snapshot.version && c.generation == snapshot.generation)
+            .then(|| c.analysis.clone())
+    }
+
+    /// Keeps an analysis for reuse by hover, code actions, symbols, lenses.
+    pub fn store_analysis(&self, snapshot: &Snapshot, analysis: Arc<Analysis>) {
+        if let Ok(mut cache) = self.analyses.lock() {
+            let newer = cache.get(&snapshot.uri).is_some_and(|c| {
+                (c.version, c.generation) > (snapshot.version, snapshot.generation)
+            });
+            if !newer {
+                cache.insert(
+                    snapshot.uri.clone(),
+                    CachedAnalysis {
+                        version: snapshot.version,
+                        generation: snapshot.generation,
+                        analysis,
+                    },
+                );
+            }
+        }
     }
 
     pub fn open(&self, uri: Uri, text: &str, version: i32, language_id: String) {
+        let kind = document_kind(&uri, text);
         if let Ok(mut docs) = self.documents.write() {
             docs.insert(
                 uri,
@@ -73,16 +119,35 @@ impl Session {
                     rope: Rope::from_str(text),
                     version,
                     language_id,
+                    kind,
                 },
             );
         }
+        self.bump();
     }
 
     pub fn close(&self, uri: &Uri) -> bool {
+        if let Ok(mut cache) = self.analyses.lock() {
+            cache.remove(uri);
+        }
+        self.bump();
         self.documents
             .write()
             .map(|mut d| d.remove(uri).is_some())
             .unwrap_or(false)
+    }
+
+    /// The open documents that are permission configs, with their kinds.
+    pub fn config_uris(&self) -> Vec<Uri> {
+        self.documents
+            .read()
+            .map(|d| {
+                d.iter()
+                    .filter(|(_, doc)| doc.kind.is_some())
+                    .map(|(u, _)| u.clone())
+                    .collect()
+            })
+            .unwrap_or_default()
     }
 
     pub fn uris(&self) -> Vec<Uri> {
@@ -130,6 +195,12 @@ impl Session {
             }
         }
         doc.version = version;
+        // The `$schema` near the start can change what the document is.
+        let head_chars = doc.rope.len_chars().min(4096);
+        let head = doc.rope.slice(..head_chars).to_string();
+        doc.kind = document_kind(uri, &head);
+        drop(docs);
+        self.bump();
         Ok(())
     }
 
@@ -137,12 +208,12 @@ impl Session {
         let docs = self.documents.read().ok()?;
         let doc = docs.get(uri)?;
         let text: Arc<str> = Arc::from(doc.rope.to_string());
-        let kind = document_kind(uri, &doc.language_id, &text);
         Some(Snapshot {
             uri: uri.clone(),
             text,
             version: doc.version,
-            kind,
+            kind: doc.kind,
+            generation: self.generation(),
         })
     }
 
@@ -187,35 +258,11 @@ fn char_index(rope: &Rope, p: Position, enc: PositionEncoding) -> usize {
     line_start + line_len
 }
 
-/// By location first, then by a `$schema` that names the runtime.
-pub fn document_kind(uri: &Uri, _language_id: &str, text: &str) -> DocumentKind {
-    let path = uri.path().as_str();
-    let decoded = percent_decode(path);
-    if let Some(role) = role_of_path(&decoded) {
-        use crate::model::pi::locations::FileRole;
-        return match role {
-            FileRole::GlobalConfig | FileRole::ProjectConfig => DocumentKind::PiConfig,
-            FileRole::GlobalAgent | FileRole::ProjectAgent => DocumentKind::PiAgent,
-        };
-    }
-    let head = &text[..floor_char_boundary(text, 4096)];
-    if (decoded.ends_with(".json") || decoded.ends_with(".jsonc"))
-        && head.contains("$schema")
-        && head.contains("pi-permission-system")
-    {
-        return DocumentKind::PiConfig;
-    }
-    DocumentKind::Other
-}
-
-fn floor_char_boundary(s: &str, mut i: usize) -> usize {
-    if i >= s.len() {
-        return s.len();
-    }
-    while !s.is_char_boundary(i) {
-        i -= 1;
-    }
-    i
+/// By location first, then by a `$schema` that names the runtime (the
+/// registry asks each format).
+pub fn document_kind(uri: &Uri, text: &str) -> Option<DocumentKind> {
+    let decoded = percent_decode(uri.path().as_str());
+    crate::formats::detect(&decoded, text)
 }
 
 fn percent_decode(s: &str) -> String {

@@ -8,7 +8,7 @@
 //! The `permissionLsp` wrapper is optional.
 
 use crate::analysis::{AnalysisOptions, LintLevels};
-use crate::model::pi::Version;
+use crate::core::profile::Version;
 use serde_json::Value;
 
 /// Applies a settings object; returns the problems found (unknown codes, bad versions).
@@ -17,7 +17,7 @@ pub fn apply(options: &mut AnalysisOptions, value: &Value) -> Vec<String> {
     let v = value.get("permissionLsp").unwrap_or(value);
     if let Some(t) = v.get("targetVersion").and_then(Value::as_str) {
         match Version::parse(t) {
-            Some(version) => options.target = version,
+            Some(version) => options.profile.version = version,
             None => problems.push(format!("targetVersion: `{t}` is not a version like 20.7.3")),
         }
     }
@@ -34,7 +34,9 @@ pub fn apply(options: &mut AnalysisOptions, value: &Value) -> Vec<String> {
         let mut levels = LintLevels::default();
         for (code, level) in lints {
             let level = level.as_str().unwrap_or("");
-            if let Err(e) = levels.parse_assignment(&format!("{code}={level}")) {
+            if let Err(e) =
+                levels.parse_assignment(&format!("{code}={level}"), &crate::analysis::code_by_name)
+            {
                 problems.push(format!("lints: {e}"));
             }
         }

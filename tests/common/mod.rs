@@ -156,9 +156,12 @@ pub fn codes(diags: &Value) -> Vec<String> {
 /// Policy inputs from a conformance-style case: `config`/`global`, `project`
 /// (objects or raw texts), `agents`/`projectAgents` keyed by name, `agent`,
 /// `mcpServerNames`, `platform`.
-pub fn policy_inputs(v: &Value, home: &str) -> permission_lsp::engine::policy::PolicyInputs {
-    use permission_lsp::engine::policy::{PolicyInputs, ScopeText};
-    use permission_lsp::engine::rules::PathFlavor;
+pub fn policy_inputs(
+    v: &Value,
+    home: &str,
+) -> permission_lsp::formats::pi::engine::policy::PolicyInputs {
+    use permission_lsp::formats::pi::engine::policy::{PolicyInputs, ScopeText};
+    use permission_lsp::formats::pi::engine::rules::PathFlavor;
     let text_of = |v: &Value| match v {
         Value::Null => None,
         Value::String(s) => Some(s.clone()),
@@ -178,6 +181,7 @@ pub fn policy_inputs(v: &Value, home: &str) -> permission_lsp::engine::policy::P
         })
     };
     PolicyInputs {
+        version: permission_lsp::formats::pi::model::versions::DEFAULT_TARGET,
         global: scope(
             "global.json",
             if v.get("config").is_some() {
@@ -208,7 +212,7 @@ pub fn policy_inputs(v: &Value, home: &str) -> permission_lsp::engine::policy::P
 }
 
 /// A simulated gate in the field names the runtime's gate records use.
-pub fn gate_json(g: &permission_lsp::engine::gates::GateRecord) -> Value {
+pub fn gate_json(g: &permission_lsp::formats::pi::engine::gates::GateRecord) -> Value {
     let c = g.check.as_ref();
     json!({
         "gate": g.gate,
@@ -225,7 +229,7 @@ pub fn gate_json(g: &permission_lsp::engine::gates::GateRecord) -> Value {
 }
 
 /// `gate=state` for each simulated gate, for failure messages.
-pub fn gate_names(gates: &[permission_lsp::engine::gates::GateRecord]) -> Vec<String> {
+pub fn gate_names(gates: &[permission_lsp::formats::pi::engine::gates::GateRecord]) -> Vec<String> {
     gates
         .iter()
         .map(|g| format!("{}={}", g.gate, g.state))

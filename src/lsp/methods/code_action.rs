@@ -3,8 +3,8 @@
 
 use crate::ide::code_actions::{ActionKind, code_actions};
 use crate::lsp::convert::{to_lsp_range, to_offset};
+use crate::lsp::diagnostics::analysis;
 use crate::lsp::server::Server;
-use crate::lsp::session::DocumentKind;
 use crate::text::LineIndex;
 use std::collections::HashMap;
 use tower_lsp_server::ls_types::{
@@ -14,20 +14,25 @@ use tower_lsp_server::ls_types::{
 
 pub fn handle(server: &Server, params: CodeActionParams) -> Option<Vec<CodeActionOrCommand>> {
     let uri = params.text_document.uri;
-    let snapshot = server.session.snapshot(&uri)?;
-    if snapshot.kind == DocumentKind::Other {
-        return None;
-    }
-    let settings = server.session.settings();
+    let session = &server.session;
+    let snapshot = session.snapshot(&uri)?;
+    let kind = snapshot.kind?;
+    let settings = session.settings();
     let enc = settings.encoding;
     let text: &str = &snapshot.text;
     let index = LineIndex::new(text);
     let start = to_offset(text, &index, params.range.start, enc);
     let end = to_offset(text, &index, params.range.end, enc).max(start);
-    let session = &server.session;
-    let (root, diagnostics) =
-        crate::lsp::diagnostics::analyse(&snapshot, &settings, &|p| session.open_text_by_path(p));
-    let actions = code_actions(text, root.as_ref(), &diagnostics, start..end);
+    // The analysis published for this version (cached): its findings carry
+    // their fixes as data.
+    let analysis = analysis(session, &snapshot, &settings)?;
+    let mut actions = code_actions(
+        text,
+        analysis.root.as_ref(),
+        &analysis.diagnostics,
+        start..end,
+    );
+    actions.extend(kind.format.assists(kind.role, text, &analysis, start..end));
     let wanted = params.context.only.as_ref();
     let out: Vec<CodeActionOrCommand> = actions
         .into_iter()

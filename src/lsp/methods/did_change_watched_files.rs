@@ -16,6 +16,8 @@ pub fn handle(server: &Server, params: DidChangeWatchedFilesParams) {
     if params.changes.is_empty() {
         return;
     }
+    // A file on disk changed: every cached analysis may be stale.
+    server.session.bump();
     if let Some(first) = server.session.uris().into_iter().next() {
         // `schedule_refresh` refreshes the given document and every other
         // open scope file.
@@ -23,35 +25,27 @@ pub fn handle(server: &Server, params: DidChangeWatchedFilesParams) {
     }
 }
 
-/// The files whose changes matter: scope configs, agent files, `mcp.json`
-/// — in the workspace, and in the agent directory under `home`.
-pub fn registration(agent_dir: Option<&std::path::Path>) -> Registration {
-    let glob = |p: &str| FileSystemWatcher {
-        glob_pattern: GlobPattern::String(p.to_string()),
-        kind: None,
-    };
-    let mut watchers = vec![
-        glob("**/.pi/extensions/pi-permission-system/config.json"),
-        glob("**/.pi/agents/*.md"),
-        glob("**/extensions/pi-permission-system/config.json"),
-        glob("**/agents/*.md"),
-        glob("**/mcp.json"),
-    ];
-    if let Some(dir) = agent_dir
-        && let Some(uri) = Uri::from_file_path(dir)
-    {
-        for pattern in [
-            "extensions/pi-permission-system/config.json",
-            "agents/*.md",
-            "mcp.json",
-        ] {
-            watchers.push(FileSystemWatcher {
-                glob_pattern: GlobPattern::Relative(RelativePattern {
-                    base_uri: OneOf::Right(uri.clone()),
-                    pattern: pattern.to_string(),
-                }),
-                kind: None,
-            });
+/// The files whose changes matter, as every format names them: scope
+/// configs, agent files, server lists — in the workspace, and in the
+/// user's directories under the resolved settings.
+pub fn registration(ctx: &crate::workspace::Context<'_>) -> Registration {
+    let mut watchers = Vec::new();
+    for format in crate::formats::all() {
+        let (anywhere, relative) = format.watch_globs(ctx);
+        watchers.extend(anywhere.into_iter().map(|p| FileSystemWatcher {
+            glob_pattern: GlobPattern::String(p),
+            kind: None,
+        }));
+        for (dir, pattern) in relative {
+            if let Some(uri) = Uri::from_file_path(&dir) {
+                watchers.push(FileSystemWatcher {
+                    glob_pattern: GlobPattern::Relative(RelativePattern {
+                        base_uri: OneOf::Right(uri),
+                        pattern,
+                    }),
+                    kind: None,
+                });
+            }
         }
     }
     Registration {

@@ -1,24 +1,23 @@
 //! `textDocument/documentSymbol`: surfaces and their rules for the outline.
 
-use crate::ide::symbols::{Symbol, SymbolKind, document_symbols};
+use crate::ide::symbols::{Symbol, SymbolKind};
 use crate::lsp::convert::to_lsp_range;
+use crate::lsp::diagnostics::analysis;
 use crate::lsp::server::Server;
-use crate::lsp::session::DocumentKind;
-use crate::model::pi::read::read_config;
 use crate::text::{LineIndex, PositionEncoding};
 use tower_lsp_server::ls_types::{DocumentSymbol, DocumentSymbolParams, DocumentSymbolResponse};
 
 pub fn handle(server: &Server, params: DocumentSymbolParams) -> Option<DocumentSymbolResponse> {
-    let snapshot = server.session.snapshot(&params.text_document.uri)?;
-    if snapshot.kind != DocumentKind::PiConfig {
-        return None;
-    }
-    let settings = server.session.settings();
+    let session = &server.session;
+    let snapshot = session.snapshot(&params.text_document.uri)?;
+    let kind = snapshot.kind?;
+    let settings = session.settings();
+    let analysis = analysis(session, &snapshot, &settings)?;
     let text: &str = &snapshot.text;
-    let file = read_config(text, settings.analysis.target);
-    let root = file.parsed.root.as_ref()?;
     let index = LineIndex::new(text);
-    let symbols = document_symbols(root)
+    let symbols = kind
+        .format
+        .symbols(kind.role, &analysis)
         .into_iter()
         .map(|s| convert(text, &index, settings.encoding, s))
         .collect();

@@ -66,14 +66,16 @@ pub fn handle(server: &Server, params: InitializeParams) -> InitializeResult {
 pub async fn initialized(server: &Server) {
     let settings = server.session.settings();
     if settings.watch_files {
-        let home = std::path::PathBuf::from(&settings.analysis.home);
-        let loc = crate::workspace::Locations::from_env(home.clone(), Some(home), None);
-        let agent_dir = settings
-            .analysis
-            .agent_dir
-            .as_ref()
-            .map_or(loc.agent_dir, std::path::PathBuf::from);
-        let reg = super::did_change_watched_files::registration(Some(&agent_dir));
+        let reg = {
+            let ctx = crate::workspace::resolve(
+                &settings.analysis,
+                settings.workspace_root.as_deref(),
+                None,
+                &Default::default(),
+                None,
+            );
+            super::did_change_watched_files::registration(&ctx)
+        };
         if let Err(e) = server.client.register_capability(vec![reg]).await {
             server
                 .client

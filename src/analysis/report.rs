@@ -1,0 +1,114 @@
+//! The typed results every format answers with, shared by the CLI
+//! (`simulate --format json`, `explain --format json`) and the LSP commands
+//! (`permission-lsp.simulate`, `permission-lsp.effectivePolicy`). Built once
+//! by the format; serialised as is. The shape is versioned:
+//! `schemaVersion` changes when a field changes meaning or goes away.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// The version of the shapes below.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Where a rule is written: 1-based line and character column.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RulePlace {
+    pub file: Option<String>,
+    pub line: Option<usize>,
+    pub column: Option<usize>,
+}
+
+/// The rule that decided a call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DecidingRule {
+    /// The tool or permission the rule is under (`bash`, `read`, `Bash`, …).
+    pub surface: String,
+    pub pattern: String,
+    /// Where the rule comes from in the runtime's list (`config`, `default`, …).
+    pub layer: Value,
+    /// The scope (`global`, `project`, …).
+    pub scope: String,
+    #[serde(flatten)]
+    pub place: RulePlace,
+}
+
+/// What the runtime decides for one tool call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SimulationReport {
+    #[serde(rename = "schemaVersion")]
+    pub schema_version: u32,
+    /// The runtime profile applied (`pi 20.7.3`).
+    pub runtime: String,
+    pub tool: String,
+    pub input: Value,
+    /// `allow`, `ask` or `deny`.
+    pub decision: String,
+    pub rule: Option<DecidingRule>,
+    pub reason: Option<String>,
+    pub agent_message: Option<String>,
+    /// The runtime removes the tool from the agent: it cannot be called.
+    pub tool_hidden: bool,
+    /// Why, as lines for people: the deciding rule, the reason, what the
+    /// agent sees (the CLI prints them under the decision).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub explanation: Vec<String>,
+    /// What the runtime reports about the files it read (a file it ignores,
+    /// and why), in its words.
+    pub config_issues: Vec<String>,
+    /// What only this format has (pi: `units`, `gates`).
+    #[serde(flatten)]
+    pub details: Map<String, Value>,
+}
+
+/// One file the runtime reads for the policy.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FileStatus {
+    /// The scope (`global`, `project`, …).
+    pub scope: String,
+    pub path: Option<String>,
+    pub present: bool,
+    /// `false`: the runtime ignores the whole file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub accepted: Option<bool>,
+    /// `false`: the file has no permission block.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub permission: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub issues: Option<Vec<String>>,
+}
+
+/// One rule of the merged policy, in evaluation order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EffectiveRule {
+    pub index: usize,
+    pub surface: String,
+    pub pattern: String,
+    pub action: String,
+    pub reason: Option<String>,
+    pub layer: Value,
+    pub scope: String,
+    #[serde(flatten)]
+    pub place: RulePlace,
+}
+
+/// Every scope merged as the runtime merges them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EffectivePolicyReport {
+    #[serde(rename = "schemaVersion")]
+    pub schema_version: u32,
+    pub runtime: String,
+    pub agent: Option<String>,
+    /// In merge order.
+    pub files: Vec<FileStatus>,
+    /// In evaluation order.
+    pub rules: Vec<EffectiveRule>,
+    /// How the format picks among matching rules, for people.
+    pub precedence: String,
+    /// Further lines for people (knobs, warnings).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+    /// What only this format has (pi: `default`, `knobs`, `issues`,
+    /// `permissiveBashWarning`).
+    #[serde(flatten)]
+    pub details: Map<String, Value>,
+}

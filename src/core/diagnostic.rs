@@ -1,0 +1,193 @@
+//! A finding in byte offsets of the analysed text, with a stable code and
+//! its quick fixes as typed data (never derived from the message text).
+
+use serde::{Deserialize, Serialize};
+use std::ops::Range;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Error,
+    Warning,
+    Info,
+    Hint,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Info => "info",
+            Severity::Hint => "hint",
+        }
+    }
+}
+
+/// What a code is: each format declares its codes as a static table.
+#[derive(Debug, PartialEq, Eq)]
+pub struct CodeInfo {
+    /// The format's id (`pi`): the code's namespace and docs folder.
+    pub format: &'static str,
+    /// `PL002`.
+    pub id: &'static str,
+    /// A short kebab-case name (`trailing-comma`).
+    pub name: &'static str,
+    pub severity: Severity,
+    /// One line: what the runtime does.
+    pub summary: &'static str,
+    /// Rules that never decide, or whose removal changes nothing: editors
+    /// show them faded.
+    pub unnecessary: bool,
+}
+
+/// A diagnostic code: a handle on its format's static [`CodeInfo`].
+#[derive(Debug, Clone, Copy)]
+pub struct DiagnosticCode(pub &'static CodeInfo);
+
+impl DiagnosticCode {
+    pub fn as_str(self) -> &'static str {
+        self.0.id
+    }
+    pub fn name(self) -> &'static str {
+        self.0.name
+    }
+    pub fn format(self) -> &'static str {
+        self.0.format
+    }
+    pub fn default_severity(self) -> Severity {
+        self.0.severity
+    }
+    pub fn summary(self) -> &'static str {
+        self.0.summary
+    }
+    pub fn unnecessary(self) -> bool {
+        self.0.unnecessary
+    }
+    /// The docs page, relative to the repository root.
+    pub fn docs_path(self) -> String {
+        format!("docs/lints/{}/{}.md", self.0.format, self.0.id)
+    }
+}
+
+impl PartialEq for DiagnosticCode {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.format == other.0.format && self.0.id == other.0.id
+    }
+}
+impl Eq for DiagnosticCode {}
+impl std::hash::Hash for DiagnosticCode {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.0.id.hash(h)
+    }
+}
+impl PartialOrd for DiagnosticCode {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for DiagnosticCode {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        (self.0.format, self.0.id).cmp(&(other.0.format, other.0.id))
+    }
+}
+impl Serialize for DiagnosticCode {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.0.id)
+    }
+}
+
+/// One replacement in the analysed text (byte offsets).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TextEdit {
+    pub range: Range<usize>,
+    pub new_text: String,
+}
+
+impl TextEdit {
+    pub fn replace(range: Range<usize>, new_text: impl Into<String>) -> TextEdit {
+        TextEdit {
+            range,
+            new_text: new_text.into(),
+        }
+    }
+}
+
+/// A quick fix, as data. The finding that knows what is wrong says how to
+/// fix it; the code actions turn these into edits over the document's JSON
+/// tree (format-neutral operations) without reading the message.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum Fix {
+    /// Replace text: the edits are known when the finding is made.
+    Edit { title: String, edits: Vec<TextEdit> },
+    /// Rename the object key whose range is the diagnostic's to `to`
+    /// (not offered when the object already has that key).
+    RenameKey { to: String },
+    /// Remove the object member whose key is at the diagnostic, with its
+    /// comma, keeping every comment.
+    RemoveMember,
+    /// Remove a repeated key keeping the runtime's meaning: the last value,
+    /// at the first key's position.
+    RemoveDuplicate,
+    /// Replace the value of the member whose key is at the diagnostic.
+    SetValue { title: String, value: String },
+    /// Replace the object holding the diagnostic's range with `value`.
+    ReplaceEnclosingObject { title: String, value: String },
+    /// Move the member whose key is at the diagnostic after the member whose
+    /// key has the range `after` (same object); `overriders` are every
+    /// overriding key, all of which must be in that object.
+    MoveAfter {
+        after: Range<usize>,
+        overriders: Vec<Range<usize>>,
+    },
+}
+
+/// A finding, in byte offsets of the analysed text.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Diagnostic {
+    pub code: DiagnosticCode,
+    pub severity: Severity,
+    pub range: Range<usize>,
+    pub message: String,
+    /// The issue text the runtime itself reports for this problem.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub runtime_issue: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub related: Vec<Related>,
+    /// Quick fixes, as data.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub fixes: Vec<Fix>,
+}
+
+impl Diagnostic {
+    /// A finding at its code's default severity, without related places.
+    pub fn new(
+        code: impl Into<DiagnosticCode>,
+        range: Range<usize>,
+        message: String,
+    ) -> Diagnostic {
+        let code = code.into();
+        Diagnostic {
+            code,
+            severity: code.default_severity(),
+            range,
+            message,
+            runtime_issue: None,
+            related: Vec::new(),
+            fixes: Vec::new(),
+        }
+    }
+
+    /// Adds a quick fix.
+    pub fn with_fix(mut self, fix: Fix) -> Diagnostic {
+        self.fixes.push(fix);
+        self
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Related {
+    pub range: Range<usize>,
+    pub message: String,
+}

@@ -1,0 +1,700 @@
+//! Exact questions about the runtime's wildcard language (pattern-analysis
+//! spec): do two patterns overlap (with a shortest common example), is one
+//! included in another or in a union of others (with a counterexample when
+//! not). Patterns are read after home expansion, over UTF-16 code units as
+//! the runtime's regular expressions are; `*` is any run, `?` one unit, a
+//! trailing ` *` also matches the bare prefix.
+//!
+//! Every search is bounded: past its budget an answer is
+//! [`Inclusion::Unknown`] / [`Overlap::Unknown`], and callers report nothing.
+
+use crate::formats::pi::engine::paths::expand_home;
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::collections::VecDeque;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Tok {
+    Lit(u16),
+    /// `?`: one code unit.
+    Any,
+    /// `*`: any run of code units.
+    Star,
+}
+
+/// A pattern as a union of linear globs (one, or two for a trailing ` *`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pattern {
+    alts: Vec<Vec<Tok>>,
+}
+
+/// Product states explored before an answer becomes "unknown".
+const STATE_BUDGET: usize = 5_000;
+/// Position pairs an overlap search may visit.
+const PAIR_BUDGET: usize = 2_000_000;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Overlap {
+    Disjoint,
+    /// A shortest string both match.
+    Overlap(String),
+    Unknown,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Inclusion {
+    Included,
+    /// A string the included side matches and no including pattern does.
+    NotIncluded(String),
+    Unknown,
+}
+
+impl Pattern {
+    /// The pattern as the runtime compiles it, with `~/` and `$HOME/`
+    /// expanded against `home`.
+    pub fn new(source: &str, home: &str) -> Pattern {
+        Pattern::from_expanded(&expand_home(source, home))
+    }
+
+    /// A pattern already home-expanded.
+    pub fn from_expanded(p: &str) -> Pattern {
+        let units: Vec<u16> = p.encode_utf16().collect();
+        let n = units.len();
+        let star = u16::from(b'*');
+        let space = u16::from(b' ');
+        // The runtime turns a final " .*" into "( .*)?" — only when the last
+        // `*` directly follows a space (`git **` is not the command form).
+        let command_form = n >= 2 && units[n - 1] == star && units[n - 2] == space;
+        let body = if command_form {
+            &units[..n - 2]
+        } else {
+            &units[..]
+        };
+        let toks = normalize(body.iter().map(|&u| match u {
+            42 => Tok::Star,
+            63 => Tok::Any,
+            u => Tok::Lit(u),
+        }));
+        let alts = if command_form {
+            let mut with_args = toks.clone();
+            with_args.push(Tok::Lit(space));
+            with_args.push(Tok::Star);
+            vec![toks, normalize(with_args.into_iter())]
+        } else {
+            vec![toks]
+        };
+        Pattern { alts }
+    }
+
+    /// Matches every string.
+    pub fn is_universal(&self) -> bool {
+        self.alts.iter().any(|a| a == &[Tok::Star])
+    }
+
+    fn has_any(&self) -> bool {
+        self.alts.iter().flatten().any(|t| *t == Tok::Any)
+    }
+
+    fn literals(&self, out: &mut FxHashSet<u16>) {
+        for t in self.alts.iter().flatten() {
+            if let Tok::Lit(c) = t {
+                out.insert(*c);
+            }
+        }
+    }
+
+    /// True when the pattern matches `value` (same answer as the engine's
+    /// matcher; used for witnesses and tests).
+    pub fn is_match(&self, value: &str) -> bool {
+        let v: Vec<u16> = value.encode_utf16().collect();
+        self.alts.iter().any(|a| glob_match(a, &v))
+    }
+
+    /// A shortest string the pattern matches.
+    pub fn example(&self) -> String {
+        let fresh = fresh_unit(&[self]);
+        let best = self
+            .alts
+            .iter()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|t| match t {
+                        Tok::Lit(c) => Some(*c),
+                        Tok::Any => Some(fresh),
+                        Tok::Star => None,
+                    })
+                    .collect::<Vec<u16>>()
+            })
+            .min_by_key(Vec::len)
+            .unwrap_or_default();
+        String::from_utf16_lossy(&best)
+    }
+
+    /// The literal text before the first wildcard (of the first branch; a
+    /// trailing ` *` branch shares it).
+    pub fn literal_prefix(&self) -> Vec<u16> {
+        self.alts[0]
+            .iter()
+            .map_while(|t| match t {
+                Tok::Lit(c) => Some(*c),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The literal text after the last wildcard, when every branch ends
+    /// with the same one (else empty: no constraint).
+    pub fn literal_suffix(&self) -> Vec<u16> {
+        let mut suffixes = self.alts.iter().map(|a| {
+            let mut s: Vec<u16> = a
+                .iter()
+                .rev()
+                .map_while(|t| match t {
+                    Tok::Lit(c) => Some(*c),
+                    _ => None,
+                })
+                .collect();
+            s.reverse();
+            s
+        });
+        let first = suffixes.next().unwrap_or_default();
+        if suffixes.all(|s| s == first) {
+            first
+        } else {
+            Vec::new()
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.alts.iter().map(Vec::len).sum()
+    }
+
+    /// Positions of the pattern (the cost unit of the searches).
+    pub fn size(&self) -> usize {
+        self.len() + self.alts.len()
+    }
+}
+
+/// `**` is `*`; a run of wildcards puts its `?`s first (`*?` ≡ `?*`).
+fn normalize(toks: impl Iterator<Item = Tok>) -> Vec<Tok> {
+    let toks: Vec<Tok> = toks.collect();
+    let mut out = Vec::with_capacity(toks.len());
+    let mut i = 0;
+    while i < toks.len() {
+        if matches!(toks[i], Tok::Lit(_)) {
+            out.push(toks[i]);
+            i += 1;
+            continue;
+        }
+        let mut anys = 0;
+        let mut star = false;
+        while i < toks.len() && !matches!(toks[i], Tok::Lit(_)) {
+            match toks[i] {
+                Tok::Any => anys += 1,
+                _ => star = true,
+            }
+            i += 1;
+        }
+        out.extend(std::iter::repeat_n(Tok::Any, anys));
+        if star {
+            out.push(Tok::Star);
+        }
+    }
+    out
+}
+
+/// Anchored glob match over code units (the classic star-backtracking
+/// walk; linear in practice, O(n·m) at worst).
+fn glob_match(p: &[Tok], v: &[u16]) -> bool {
+    let (mut pi, mut vi) = (0, 0);
+    let mut back: Option<(usize, usize)> = None;
+    while vi < v.len() {
+        match p.get(pi) {
+            Some(Tok::Star) => {
+                back = Some((pi, vi));
+                pi += 1;
+            }
+            Some(Tok::Any) => {
+                pi += 1;
+                vi += 1;
+            }
+            Some(Tok::Lit(c)) if *c == v[vi] => {
+                pi += 1;
+                vi += 1;
+            }
+            _ => match back {
+                Some((bp, bv)) => {
+                    pi = bp + 1;
+                    vi = bv + 1;
+                    back = Some((bp, bv + 1));
+                }
+                None => return false,
+            },
+        }
+    }
+    p[pi..].iter().all(|t| *t == Tok::Star)
+}
+
+/// A readable code unit that none of the patterns uses literally.
+fn fresh_unit(patterns: &[&Pattern]) -> u16 {
+    let used = |c: u16| {
+        patterns
+            .iter()
+            .any(|p| p.alts.iter().flatten().any(|t| *t == Tok::Lit(c)))
+    };
+    "xyzqkjw0123456789abcdefghilmnoprstuv"
+        .encode_utf16()
+        .chain(0x00e0..0xd7ff)
+        .find(|c| !used(*c))
+        .unwrap_or(0xe000)
+}
+
+/// Do `a` and `b` match a common string? (No witness: the cheap question.)
+/// Without `?`, two patterns with a `*` each overlap exactly when their
+/// literal prefixes agree and their literal suffixes agree (the prefix,
+/// every literal run of both, and the suffix, in a row, is matched by
+/// both); a literal is matched directly; anything else runs the search.
+pub fn overlaps(a: &Pattern, b: &Pattern) -> Option<bool> {
+    if a.is_universal() || b.is_universal() {
+        return Some(true);
+    }
+    let mut unknown = false;
+    for x in &a.alts {
+        for y in &b.alts {
+            match overlaps_linear(x, y) {
+                Some(true) => return Some(true),
+                Some(false) => {}
+                None => unknown = true,
+            }
+        }
+    }
+    if unknown {
+        match overlap(a, b) {
+            Overlap::Overlap(_) => Some(true),
+            Overlap::Disjoint => Some(false),
+            Overlap::Unknown => None,
+        }
+    } else {
+        Some(false)
+    }
+}
+
+fn overlaps_linear(a: &[Tok], b: &[Tok]) -> Option<bool> {
+    let lit = |t: &[Tok]| -> Option<Vec<u16>> {
+        t.iter()
+            .map(|x| match x {
+                Tok::Lit(c) => Some(*c),
+                _ => None,
+            })
+            .collect()
+    };
+    if let Some(w) = lit(a) {
+        return Some(glob_match(b, &w));
+    }
+    if let Some(w) = lit(b) {
+        return Some(glob_match(a, &w));
+    }
+    if a.contains(&Tok::Any) || b.contains(&Tok::Any) {
+        return None;
+    }
+    let edge = |t: &[Tok], rev: bool| -> Vec<u16> {
+        let it: Box<dyn Iterator<Item = &Tok>> = if rev {
+            Box::new(t.iter().rev())
+        } else {
+            Box::new(t.iter())
+        };
+        it.map_while(|x| match x {
+            Tok::Lit(c) => Some(*c),
+            _ => None,
+        })
+        .collect()
+    };
+    let (pa, pb) = (edge(a, false), edge(b, false));
+    let (sa, sb) = (edge(a, true), edge(b, true));
+    let agree = |x: &[u16], y: &[u16]| {
+        let n = x.len().min(y.len());
+        x[..n] == y[..n]
+    };
+    Some(agree(&pa, &pb) && agree(&sa, &sb))
+}
+
+/// Do `a` and `b` match a common string? The witness is a shortest one.
+pub fn overlap(a: &Pattern, b: &Pattern) -> Overlap {
+    if a.len().saturating_mul(b.len()) > PAIR_BUDGET {
+        return Overlap::Unknown;
+    }
+    let fresh = fresh_unit(&[a, b]);
+    let mut best: Option<Vec<u16>> = None;
+    for x in &a.alts {
+        for y in &b.alts {
+            if let Some(w) = overlap_linear(x, y, fresh)
+                && best.as_ref().is_none_or(|b| w.len() < b.len())
+            {
+                best = Some(w);
+            }
+        }
+    }
+    match best {
+        Some(w) => Overlap::Overlap(String::from_utf16_lossy(&w)),
+        None => Overlap::Disjoint,
+    }
+}
+
+/// 0-1 BFS over position pairs; ε-moves skip a `*`.
+fn overlap_linear(a: &[Tok], b: &[Tok], fresh: u16) -> Option<Vec<u16>> {
+    let m = b.len() + 1;
+    let size = (a.len() + 1) * m;
+    let mut dist = vec![u32::MAX; size];
+    // parent: (previous state, emitted unit or none)
+    let mut parent: Vec<Option<(usize, Option<u16>)>> = vec![None; size];
+    let mut dq = VecDeque::new();
+    dist[0] = 0;
+    dq.push_back(0usize);
+    let goal = a.len() * m + b.len();
+    while let Some(s) = dq.pop_front() {
+        if s == goal {
+            let mut out = Vec::new();
+            let mut cur = s;
+            while let Some((prev, unit)) = parent[cur] {
+                if let Some(u) = unit {
+                    out.push(u);
+                }
+                cur = prev;
+            }
+            out.reverse();
+            return Some(out);
+        }
+        let (i, j) = (s / m, s % m);
+        let d = dist[s];
+        let mut relax = |t: usize, unit: Option<u16>, dq: &mut VecDeque<usize>| {
+            let nd = d + u32::from(unit.is_some());
+            if nd < dist[t] {
+                dist[t] = nd;
+                parent[t] = Some((s, unit));
+                if unit.is_none() {
+                    dq.push_front(t);
+                } else {
+                    dq.push_back(t);
+                }
+            }
+        };
+        if a.get(i) == Some(&Tok::Star) {
+            relax((i + 1) * m + j, None, &mut dq);
+        }
+        if b.get(j) == Some(&Tok::Star) {
+            relax(i * m + j + 1, None, &mut dq);
+        }
+        let (Some(ta), Some(tb)) = (a.get(i), b.get(j)) else {
+            continue;
+        };
+        let unit = match (ta, tb) {
+            (Tok::Lit(x), Tok::Lit(y)) if x != y => continue,
+            (Tok::Lit(x), _) | (_, Tok::Lit(x)) => *x,
+            _ => fresh,
+        };
+        let ni = if *ta == Tok::Star { i } else { i + 1 };
+        let nj = if *tb == Tok::Star { j } else { j + 1 };
+        relax(ni * m + nj, Some(unit), &mut dq);
+    }
+    None
+}
+
+/// Is every string `b` matches also matched by one of `including`?
+pub fn included_in_union(b: &Pattern, including: &[&Pattern]) -> Inclusion {
+    let mut budget = SEARCH_WORK;
+    included_in_union_within(b, including, &mut budget)
+}
+
+/// [`included_in_union`] drawing on a shared work budget.
+pub fn included_in_union_within(
+    b: &Pattern,
+    including: &[&Pattern],
+    budget: &mut usize,
+) -> Inclusion {
+    if including.iter().any(|a| a.is_universal()) {
+        return Inclusion::Included;
+    }
+    if including.contains(&b) {
+        return Inclusion::Included;
+    }
+    if including.is_empty() {
+        return Inclusion::NotIncluded(b.example());
+    }
+    if !including.iter().any(|a| a.has_any()) {
+        return skeleton_inclusion(b, including);
+    }
+    subset_inclusion(b, including, budget)
+}
+
+/// `L(b) ⊆ L(a)`.
+pub fn included_in(b: &Pattern, a: &Pattern) -> Inclusion {
+    included_in_union(b, &[a])
+}
+
+/// Exact when no including pattern has `?`: replace every wildcard of `b`
+/// by a unit the includers never use; `b` is included iff some includer
+/// matches that skeleton, and otherwise the skeleton is a counterexample.
+fn skeleton_inclusion(b: &Pattern, including: &[&Pattern]) -> Inclusion {
+    let mut all: Vec<&Pattern> = including.to_vec();
+    all.push(b);
+    let fresh = fresh_unit(&all);
+    let matched = |w: &[u16]| {
+        including
+            .iter()
+            .any(|a| a.alts.iter().any(|alt| glob_match(alt, w)))
+    };
+    for alt in &b.alts {
+        let skeleton: Vec<u16> = alt
+            .iter()
+            .map(|t| match t {
+                Tok::Lit(c) => *c,
+                _ => fresh,
+            })
+            .collect();
+        if !matched(&skeleton) {
+            // Prefer the shorter string with every `*` empty when it too
+            // escapes the includers.
+            let short: Vec<u16> = alt
+                .iter()
+                .filter_map(|t| match t {
+                    Tok::Lit(c) => Some(*c),
+                    Tok::Any => Some(fresh),
+                    Tok::Star => None,
+                })
+                .collect();
+            let w = if matched(&short) { skeleton } else { short };
+            return Inclusion::NotIncluded(String::from_utf16_lossy(&w));
+        }
+    }
+    Inclusion::Included
+}
+
+/// A set of NFA positions over several linear globs, ε-closed.
+type PosSet = Vec<(u32, u32)>;
+
+fn closure(alts: &[&[Tok]], set: &mut PosSet) {
+    let mut i = 0;
+    while i < set.len() {
+        let (a, k) = set[i];
+        if alts[a as usize].get(k as usize) == Some(&Tok::Star) && !set.contains(&(a, k + 1)) {
+            set.push((a, k + 1));
+        }
+        i += 1;
+    }
+    set.sort_unstable();
+    set.dedup();
+}
+
+fn step(alts: &[&[Tok]], set: &PosSet, c: u16) -> PosSet {
+    let mut next = Vec::new();
+    for &(a, k) in set {
+        match alts[a as usize].get(k as usize) {
+            Some(Tok::Star) => next.push((a, k)),
+            Some(Tok::Any) => next.push((a, k + 1)),
+            Some(Tok::Lit(x)) if *x == c => next.push((a, k + 1)),
+            _ => {}
+        }
+    }
+    closure(alts, &mut next);
+    next
+}
+
+fn start(alts: &[&[Tok]]) -> PosSet {
+    let mut s: PosSet = (0..alts.len() as u32).map(|a| (a, 0)).collect();
+    closure(alts, &mut s);
+    s
+}
+
+/// Inclusion by search: a string `b` accepts and no includer does.
+fn subset_inclusion(b: &Pattern, including: &[&Pattern], budget: &mut usize) -> Inclusion {
+    let mut all: Vec<&Pattern> = vec![b];
+    all.extend_from_slice(including);
+    match search_within(
+        &all,
+        0,
+        |acc| acc[0] && !acc[1..].iter().any(|a| *a),
+        budget,
+    ) {
+        Search::Found(w) => Inclusion::NotIncluded(w),
+        Search::NotFound => Inclusion::Included,
+        Search::Unknown => Inclusion::Unknown,
+    }
+}
+
+/// The answer of [`search`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Search {
+    /// A shortest string whose acceptance vector satisfies the predicate.
+    Found(String),
+    NotFound,
+    Unknown,
+}
+
+/// Explores the product of several patterns breadth-first (an on-the-fly
+/// subset construction over the symbolic alphabet: every literal unit,
+/// plus one for "anything else") and returns a shortest string for which
+/// `wanted(accepted)` holds, where `accepted[k]` says whether
+/// `patterns[k]` matches the string. Only strings `patterns[required]`
+/// can still match are explored. Past the budget the answer is unknown.
+pub fn search(patterns: &[&Pattern], required: usize, wanted: impl Fn(&[bool]) -> bool) -> Search {
+    let mut budget = SEARCH_WORK;
+    search_within(patterns, required, wanted, &mut budget)
+}
+
+/// Work (positions stepped) one [`search`] may spend.
+pub const SEARCH_WORK: usize = 20_000;
+
+/// [`search`] drawing on a shared work budget; when it runs out the answer
+/// is unknown (and the budget stays empty for the caller's next question).
+pub fn search_within(
+    patterns: &[&Pattern],
+    required: usize,
+    wanted: impl Fn(&[bool]) -> bool,
+    budget: &mut usize,
+) -> Search {
+    let mut alts: Vec<&[Tok]> = Vec::new();
+    let mut owner: Vec<usize> = Vec::new();
+    for (k, p) in patterns.iter().enumerate() {
+        for a in &p.alts {
+            alts.push(a);
+            owner.push(k);
+        }
+    }
+    let total: usize = alts.iter().map(|a| a.len() + 1).sum();
+    if total > PAIR_BUDGET / 16 {
+        return Search::Unknown;
+    }
+    let mut lits = FxHashSet::default();
+    for p in patterns {
+        p.literals(&mut lits);
+    }
+    let mut alphabet: Vec<u16> = lits.into_iter().collect();
+    alphabet.sort_unstable();
+    alphabet.push(fresh_unit(patterns));
+    let mut accepted = vec![false; patterns.len()];
+    let mut check = |set: &PosSet| {
+        accepted.iter_mut().for_each(|a| *a = false);
+        for &(a, k) in set {
+            if k as usize == alts[a as usize].len() {
+                accepted[owner[a as usize]] = true;
+            }
+        }
+        wanted(&accepted)
+    };
+    let alive = |set: &PosSet| set.iter().any(|&(a, _)| owner[a as usize] == required);
+    let first = start(&alts);
+    let mut seen: FxHashMap<PosSet, ()> = FxHashMap::default();
+    let mut states: Vec<(PosSet, Option<(usize, u16)>)> = Vec::new();
+    if !alive(&first) {
+        return Search::NotFound;
+    }
+    seen.insert(first.clone(), ());
+    states.push((first, None));
+    let mut head = 0;
+    while head < states.len() {
+        if check(&states[head].0) {
+            let mut out = Vec::new();
+            let mut cur = head;
+            while let Some((prev, c)) = states[cur].1 {
+                out.push(c);
+                cur = prev;
+            }
+            out.reverse();
+            return Search::Found(String::from_utf16_lossy(&out));
+        }
+        for &c in &alphabet {
+            let next = step(&alts, &states[head].0, c);
+            let cost = states[head].0.len() + 1;
+            if *budget < cost {
+                *budget = 0;
+                return Search::Unknown;
+            }
+            *budget -= cost;
+            if !alive(&next) || seen.contains_key(&next) {
+                continue;
+            }
+            if states.len() >= STATE_BUDGET {
+                return Search::Unknown;
+            }
+            seen.insert(next.clone(), ());
+            states.push((next, Some((head, c))));
+        }
+        head += 1;
+    }
+    Search::NotFound
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(s: &str) -> Pattern {
+        Pattern::from_expanded(s)
+    }
+
+    #[test]
+    fn command_form_includes_the_bare_prefix() {
+        assert!(p("git *").is_match("git"));
+        assert!(p("git *").is_match("git status"));
+        assert!(!p("git *").is_match("gitk"));
+        assert!(p("git **").is_match("git "));
+        assert!(!p("git **").is_match("git"));
+        assert!(p(" *").is_match(""));
+    }
+
+    #[test]
+    fn overlap_with_shortest_witness() {
+        assert_eq!(
+            overlap(&p("git *"), &p("* push")),
+            Overlap::Overlap("git push".into())
+        );
+        assert_eq!(overlap(&p("git *"), &p("npm *")), Overlap::Disjoint);
+        assert_eq!(overlap(&p("a?c"), &p("*c")), Overlap::Overlap("axc".into()));
+        assert_eq!(
+            overlap(&p("git *"), &p("*")),
+            Overlap::Overlap("git".into())
+        );
+    }
+
+    #[test]
+    fn inclusion_with_counterexamples() {
+        assert_eq!(
+            included_in(&p("git push"), &p("git *")),
+            Inclusion::Included
+        );
+        assert_eq!(
+            included_in(&p("git *"), &p("git push *")),
+            Inclusion::NotIncluded("git".into())
+        );
+        assert_eq!(
+            included_in(&p("npm*"), &p("npm *")),
+            Inclusion::NotIncluded("npmx".into())
+        );
+        assert_eq!(included_in(&p("a?b"), &p("a*")), Inclusion::Included);
+        assert_eq!(included_in(&p("ab"), &p("a?")), Inclusion::Included);
+        assert_eq!(
+            included_in(&p("a*"), &p("a?")),
+            Inclusion::NotIncluded("a".into())
+        );
+        assert_eq!(
+            included_in_union(&p("git *"), &[&p("git"), &p("git ?*")]),
+            Inclusion::NotIncluded("git ".into())
+        );
+        assert_eq!(
+            included_in_union(&p("git *"), &[&p("git"), &p("git "), &p("git ?*")]),
+            Inclusion::Included
+        );
+    }
+
+    #[test]
+    fn determinisation_blow_up_is_bounded() {
+        let k = "?".repeat(40);
+        let b = p(&format!("*a{k}"));
+        let a = p(&format!("*a{k}b*"));
+        let r = included_in(&b, &a);
+        assert!(matches!(r, Inclusion::Unknown | Inclusion::NotIncluded(_)));
+        let huge = p(&"*".repeat(10_000));
+        assert!(huge.is_universal());
+        let long = p(&"a?".repeat(5_000));
+        assert_eq!(overlap(&long, &long), Overlap::Unknown);
+    }
+}

@@ -1,0 +1,50 @@
+//! A runtime profile: which format, and which version of its runtime, the
+//! reading, merging, engine and every analysis follow. It is chosen once, at
+//! the settings layer, and passed down; nothing below picks a default.
+
+use serde::Serialize;
+use std::fmt;
+
+/// A `major.minor.patch` version of a runtime.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Version(pub u32, pub u32, pub u32);
+
+impl Version {
+    pub fn parse(s: &str) -> Option<Version> {
+        let s = s.trim().trim_start_matches('v');
+        let mut parts = s.split('.');
+        let major = parts.next()?.parse().ok()?;
+        let minor = parts.next().unwrap_or("0").parse().ok()?;
+        let patch = parts.next().unwrap_or("0").parse().ok()?;
+        if parts.next().is_some() {
+            return None;
+        }
+        Some(Version(major, minor, patch))
+    }
+}
+
+impl fmt::Display for Version {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{}.{}", self.0, self.1, self.2)
+    }
+}
+
+impl Serialize for Version {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+/// A format and the version of its runtime whose behaviour applies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub struct RuntimeProfile {
+    /// The format's id (`pi`).
+    pub format: &'static str,
+    pub version: Version,
+}
+
+impl fmt::Display for RuntimeProfile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}", self.format, self.version)
+    }
+}

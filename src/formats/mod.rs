@@ -1,0 +1,170 @@
+//! The format registry. Each format is one folder behind the [`Format`]
+//! trait; the editor features, the CLI and the resolver reach a format only
+//! through here, so adding a format touches no LSP handler.
+
+pub mod pi;
+
+use crate::analysis::report::{EffectivePolicyReport, SimulationReport};
+use crate::core::diagnostic::{CodeInfo, Diagnostic};
+use crate::core::profile::RuntimeProfile;
+use crate::ide::code_actions::Action;
+use crate::ide::items::{HoverInfo, Item};
+use crate::ide::symbols::Symbol;
+use crate::syntax::Node;
+use crate::workspace::Context;
+use serde_json::Value;
+use std::ops::Range;
+
+/// What a document is to its format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// A config file (JSON / JSONC).
+    Config,
+    /// An agent definition (markdown with frontmatter).
+    Agent,
+}
+
+/// A recognised document: its format and role.
+#[derive(Clone, Copy)]
+pub struct DocumentKind {
+    pub format: &'static dyn Format,
+    pub role: Role,
+}
+
+impl std::fmt::Debug for DocumentKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{:?}", self.format.id(), self.role)
+    }
+}
+
+impl PartialEq for DocumentKind {
+    fn eq(&self, other: &Self) -> bool {
+        self.format.id() == other.format.id() && self.role == other.role
+    }
+}
+
+impl Eq for DocumentKind {}
+
+/// One analysed document: its JSON tree (config files) and its findings
+/// over every scope the runtime merges. Built once per document version
+/// and inputs; hover, code actions, symbols and lenses reuse it.
+#[derive(Debug, Clone, Default)]
+pub struct Analysis {
+    pub root: Option<Node>,
+    pub diagnostics: Vec<Diagnostic>,
+    /// The runtime uses the file (it does not drop it whole).
+    pub accepted: bool,
+}
+
+/// A tool call to decide.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallRequest {
+    pub tool: String,
+    pub input: Value,
+}
+
+/// What one config format provides.
+pub trait Format: Send + Sync + 'static {
+    /// The id: code namespace, docs folder, `--runtime` value (`pi`).
+    fn id(&self) -> &'static str;
+    /// The name users know (`pi-permission-system`).
+    fn display_name(&self) -> &'static str;
+    /// Every diagnostic code of the format.
+    fn codes(&self) -> &'static [CodeInfo];
+    /// The runtime version used when the user names none.
+    fn default_profile(&self) -> RuntimeProfile;
+    /// The profile for a version the user names (`20.9.0`).
+    fn profile(&self, version: &str) -> Result<RuntimeProfile, String>;
+    /// The role of a document, by its path (percent-decoded) and the start
+    /// of its text (`$schema`); `None` when it is not this format's.
+    fn detect(&self, path: &str, head: &str) -> Option<Role>;
+    /// Whether a change to the file at `path` can change other documents'
+    /// findings (a scope file, an agent file, a server list).
+    fn is_scope_input(&self, path: &str) -> bool;
+    /// Globs of the files `is_scope_input` accepts, relative to any
+    /// folder, and relative to the directory of the user's files under
+    /// `ctx` (for file watchers).
+    fn watch_globs(&self, ctx: &Context<'_>) -> (Vec<String>, Vec<(std::path::PathBuf, String)>);
+
+    /// Findings for a document, with every scope the runtime merges.
+    fn analyse(&self, role: Role, text: &str, ctx: &Context<'_>) -> Analysis;
+    /// Findings for a file's bytes as the runtime reads them (invalid UTF-8
+    /// included): alone (`ctx` is `None`), or with every scope. Returns the
+    /// text as read.
+    fn analyse_file(
+        &self,
+        role: Role,
+        bytes: &[u8],
+        options: &crate::analysis::AnalysisOptions,
+        ctx: Option<&Context<'_>>,
+    ) -> (String, Analysis);
+    /// What the rule or key under the cursor does.
+    fn hover(
+        &self,
+        role: Role,
+        text: &str,
+        analysis: &Analysis,
+        offset: usize,
+        ctx: &Context<'_>,
+    ) -> Option<HoverInfo>;
+    /// Completions at the cursor.
+    fn completions(
+        &self,
+        role: Role,
+        text: &str,
+        offset: usize,
+        ctx: &Context<'_>,
+        snippets: bool,
+    ) -> Vec<Item>;
+    /// The outline.
+    fn symbols(&self, role: Role, analysis: &Analysis) -> Vec<Symbol>;
+    /// Where the "simulate" and "effective policy" lenses go.
+    fn lens_anchor(&self, role: Role, analysis: &Analysis) -> Option<Range<usize>>;
+    /// Refactorings at a position (the quick fixes come from the
+    /// diagnostics' typed fixes).
+    fn assists(&self, role: Role, text: &str, analysis: &Analysis, at: Range<usize>)
+    -> Vec<Action>;
+    /// A tool call typed as a command line (`git push`, `read .env`).
+    fn parse_command_line(&self, line: &str) -> Option<CallRequest>;
+    /// What the runtime decides for a call, with the policy of `ctx`
+    /// (the document at `ctx.document` read from its open buffer).
+    fn simulate(&self, ctx: &Context<'_>, call: &CallRequest) -> Result<SimulationReport, String>;
+    /// Every scope merged as the runtime merges them.
+    fn effective_policy(&self, ctx: &Context<'_>) -> Result<EffectivePolicyReport, String>;
+}
+
+static FORMATS: &[&dyn Format] = &[&pi::Pi];
+
+/// Every registered format.
+pub fn all() -> &'static [&'static dyn Format] {
+    FORMATS
+}
+
+/// The format used when nothing else decides.
+pub fn default_format() -> &'static dyn Format {
+    FORMATS[0]
+}
+
+/// A format by id.
+pub fn by_id(id: &str) -> Option<&'static dyn Format> {
+    FORMATS.iter().copied().find(|f| f.id() == id)
+}
+
+/// The format and role of a document, by path and content.
+pub fn detect(path: &str, text: &str) -> Option<DocumentKind> {
+    let head = &text[..floor_char_boundary(text, 4096)];
+    FORMATS.iter().find_map(|f| {
+        f.detect(path, head)
+            .map(|role| DocumentKind { format: *f, role })
+    })
+}
+
+fn floor_char_boundary(s: &str, mut i: usize) -> usize {
+    if i >= s.len() {
+        return s.len();
+    }
+    while !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}

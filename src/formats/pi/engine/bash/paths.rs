@@ -1,0 +1,400 @@
+//! Which paths a bash program touches (`BashPathResolver`): tokens tagged
+//! with their effective directory (literal `cd` folds it; a pipeline stage,
+//! a backgrounded command or a subshell does not leak it), projected onto
+//! external paths and `path`-rule candidates.
+
+use super::tokens::{
+    collect_command_tokens, collect_path_candidate_tokens, collect_redirect_tokens,
+    extract_command_name, is_arg_node, is_skipped_subtree, path_candidate, promoted_candidate,
+    resolve_node_text, rule_candidate,
+};
+use super::{MAX_DEPTH, text};
+use crate::formats::pi::engine::paths::{
+    AccessPath, PathContext, is_absolute, join, policy_literal, resolve,
+};
+use tree_sitter::{Node, Tree};
+
+#[derive(Debug, Clone, PartialEq)]
+enum Base {
+    /// Offset from the cwd ("" = the cwd itself, or an absolute path).
+    Known(String),
+    Unknown,
+}
+
+/// A token of the bash `path` gate and its path values.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RuleCandidate {
+    pub token: String,
+    pub path: AccessPath,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct BashPaths {
+    pub external: Vec<AccessPath>,
+    pub rule_candidates: Vec<RuleCandidate>,
+}
+
+pub struct Resolver<'a> {
+    pub ctx: &'a PathContext<'a>,
+    pub promotable: &'a dyn Fn(&str) -> bool,
+    pub workdir: Option<String>,
+}
+
+impl Resolver<'_> {
+    pub fn resolve(&self, tree: &Tree, src: &str) -> BashPaths {
+        let initial = match &self.workdir {
+            None => Base::Known(String::new()),
+            Some(w) => self.base_from_cd(&Base::Known(String::new()), w),
+        };
+        let mut candidates = Vec::new();
+        self.walk(tree.root_node(), src, initial, &mut candidates, 0);
+        let external = self.with_workdir_external(self.project_external(&candidates));
+        BashPaths {
+            external,
+            rule_candidates: self.project_rule_candidates(&candidates),
+        }
+    }
+
+    fn with_workdir_external(&self, mut tokens: Vec<AccessPath>) -> Vec<AccessPath> {
+        let Some(w) = &self.workdir else {
+            return tokens;
+        };
+        let wd = self.ctx.for_path(w, None);
+        let canonical = wd.canonical.clone();
+        let external = if canonical.is_empty() {
+            true
+        } else {
+            self.ctx.is_boundary_outside(&canonical)
+        };
+        if !external {
+            return tokens;
+        }
+        let key = if canonical.is_empty() {
+            wd.lexical.clone()
+        } else {
+            canonical
+        };
+        let present = tokens.iter().any(|p| {
+            (if p.canonical.is_empty() {
+                &p.lexical
+            } else {
+                &p.canonical
+            }) == &key
+        });
+        if !present {
+            tokens.insert(0, wd);
+        }
+        tokens
+    }
+
+    fn walk(
+        &self,
+        node: Node<'_>,
+        src: &str,
+        base: Base,
+        out: &mut Vec<(String, Base)>,
+        depth: usize,
+    ) -> Base {
+        if depth > MAX_DEPTH {
+            return base;
+        }
+        match node.kind() {
+            "program" | "list" | "redirected_statement" | "compound_statement" => {
+                self.sequence(node, src, base, out, depth)
+            }
+            "command" => {
+                tag(collect_command_tokens(node, src, depth), &base, out);
+                self.fold_cd(node, src, base)
+            }
+            "pipeline" => self.pipeline(node, src, base, out, depth),
+            "subshell" => {
+                self.sequence(node, src, base.clone(), out, depth);
+                base
+            }
+            _ => {
+                tag(collect_path_candidate_tokens(node, src, depth), &base, out);
+                base
+            }
+        }
+    }
+
+    fn sequence(
+        &self,
+        node: Node<'_>,
+        src: &str,
+        base: Base,
+        out: &mut Vec<(String, Base)>,
+        depth: usize,
+    ) -> Base {
+        let mut current = base;
+        let count = node.child_count();
+        for i in 0..count {
+            let Some(child) = node.child(i) else { continue };
+            if !child.is_named() || is_skipped_subtree(child.kind()) {
+                continue;
+            }
+            let after = self.walk(child, src, current.clone(), out, depth + 1);
+            let backgrounded = node
+                .child(i + 1)
+                .is_some_and(|next| !next.is_named() && next.kind() == "&");
+            if !backgrounded {
+                current = after;
+            }
+        }
+        current
+    }
+
+    fn pipeline(
+        &self,
+        node: Node<'_>,
+        src: &str,
+        base: Base,
+        out: &mut Vec<(String, Base)>,
+        depth: usize,
+    ) -> Base {
+        let mut current = base;
+        let mut first = true;
+        let mut c = node.walk();
+        for child in node.children(&mut c) {
+            if !child.is_named() || is_skipped_subtree(child.kind()) {
+                continue;
+            }
+            if first {
+                current = self.pipeline_first_stage(child, src, current, out, depth + 1);
+                first = false;
+                continue;
+            }
+            tag(
+                collect_path_candidate_tokens(child, src, depth + 1),
+                &current,
+                out,
+            );
+        }
+        current
+    }
+
+    fn pipeline_first_stage(
+        &self,
+        node: Node<'_>,
+        src: &str,
+        base: Base,
+        out: &mut Vec<(String, Base)>,
+        depth: usize,
+    ) -> Base {
+        if depth > MAX_DEPTH {
+            return base;
+        }
+        match node.kind() {
+            "list" => {
+                let mut named = Vec::new();
+                let mut c = node.walk();
+                for child in node.children(&mut c) {
+                    if child.is_named() && !is_skipped_subtree(child.kind()) {
+                        named.push(child);
+                    }
+                }
+                let mut current = base;
+                let n = named.len();
+                for (i, child) in named.into_iter().enumerate() {
+                    if i + 1 < n {
+                        current = self.walk(child, src, current, out, depth + 1);
+                    } else {
+                        tag(
+                            collect_path_candidate_tokens(child, src, depth + 1),
+                            &current,
+                            out,
+                        );
+                    }
+                }
+                current
+            }
+            "redirected_statement" => {
+                let mut current = base;
+                let mut c = node.walk();
+                for child in node.children(&mut c) {
+                    if !child.is_named() {
+                        continue;
+                    }
+                    if child.kind() == "file_redirect" {
+                        tag(collect_redirect_tokens(child, src), &current, out);
+                        continue;
+                    }
+                    current = self.pipeline_first_stage(child, src, current, out, depth + 1);
+                }
+                current
+            }
+            _ => {
+                tag(collect_path_candidate_tokens(node, src, depth), &base, out);
+                base
+            }
+        }
+    }
+
+    fn fold_cd(&self, node: Node<'_>, src: &str, base: Base) -> Base {
+        if extract_command_name(node, src).as_deref() != Some("cd") {
+            return base;
+        }
+        match cd_literal_target(node, src) {
+            None => Base::Unknown,
+            Some(t) => self.base_from_cd(&base, &t),
+        }
+    }
+
+    fn base_from_cd(&self, base: &Base, target: &str) -> Base {
+        if is_absolute(target) {
+            return Base::Known(target.to_string());
+        }
+        match base {
+            Base::Unknown => Base::Unknown,
+            Base::Known(offset) => Base::Known(join(offset, target)),
+        }
+    }
+
+    fn resolve_base(&self, base: &Base) -> Option<String> {
+        match base {
+            Base::Known(offset) => Some(resolve(&self.ctx.cwd, offset)),
+            Base::Unknown => None,
+        }
+    }
+
+    fn is_relative(candidate: &str) -> bool {
+        !is_absolute(candidate) && !candidate.starts_with('~')
+    }
+
+    fn project_external(&self, candidates: &[(String, Base)]) -> Vec<AccessPath> {
+        let mut seen: rustc_hash::FxHashSet<String> = Default::default();
+        let mut out = Vec::new();
+        for (token, base) in candidates {
+            let Some(candidate) = path_candidate(token) else {
+                continue;
+            };
+            if *base == Base::Unknown && Self::is_relative(candidate) {
+                let p = self.ctx.for_path(candidate, None);
+                let canonical = p.canonical.clone();
+                if !canonical.is_empty()
+                    && !matches!(
+                        canonical.as_str(),
+                        "/dev/null" | "/dev/stdin" | "/dev/stdout" | "/dev/stderr"
+                    )
+                    && !seen.contains(&canonical)
+                {
+                    seen.insert(canonical);
+                    out.push(p);
+                }
+                continue;
+            }
+            let rb = self.resolve_base(base);
+            let p = self.ctx.for_path(candidate, rb.as_deref());
+            if p.lexical.is_empty() {
+                continue;
+            }
+            let external = if p.canonical.is_empty() {
+                true
+            } else {
+                self.ctx.is_boundary_outside(&p.canonical)
+            };
+            let key = if p.canonical.is_empty() {
+                p.lexical.clone()
+            } else {
+                p.canonical.clone()
+            };
+            if external && !seen.contains(&key) {
+                seen.insert(key);
+                out.push(p);
+            }
+        }
+        out
+    }
+
+    fn project_rule_candidates(&self, candidates: &[(String, Base)]) -> Vec<RuleCandidate> {
+        let mut seen: rustc_hash::FxHashSet<String> = Default::default();
+        let mut out = Vec::new();
+        for (token, base) in candidates {
+            let Some(candidate) =
+                rule_candidate(token).or_else(|| promoted_candidate(token, self.promotable))
+            else {
+                continue;
+            };
+            let path = if *base == Base::Unknown && Self::is_relative(candidate) {
+                AccessPath::literal(&policy_literal(candidate, &self.ctx.home))
+            } else {
+                let rb = self.resolve_base(base);
+                self.ctx.for_path(candidate, rb.as_deref())
+            };
+            let values = path.match_values();
+            if values.is_empty() {
+                continue;
+            }
+            let key = values.join("\0");
+            if !seen.insert(key) {
+                continue;
+            }
+            out.push(RuleCandidate {
+                token: candidate.to_string(),
+                path,
+            });
+        }
+        out
+    }
+}
+
+fn tag(tokens: Vec<String>, base: &Base, out: &mut Vec<(String, Base)>) {
+    for t in tokens {
+        out.push((t, base.clone()));
+    }
+}
+
+/// The literal target of `cd`, or `None` when it is not literal
+/// (`cd "$X"`, `cd -`, `cd ~…`, bare `cd`).
+fn cd_literal_target(node: Node<'_>, src: &str) -> Option<String> {
+    let mut c = node.walk();
+    for child in node.children(&mut c) {
+        let kind = child.kind();
+        if kind == "command_name" || kind == "variable_assignment" || !child.is_named() {
+            continue;
+        }
+        if kind == "word" && text(child, src) == "--" {
+            continue;
+        }
+        if !is_arg_node(kind) {
+            return None;
+        }
+        return literal_text(child, src);
+    }
+    None
+}
+
+fn literal_text(node: Node<'_>, src: &str) -> Option<String> {
+    match node.kind() {
+        "word" => {
+            let t = text(node, src);
+            if t == "-" || t.starts_with('~') {
+                None
+            } else {
+                Some(t.to_string())
+            }
+        }
+        "raw_string" => Some(resolve_node_text(node, src)),
+        "concatenation" => {
+            let mut out = String::new();
+            let mut c = node.walk();
+            for child in node.children(&mut c) {
+                out.push_str(&literal_text(child, src)?);
+            }
+            Some(out)
+        }
+        "string" => {
+            let mut out = String::new();
+            let mut c = node.walk();
+            for child in node.children(&mut c) {
+                match child.kind() {
+                    "\"" => {}
+                    "string_content" => out.push_str(text(child, src)),
+                    _ => return None,
+                }
+            }
+            Some(out)
+        }
+        _ => None,
+    }
+}

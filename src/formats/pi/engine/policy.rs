@@ -1,0 +1,204 @@
+//! Building the runtime's policy from the scope files' texts (spec §1): each
+//! config read strictly (a rejected file contributes nothing), agent
+//! frontmatter read tolerantly, scopes merged, knobs merged, rules composed.
+
+use super::gates::Policy;
+use super::merge::{MergedSurface, MergedValue, Scope, compose_rules, merge_scopes};
+use super::rules::{PathFlavor, RuleOrigin};
+use crate::formats::pi::model::agent::agent_permission;
+use crate::formats::pi::model::read::read_config;
+use crate::formats::pi::model::{PiConfig, ShellTool, State, Version};
+use std::sync::Arc;
+
+/// A file's text and the name it is reported under.
+#[derive(Debug, Clone)]
+pub struct ScopeText {
+    pub path: Arc<str>,
+    pub text: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct PolicyInputs {
+    pub global: Option<ScopeText>,
+    pub project: Option<ScopeText>,
+    /// The active agent's files: global (`<agentDir>/agents/<name>.md`) and project.
+    pub global_agent: Option<ScopeText>,
+    pub project_agent: Option<ScopeText>,
+    pub mcp_servers: Vec<String>,
+    pub home: String,
+    /// The runtime version whose reading applies to the scope files.
+    pub version: Version,
+    pub flavor: PathFlavor,
+    /// Infrastructure directories besides `piInfrastructureReadPaths`
+    /// (the runtime adds its agent directory and package locations).
+    pub extra_infra_dirs: Vec<String>,
+}
+
+impl PolicyInputs {
+    /// No scope files, for the given runtime version.
+    pub fn new(version: Version) -> PolicyInputs {
+        PolicyInputs {
+            global: None,
+            project: None,
+            global_agent: None,
+            project_agent: None,
+            mcp_servers: Vec::new(),
+            home: String::new(),
+            version,
+            flavor: PathFlavor::default(),
+            extra_infra_dirs: Vec::new(),
+        }
+    }
+
+    /// The scope files in merge order: global, project, global agent,
+    /// project agent.
+    pub fn files(&self) -> [&Option<ScopeText>; 4] {
+        [
+            &self.global,
+            &self.project,
+            &self.global_agent,
+            &self.project_agent,
+        ]
+    }
+
+    /// True when a scope file other than `path` is present.
+    pub fn has_other_than(&self, path: &str) -> bool {
+        self.files()
+            .iter()
+            .any(|s| s.as_ref().is_some_and(|s| &*s.path != path))
+    }
+}
+
+/// The policy and what the runtime reports while loading it.
+pub struct LoadedPolicy {
+    pub policy: Policy,
+    pub merged: Vec<MergedSurface>,
+    /// The permission of every scope file that has one and that the
+    /// runtime accepts, in merge order (what `merged` was made of).
+    pub scopes: Vec<Scope>,
+    /// Scope files the runtime rejects (they contribute nothing).
+    pub rejected: Vec<Arc<str>>,
+    /// Issue texts, as the runtime reports them, per file.
+    pub issues: Vec<String>,
+    pub permissive_bash_warning: bool,
+}
+
+pub fn load_policy(inputs: &PolicyInputs) -> LoadedPolicy {
+    let mut issues = Vec::new();
+    let mut rejected = Vec::new();
+    let mut read = |s: &Option<ScopeText>| -> Option<(Arc<str>, PiConfig)> {
+        let s = s.as_ref()?;
+        let file = read_config(&s.text, inputs.version);
+        issues.extend(file.runtime_issues(&s.path));
+        if !file.accepted() {
+            rejected.push(s.path.clone());
+        }
+        file.config().map(|c| (s.path.clone(), c))
+    };
+    let global = read(&inputs.global);
+    let project = read(&inputs.project);
+    let mut scopes = Vec::new();
+    for (origin, cfg) in [
+        (RuleOrigin::Global, &global),
+        (RuleOrigin::Project, &project),
+    ] {
+        if let Some((path, c)) = cfg
+            && let Some(surfaces) = &c.permission
+        {
+            scopes.push(Scope {
+                origin,
+                file: Some(path.clone()),
+                surfaces: surfaces.clone(),
+            });
+        }
+    }
+    // The startup warning looks at the merged global + project policy only.
+    let file_merged = merge_scopes(&scopes);
+    let permissive_bash_warning = permissive_bash(&file_merged);
+    for (origin, s) in [
+        (RuleOrigin::Agent, &inputs.global_agent),
+        (RuleOrigin::ProjectAgent, &inputs.project_agent),
+    ] {
+        if let Some(s) = s
+            && let Some(surfaces) = agent_permission(&s.text)
+        {
+            scopes.push(Scope {
+                origin,
+                file: Some(s.path.clone()),
+                surfaces,
+            });
+        }
+    }
+    let merged = merge_scopes(&scopes);
+    let rules = compose_rules(&merged, &inputs.home, inputs.flavor);
+
+    // Knobs: project over global.
+    let knob = |f: &dyn Fn(&PiConfig) -> Option<bool>| {
+        project
+            .as_ref()
+            .and_then(|(_, c)| f(c))
+            .or_else(|| global.as_ref().and_then(|(_, c)| f(c)))
+    };
+    let yolo = knob(&|c| c.knobs.yolo_mode) == Some(true);
+    let infra = project
+        .as_ref()
+        .and_then(|(_, c)| c.knobs.pi_infrastructure_read_paths.clone())
+        .or_else(|| {
+            global
+                .as_ref()
+                .and_then(|(_, c)| c.knobs.pi_infrastructure_read_paths.clone())
+        })
+        .unwrap_or_default();
+    let mut shell_tools: Vec<ShellTool> = Vec::new();
+    for (_, c) in [&global, &project].into_iter().flatten() {
+        for t in c.shell_tools.iter().flatten() {
+            match shell_tools.iter_mut().find(|x| x.name == t.name) {
+                Some(x) => *x = t.clone(),
+                None => shell_tools.push(t.clone()),
+            }
+        }
+    }
+    let mut infra_dirs = inputs.extra_infra_dirs.clone();
+    infra_dirs.extend(infra);
+    LoadedPolicy {
+        policy: Policy {
+            rules,
+            yolo,
+            shell_tools,
+            mcp_servers: inputs.mcp_servers.clone(),
+            infra_dirs,
+            home: inputs.home.clone(),
+            flavor: inputs.flavor,
+            session_rules: Vec::new(),
+            promotable_paths: Default::default(),
+        },
+        merged,
+        scopes,
+        rejected,
+        issues,
+        permissive_bash_warning,
+    }
+}
+
+/// `detectPermissiveBashFallback`: `"*": "allow"` and no `bash` string or
+/// `bash` map with its own `"*"`.
+fn permissive_bash(merged: &[MergedSurface]) -> bool {
+    let star_allow = merged.iter().any(|m| {
+        m.key == "*"
+            && matches!(
+                m.value,
+                MergedValue::State {
+                    state: State::Allow,
+                    ..
+                }
+            )
+    });
+    if !star_allow {
+        return false;
+    }
+    match merged.iter().find(|m| m.key == "bash").map(|m| &m.value) {
+        Some(MergedValue::State { .. }) => false,
+        Some(MergedValue::Map(p)) => !p.iter().any(|p| p.pattern == "*"),
+        None => true,
+    }
+}

@@ -1,0 +1,138 @@
+//! A simulation as data for the CLI and the editor: the deciding gate and
+//! rule with its position in the scope file, and the stable JSON shape.
+
+use crate::analysis::report::{DecidingRule, RulePlace, SCHEMA_VERSION, SimulationReport};
+use crate::formats::pi::engine::gates::{Call, GateRecord, Simulation};
+use crate::formats::pi::engine::policy::{LoadedPolicy, PolicyInputs};
+use crate::formats::pi::engine::rules::RuleSource;
+use crate::text::LineIndex;
+use serde_json::{Value, json};
+
+/// The gate whose state is the decision (the first one that has it).
+pub fn deciding_gate(sim: &Simulation) -> Option<&GateRecord> {
+    sim.gates
+        .iter()
+        .find(|g| g.state == sim.decision)
+        .or_else(|| sim.gates.last())
+}
+
+/// `file:line:column` of a rule, from the scope texts.
+pub fn locate(source: &RuleSource, inputs: &PolicyInputs) -> Option<(String, usize, usize)> {
+    let file = source.file.as_deref()?;
+    let text = inputs
+        .files()
+        .into_iter()
+        .flatten()
+        .find(|s| &*s.path == file)?;
+    let text = if file.ends_with(".md") {
+        text.text.replace("\r\n", "\n")
+    } else {
+        text.text.clone()
+    };
+    let index = LineIndex::new(&text);
+    let (line, col) = line_col_1(&index, &text, source.key_range.start.min(text.len()));
+    Some((file.to_string(), line, col))
+}
+
+/// The typed report of one simulation (the JSON of `simulate --format
+/// json` and of `permission-lsp.simulate`).
+pub fn to_report(
+    call: &Call,
+    sim: &Simulation,
+    loaded: &LoadedPolicy,
+    inputs: &PolicyInputs,
+) -> SimulationReport {
+    let gate = deciding_gate(sim);
+    let deciding = gate
+        .and_then(|g| g.check.as_ref())
+        .and_then(|c| c.rule.as_ref());
+    let rule = deciding.map(|r| {
+        let at = r.source.as_ref().and_then(|s| locate(s, inputs));
+        DecidingRule {
+            surface: r.surface.clone(),
+            pattern: r.pattern.clone(),
+            layer: serde_json::to_value(r.layer).unwrap_or(Value::Null),
+            scope: r.origin.as_str().into(),
+            place: RulePlace {
+                file: at.as_ref().map(|a| a.0.clone()),
+                line: at.as_ref().map(|a| a.1),
+                column: at.as_ref().map(|a| a.2),
+            },
+        }
+    });
+    let mut explanation = Vec::new();
+    if let Some(g) = gate {
+        let c = g.check.as_ref();
+        let rule = c.and_then(|c| c.rule.as_ref());
+        let pattern = c
+            .and_then(|c| c.matched_pattern.clone())
+            .or_else(|| rule.map(|r| format!("{} (default)", r.pattern)))
+            .unwrap_or_default();
+        let mut line = format!("decided by: {} gate, pattern `{pattern}`", g.gate);
+        if let Some(r) = rule {
+            line.push_str(&format!(" on `{}`, {}", r.surface, r.origin.as_str()));
+            if let Some((f, l, col)) = r.source.as_ref().and_then(|s| locate(s, inputs)) {
+                line.push_str(&format!(" ({f}:{l}:{col})"));
+            }
+        }
+        explanation.push(line);
+        if let Some(cmd) = c
+            .and_then(|c| c.command.as_ref())
+            .filter(|_| !sim.units.is_empty())
+        {
+            let ctx = c
+                .and_then(|c| c.command_context)
+                .map(|x| format!(" inside {}", x.label()))
+                .unwrap_or_default();
+            explanation.push(format!("unit: `{cmd}`{ctx}"));
+        }
+    }
+    if let Some(r) = &sim.reason {
+        explanation.push(format!("reason: {r}"));
+    }
+    if let Some(m) = &sim.agent_message {
+        explanation.push(format!("agent sees: {m}"));
+    }
+    if sim.tool_hidden {
+        explanation.push(format!(
+            "note: the tool's catch-all is deny, so the runtime hides `{}` from the agent",
+            call.tool
+        ));
+    }
+    let gates: Vec<String> = sim
+        .gates
+        .iter()
+        .map(|g| format!("{}={}", g.gate, g.state.as_str()))
+        .collect();
+    explanation.push(format!("gates: {}", gates.join(", ")));
+    let mut details = serde_json::Map::new();
+    if !sim.units.is_empty() {
+        details.insert("units".into(), json!(sim.units));
+    }
+    details.insert("gates".into(), json!(sim.gates));
+    SimulationReport {
+        schema_version: SCHEMA_VERSION,
+        runtime: format!("pi-permission-system {}", inputs.version),
+        tool: call.tool.clone(),
+        input: call.input.clone(),
+        decision: sim.decision.as_str().into(),
+        rule,
+        reason: sim.reason.clone(),
+        agent_message: sim.agent_message.clone(),
+        tool_hidden: sim.tool_hidden,
+        explanation,
+        config_issues: loaded.issues.clone(),
+        details,
+    }
+}
+
+/// 1-based line and character column, as editors and compilers print them.
+pub fn line_col_1(index: &LineIndex, text: &str, offset: usize) -> (usize, usize) {
+    let p = index.position(text, offset, crate::text::PositionEncoding::Utf8);
+    let start = index.line_range(text, p.line as usize).start;
+    let end = (start + p.col as usize).min(text.len());
+    (
+        p.line as usize + 1,
+        text.get(start..end).map_or(0, |s| s.chars().count()) + 1,
+    )
+}

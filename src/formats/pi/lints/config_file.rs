@@ -1,0 +1,458 @@
+//! Diagnostics for one pi-permission-system config file.
+
+use super::WHOLE_FILE_DROPPED;
+use crate::analysis::AnalysisOptions;
+use crate::core::diagnostic::{Diagnostic, Fix, Related, TextEdit};
+use crate::formats::pi::codes::Code;
+use crate::formats::pi::model::read::{ConfigFile, read_config};
+use crate::formats::pi::model::validate::{MAX_REASON_CHARS, ViolationKind};
+use crate::formats::pi::model::versions::{self, Availability, Version};
+use crate::syntax::js_order::{is_array_index, js_entries};
+use crate::syntax::strip::CommentKind;
+use crate::syntax::{Member, Node, SyntaxErrorKind, Value};
+
+/// Everything known about one config text.
+#[derive(Debug, Clone)]
+pub struct ConfigAnalysis {
+    pub file: ConfigFile,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+pub fn analyze_config_text(text: &str, options: &AnalysisOptions) -> ConfigAnalysis {
+    analyze_config_in_scopes(text, options, None)
+}
+
+/// [`analyze_config_text`] for a file that is one of several scope files:
+/// the precedence findings come from the merged rule list.
+pub fn analyze_config_in_scopes(
+    text: &str,
+    options: &AnalysisOptions,
+    scopes: Option<&super::rule_order::ScopeRules>,
+) -> ConfigAnalysis {
+    let file = read_config(text, options.profile.version);
+    let mut out = Vec::new();
+    syntax_diagnostics(&file, text, &mut out);
+    if let Some(root) = &file.parsed.root {
+        structure_diagnostics(root, &mut out);
+    }
+    validation_diagnostics(&file, text, options.profile.version, &mut out);
+    if let Some(cfg) = file.config() {
+        super::rule_lints::rule_lints(&cfg, &mut out);
+        super::rule_lints::rule_order_lints(&cfg, text, &options.home, scopes, &mut out);
+        super::pattern_lints::pattern_lints(&cfg, &options.home, &mut out);
+        if let Some(root) = &file.parsed.root {
+            super::pattern_lints::knob_lints(&cfg, root, &mut out);
+        }
+    }
+    for (range, message) in crate::core::suppress::apply_suppressions(
+        text,
+        &file.stripped.comments,
+        &mut out,
+        &crate::analysis::code_by_name,
+    ) {
+        out.push(Diagnostic::new(Code::IgnoreCommentCode, range, message));
+    }
+    let mut diagnostics: Vec<Diagnostic> = out
+        .into_iter()
+        .filter_map(|mut d| {
+            d.severity = options.levels.severity(d.code)?;
+            Some(d)
+        })
+        .collect();
+    diagnostics.sort_by(|a, b| {
+        (a.range.start, a.range.end, a.code).cmp(&(b.range.start, b.range.end, b.code))
+    });
+    diagnostics.dedup_by(|a, b| a.code == b.code && a.range == b.range && a.message == b.message);
+    ConfigAnalysis { file, diagnostics }
+}
+
+/// Like [`analyze_config_text`] for raw bytes: invalid UTF-8 is decoded the
+/// way the runtime's `readFileSync(path, "utf8")` does (each bad sequence
+/// becomes U+FFFD) and reported.
+pub fn analyze_config_bytes(bytes: &[u8], options: &AnalysisOptions) -> (String, ConfigAnalysis) {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => (text.to_string(), analyze_config_text(text, options)),
+        Err(e) => {
+            let text = String::from_utf8_lossy(bytes).into_owned();
+            let mut analysis = analyze_config_text(&text, options);
+            let at = e.valid_up_to();
+            if let Some(severity) = options.levels.severity(Code::InvalidUtf8) {
+                let mut d = Diagnostic::new(
+                    Code::InvalidUtf8,
+                    at..at + '\u{fffd}'.len_utf8(),
+                    "this file is not valid UTF-8: the runtime reads each invalid byte sequence as U+FFFD".into(),
+                );
+                d.severity = severity;
+                analysis.diagnostics.insert(0, d);
+            }
+            (text, analysis)
+        }
+    }
+}
+
+fn syntax_diagnostics(file: &ConfigFile, text: &str, out: &mut Vec<Diagnostic>) {
+    for c in &file.stripped.comments {
+        if c.kind == CommentKind::UnterminatedBlock {
+            let dropped = &text[c.range.clone()];
+            let lines = dropped.lines().count();
+            out.push(Diagnostic::new(
+                Code::UnterminatedComment,
+                c.range.start..(c.range.start + 2).min(text.len()),
+                format!(
+                    "unterminated block comment: the runtime silently drops everything from here to the end of the file ({lines} line{})",
+                    if lines == 1 { "" } else { "s" }
+                ),
+            ));
+        }
+    }
+    for (i, e) in file.parsed.errors.iter().enumerate() {
+        let code = match e.kind {
+            SyntaxErrorKind::TrailingComma => Code::TrailingComma,
+            SyntaxErrorKind::ByteOrderMark => Code::ByteOrderMark,
+            SyntaxErrorKind::EmptyInput => Code::EmptyFile,
+            _ => Code::InvalidJson,
+        };
+        let mut d = Diagnostic::new(
+            code,
+            e.range.clone(),
+            format!("{}: {WHOLE_FILE_DROPPED}", e.message),
+        );
+        match e.kind {
+            SyntaxErrorKind::TrailingComma if text.get(e.range.clone()) == Some(",") => {
+                d.fixes.push(Fix::Edit {
+                    title: "Remove the trailing comma".into(),
+                    edits: vec![TextEdit::replace(e.range.clone(), "")],
+                })
+            }
+            SyntaxErrorKind::ByteOrderMark => d.fixes.push(Fix::Edit {
+                title: "Remove the byte order mark".into(),
+                edits: vec![TextEdit::replace(0..3, "")],
+            }),
+            _ => {}
+        }
+        if i == 0 {
+            d.runtime_issue = e
+                .runtime_message
+                .as_ref()
+                .map(|m| format!("Failed to read config at '<path>': {m}"));
+        }
+        out.push(d);
+    }
+}
+
+/// Duplicate keys, integer-like keys and `__proto__` wherever they change
+/// what the runtime sees.
+fn structure_diagnostics(root: &Node, out: &mut Vec<Diagnostic>) {
+    walk_objects(root, 0, &mut |members, depth| {
+        duplicate_keys(members, out);
+        // Order matters for surfaces (depth 1 under `permission`) and pattern maps.
+        if depth >= 1 {
+            index_keys(members, out);
+            for m in members.iter().filter(|m| m.key == "__proto__") {
+                out.push(Diagnostic::new(
+                    Code::ProtoKey,
+                    m.key_range.clone(),
+                    "the runtime silently drops the key `__proto__`: this rule never exists".into(),
+                ));
+            }
+        }
+    });
+}
+
+/// Visits objects inside `permission` (depth 1 = the permission object) and
+/// every object elsewhere at depth 0 for duplicate checks.
+fn walk_objects(node: &Node, depth: usize, f: &mut dyn FnMut(&[Member], usize)) {
+    match &node.value {
+        Value::Object(members) => {
+            f(members, depth);
+            for m in members {
+                let child_depth = if depth == 0 {
+                    usize::from(m.key == "permission")
+                } else {
+                    depth + 1
+                };
+                walk_objects(&m.value, child_depth, f);
+            }
+        }
+        Value::Array(items) => {
+            for i in items {
+                walk_objects(i, 0, f);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn duplicate_keys(members: &[Member], out: &mut Vec<Diagnostic>) {
+    if members.len() < 2 {
+        return;
+    }
+    if !has_repeated_key(members) {
+        return;
+    }
+    let entries = js_entries(members);
+    let first: rustc_hash::FxHashMap<&str, usize> = entries
+        .iter()
+        .map(|e| (e.first.key.as_str(), e.source_index))
+        .collect();
+    let first_of = |key: &str| first.get(key).copied();
+    for (i, m) in members.iter().enumerate() {
+        match first_of(&m.key) {
+            Some(j) if j == i => {}
+            None => {}
+            Some(j) => {
+                let f = &members[j];
+                let last = members.iter().rev().find(|x| x.key == m.key).unwrap_or(m);
+                let mut d = Diagnostic::new(
+                    Code::DuplicateKey,
+                    m.key_range.clone(),
+                    format!(
+                        "duplicate key \"{}\": the runtime keeps the last value{} at the position of the first occurrence",
+                        m.key,
+                        short_value(&last.value)
+                    ),
+                );
+                d.fixes.push(Fix::RemoveDuplicate);
+                d.related.push(Related {
+                    range: f.key_range.clone(),
+                    message: "first occurrence: its position is the one the runtime uses".into(),
+                });
+                out.push(d);
+            }
+        }
+    }
+}
+
+fn has_repeated_key(members: &[Member]) -> bool {
+    if members.len() <= 12 {
+        return members
+            .iter()
+            .enumerate()
+            .any(|(i, m)| members[..i].iter().any(|o| o.key == m.key));
+    }
+    let mut seen =
+        rustc_hash::FxHashSet::with_capacity_and_hasher(members.len(), Default::default());
+    !members.iter().all(|m| seen.insert(m.key.as_str()))
+}
+
+fn short_value(n: &Node) -> String {
+    match &n.value {
+        Value::String(s) if s.chars().count() <= 30 => format!(" (\"{s}\")"),
+        _ => String::new(),
+    }
+}
+
+fn index_keys(members: &[Member], out: &mut Vec<Diagnostic>) {
+    let mut seen_plain = false;
+    let mut last_index: Option<u64> = None;
+    for m in members {
+        if is_array_index(&m.key) {
+            let n: u64 = m.key.parse().unwrap_or(0);
+            let moved = seen_plain || last_index.is_some_and(|l| n < l);
+            if moved {
+                out.push(Diagnostic::new(
+                    Code::IndexKeyOrder,
+                    m.key_range.clone(),
+                    format!(
+                        "the runtime enumerates integer-like keys first, ascending: \"{}\" is evaluated before the keys written above it, so they override it",
+                        m.key
+                    ),
+                ));
+            }
+            last_index = Some(last_index.map_or(n, |l| l.max(n)));
+        } else {
+            seen_plain = true;
+        }
+    }
+}
+
+fn validation_diagnostics(
+    file: &ConfigFile,
+    text: &str,
+    target: Version,
+    out: &mut Vec<Diagnostic>,
+) {
+    let rejected_by_syntax = !file.parsed.errors.is_empty();
+    for issue in &file.validation {
+        for v in &issue.violations {
+            let (code, what, fix) = describe(&v.kind, target);
+            let message = if rejected_by_syntax {
+                format!("{what}: the runtime would also reject this file for it")
+            } else {
+                format!("{what}: {WHOLE_FILE_DROPPED}")
+            };
+            let mut d = Diagnostic::new(code, v.range.clone(), message);
+            d.runtime_issue = Some(issue.message.clone());
+            if let Some(fix) = fix.and_then(|f| f.resolve(text, &v.range)) {
+                d.fixes.push(fix);
+            }
+            out.push(d);
+        }
+    }
+}
+
+/// A fix known when the violation is described, made concrete with the
+/// violation's range and text.
+enum FixIntent {
+    Rename(&'static str),
+    State(&'static str),
+    ReasonToString,
+    PlainState(String),
+    UnderStar,
+}
+
+impl FixIntent {
+    fn resolve(self, text: &str, range: &std::ops::Range<usize>) -> Option<Fix> {
+        let span = text.get(range.clone())?;
+        let quote = |s: &str| serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into());
+        Some(match self {
+            FixIntent::Rename(to) => Fix::Edit {
+                title: format!("Rename to \"{to}\""),
+                edits: vec![TextEdit::replace(range.clone(), quote(to))],
+            },
+            FixIntent::State(fixed) => {
+                serde_json::from_str::<String>(span).ok()?;
+                Fix::Edit {
+                    title: format!("Change to \"{fixed}\""),
+                    edits: vec![TextEdit::replace(range.clone(), quote(fixed))],
+                }
+            }
+            FixIntent::ReasonToString => Fix::Edit {
+                title: "Make the reason a string".into(),
+                edits: vec![TextEdit::replace(
+                    range.clone(),
+                    quote(span.trim_matches('"')),
+                )],
+            },
+            FixIntent::PlainState(action) => Fix::ReplaceEnclosingObject {
+                title: format!("Write \"{action}\" as a plain string"),
+                value: quote(&action),
+            },
+            FixIntent::UnderStar => Fix::Edit {
+                title: "Move the deny object under the pattern \"*\"".into(),
+                edits: vec![
+                    TextEdit::replace(range.start..range.start, "{ \"*\": "),
+                    TextEdit::replace(range.end..range.end, " }"),
+                ],
+            },
+        })
+    }
+}
+
+fn describe(kind: &ViolationKind, target: Version) -> (Code, String, Option<FixIntent>) {
+    let none = |(c, m): (Code, String)| (c, m, None);
+    match kind {
+        ViolationKind::UnknownKey { key, known } => match known.map(|k| k.availability) {
+            Some(Availability::Since(v)) => none((
+                Code::ForeignKey,
+                format!("`{key}` needs pi-permission-system ≥ {v} (the target is {target})"),
+            )),
+            Some(Availability::Fork(who)) => none((
+                Code::ForeignKey,
+                format!("`{key}` is read only by {who}, not by pi-permission-system {target}"),
+            )),
+            None => {
+                let suggestion = did_you_mean(key, versions::accepted_keys(target).map(|k| k.key));
+                let hint = suggestion
+                    .map(|s| format!(" (did you mean `{s}`?)"))
+                    .unwrap_or_default();
+                (
+                    Code::UnknownKey,
+                    format!("unknown top-level key `{key}`{hint}"),
+                    suggestion.map(FixIntent::Rename),
+                )
+            }
+        },
+        ViolationKind::ExtraKey { key, in_deny_object } => {
+            if *in_deny_object {
+                none((
+                    Code::DenyObjectExtraKey,
+                    format!("a deny object takes only `action` and `reason`, not `{key}`"),
+                ))
+            } else {
+                none((Code::UnknownKey, format!("unknown key `{key}`")))
+            }
+        }
+        ViolationKind::InvalidState { found } => {
+            let fixed = ["allow", "deny", "ask"]
+                .into_iter()
+                .find(|s| s.eq_ignore_ascii_case(found.trim()));
+            let hint = fixed
+                .map(|s| format!(" (did you mean \"{s}\"? states are case-sensitive)"))
+                .unwrap_or_default();
+            (
+                Code::InvalidState,
+                format!("\"{found}\" is not a permission state; use \"allow\", \"deny\" or \"ask\"{hint}"),
+                fixed.map(FixIntent::State),
+            )
+        }
+        ViolationKind::InvalidRuleValue { found, pattern_level } => none((
+            Code::InvalidRuleValue,
+            if *pattern_level {
+                format!("a pattern's value must be \"allow\", \"deny\", \"ask\" or {{ \"action\": \"deny\", \"reason\": … }}, not {found}")
+            } else {
+                format!("a surface's value must be \"allow\", \"deny\", \"ask\" or a map of patterns, not {found}")
+            },
+        )),
+        ViolationKind::ReasonNotString { found } => (
+            Code::ReasonNotString,
+            format!("`reason` must be a string, not {found} (the docs say it is ignored; the runtime rejects the file)"),
+            Some(FixIntent::ReasonToString),
+        ),
+        ViolationKind::ReasonTooLong { chars } => none((
+            Code::ReasonTooLong,
+            format!("this reason has {chars} characters; at most {MAX_REASON_CHARS} are allowed"),
+        )),
+        ViolationKind::ObjectFormForState { action } => (
+            Code::ObjectFormForState,
+            format!("only deny has an object form; write \"{action}\" as a plain string"),
+            Some(FixIntent::PlainState(action.to_string())),
+        ),
+        ViolationKind::DenyObjectAction { found } => none((
+            Code::DenyObjectAction,
+            match found {
+                None => "a deny object needs `\"action\": \"deny\"`".to_string(),
+                Some(f) => format!("a deny object's `action` must be \"deny\", not {f}"),
+            },
+        )),
+        ViolationKind::SurfaceLevelDenyObject => (
+            Code::SurfaceDenyObject,
+            "a deny object is only valid as a pattern's value; put it under a pattern, e.g. { \"*\": { \"action\": \"deny\", \"reason\": … } }".to_string(),
+            Some(FixIntent::UnderStar),
+        ),
+        ViolationKind::EmptyKey { what } => none((Code::EmptyKey, format!("an empty {what} key is not allowed"))),
+        ViolationKind::BadValue { expected, .. } => none((Code::InvalidValue, format!("expected {expected} here"))),
+        ViolationKind::MissingMember { member } => none((
+            Code::InvalidValue,
+            format!("a shell tool needs `{member}` (the name of the input field holding the command)"),
+        )),
+    }
+}
+
+/// The closest candidate within a small edit distance.
+pub fn did_you_mean<'a>(word: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+    let w = word.to_lowercase();
+    candidates
+        .map(|c| (edit_distance(&w, &c.to_lowercase()), c))
+        .filter(|(d, c)| *d <= (c.len() / 3).max(1))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c)
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    if a.len().abs_diff(b.len()) > 3 || a.len() > 64 || b.len() > 64 {
+        return usize::MAX;
+    }
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for i in 1..=a.len() {
+        let mut cur = vec![i; b.len() + 1];
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            cur[j] = (prev[j] + 1).min(cur[j - 1] + 1).min(prev[j - 1] + cost);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}

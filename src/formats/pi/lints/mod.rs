@@ -1,0 +1,16 @@
+//! pi-permission-system's findings: the per-file analysis, rule order and
+//! pattern lints, agent files.
+
+pub mod agent_file;
+pub mod config_file;
+pub mod pattern_lints;
+pub mod rule_lints;
+pub mod rule_order;
+
+pub use config_file::{
+    ConfigAnalysis, analyze_config_bytes, analyze_config_in_scopes, analyze_config_text,
+};
+
+/// Appended to every finding that makes the runtime drop the file.
+pub const WHOLE_FILE_DROPPED: &str =
+    "the runtime ignores this entire file: every rule in it is dropped";

@@ -1,0 +1,274 @@
+//! pi-permission-system (`@gotgenes/pi-permission-system`): its model,
+//! runtime versions, engine, lints, file locations and editor answers.
+
+pub mod codes;
+pub mod effective;
+pub mod engine;
+pub mod ide;
+pub mod lints;
+pub mod model;
+pub mod scopes;
+
+use crate::analysis::report::{EffectivePolicyReport, SimulationReport};
+use crate::core::diagnostic::CodeInfo;
+use crate::core::profile::RuntimeProfile;
+use crate::formats::{Analysis, CallRequest, Format, Role};
+use crate::ide::code_actions::Action;
+use crate::ide::items::{HoverInfo, Item};
+use crate::ide::symbols::Symbol;
+use crate::workspace::Context;
+use model::locations::{FileRole, role_of_path};
+use std::ops::Range;
+
+/// The pi-permission-system format.
+pub struct Pi;
+
+/// The key that holds the policy in config and agent files.
+const POLICY_KEY: &str = "permission";
+
+impl Format for Pi {
+    fn id(&self) -> &'static str {
+        codes::FORMAT
+    }
+
+    fn display_name(&self) -> &'static str {
+        "pi-permission-system"
+    }
+
+    fn codes(&self) -> &'static [CodeInfo] {
+        codes::INFOS
+    }
+
+    fn default_profile(&self) -> RuntimeProfile {
+        RuntimeProfile {
+            format: codes::FORMAT,
+            version: model::versions::DEFAULT_TARGET,
+        }
+    }
+
+    fn profile(&self, version: &str) -> Result<RuntimeProfile, String> {
+        let version = model::versions::Version::parse(version)
+            .ok_or_else(|| format!("`{version}` is not a version like 20.7.3"))?;
+        Ok(RuntimeProfile {
+            format: codes::FORMAT,
+            version,
+        })
+    }
+
+    fn detect(&self, path: &str, head: &str) -> Option<Role> {
+        if let Some(role) = role_of_path(path) {
+            return Some(match role {
+                FileRole::GlobalConfig | FileRole::ProjectConfig => Role::Config,
+                FileRole::GlobalAgent | FileRole::ProjectAgent => Role::Agent,
+            });
+        }
+        ((path.ends_with(".json") || path.ends_with(".jsonc"))
+            && head.contains("$schema")
+            && head.contains("pi-permission-system"))
+        .then_some(Role::Config)
+    }
+
+    fn is_scope_input(&self, path: &str) -> bool {
+        role_of_path(path).is_some() || path.ends_with("/mcp.json")
+    }
+
+    fn watch_globs(&self, ctx: &Context<'_>) -> (Vec<String>, Vec<(std::path::PathBuf, String)>) {
+        let anywhere = [
+            "**/.pi/extensions/pi-permission-system/config.json",
+            "**/.pi/agents/*.md",
+            "**/extensions/pi-permission-system/config.json",
+            "**/agents/*.md",
+            "**/mcp.json",
+        ];
+        let agent_dir = scopes::locations(ctx).agent_dir;
+        let relative = [
+            "extensions/pi-permission-system/config.json",
+            "agents/*.md",
+            "mcp.json",
+        ];
+        (
+            anywhere.iter().map(|s| s.to_string()).collect(),
+            relative
+                .iter()
+                .map(|p| (agent_dir.clone(), p.to_string()))
+                .collect(),
+        )
+    }
+
+    fn analyse(&self, role: Role, text: &str, ctx: &Context<'_>) -> Analysis {
+        scopes::analyse_scope_file(role == Role::Agent, text, ctx)
+    }
+
+    fn analyse_file(
+        &self,
+        role: Role,
+        bytes: &[u8],
+        options: &crate::analysis::AnalysisOptions,
+        ctx: Option<&Context<'_>>,
+    ) -> (String, Analysis) {
+        if let (Some(ctx), Ok(text)) = (ctx, std::str::from_utf8(bytes)) {
+            return (text.to_string(), self.analyse(role, text, ctx));
+        }
+        match role {
+            Role::Agent => {
+                let text = String::from_utf8_lossy(bytes).into_owned();
+                let diagnostics = lints::agent_file::analyze_agent_in_scopes(&text, options, None);
+                (
+                    text,
+                    Analysis {
+                        root: None,
+                        diagnostics,
+                        accepted: true,
+                    },
+                )
+            }
+            Role::Config => {
+                let (text, a) = lints::analyze_config_bytes(bytes, options);
+                let accepted = a.file.accepted();
+                (
+                    text,
+                    Analysis {
+                        root: a.file.parsed.root,
+                        diagnostics: a.diagnostics,
+                        accepted,
+                    },
+                )
+            }
+        }
+    }
+
+    fn hover(
+        &self,
+        role: Role,
+        text: &str,
+        analysis: &Analysis,
+        offset: usize,
+        ctx: &Context<'_>,
+    ) -> Option<HoverInfo> {
+        let home = &ctx.options.home;
+        if role == Role::Agent {
+            // What the rule under the cursor does (offsets in the
+            // CRLF-folded text the runtime parses).
+            let folded = offset - text[..offset].matches("\r\n").count();
+            let surfaces = model::agent::agent_permission(text)?;
+            let cfg = model::PiConfig {
+                permission: Some(surfaces),
+                ..Default::default()
+            };
+            return ide::hover::precedence(&cfg, folded, home).map(|markdown| HoverInfo {
+                range: None,
+                markdown,
+            });
+        }
+        let root = analysis.root.as_ref()?;
+        let version = ctx.options.profile.version;
+        let mut info = ide::hover::hover(root, offset, version)?;
+        if analysis.accepted
+            && let Some(cfg) = Some(model::PiConfig::from_validated(root))
+            && let Some(more) = ide::hover::precedence(&cfg, offset, home)
+        {
+            info.markdown.push_str("\n\n---\n\n");
+            info.markdown.push_str(&more);
+            if let Some(scopes) = scope_hover(root, offset, ctx) {
+                info.markdown.push_str("\n\n");
+                info.markdown.push_str(&scopes);
+            }
+        }
+        Some(info)
+    }
+
+    fn completions(
+        &self,
+        role: Role,
+        text: &str,
+        offset: usize,
+        ctx: &Context<'_>,
+        snippets: bool,
+    ) -> Vec<Item> {
+        if role != Role::Config {
+            return Vec::new();
+        }
+        let servers = scopes::mcp_server_names(&scopes::locations(ctx));
+        ide::completion::completions(
+            text,
+            offset,
+            ctx.options.profile.version,
+            &servers,
+            snippets,
+        )
+    }
+
+    fn symbols(&self, role: Role, analysis: &Analysis) -> Vec<Symbol> {
+        match (role, &analysis.root) {
+            (Role::Config, Some(root)) => crate::ide::symbols::document_symbols(root, POLICY_KEY),
+            _ => Vec::new(),
+        }
+    }
+
+    fn lens_anchor(&self, role: Role, analysis: &Analysis) -> Option<Range<usize>> {
+        if role != Role::Config {
+            return None;
+        }
+        let root = analysis.root.as_ref()?;
+        root.value
+            .as_object()?
+            .iter()
+            .find(|m| m.key == POLICY_KEY)
+            .map(|m| m.key_range.clone())
+    }
+
+    fn assists(
+        &self,
+        _role: Role,
+        text: &str,
+        analysis: &Analysis,
+        at: Range<usize>,
+    ) -> Vec<Action> {
+        match &analysis.root {
+            Some(root) => ide::rewrites::rewrites(text, root, at.start),
+            None => Vec::new(),
+        }
+    }
+
+    fn parse_command_line(&self, line: &str) -> Option<CallRequest> {
+        ide::sample_call::parse_command_line(line).map(|(tool, input)| CallRequest { tool, input })
+    }
+
+    fn simulate(&self, ctx: &Context<'_>, call: &CallRequest) -> Result<SimulationReport, String> {
+        let (loc, inputs, loaded) = scopes::load(ctx)?;
+        let call = engine::gates::Call {
+            tool: call.tool.clone(),
+            input: call.input.clone(),
+            agent: loc.agent.clone(),
+            cwd: loc.cwd.display().to_string(),
+        };
+        let sim = loaded.policy.simulate(&call, &engine::paths::RealFs);
+        Ok(ide::simulation::to_report(&call, &sim, &loaded, &inputs))
+    }
+
+    fn effective_policy(&self, ctx: &Context<'_>) -> Result<EffectivePolicyReport, String> {
+        let (loc, inputs, loaded) = scopes::load(ctx)?;
+        Ok(effective::effective_policy(
+            &inputs,
+            &loaded,
+            loc.agent.as_deref(),
+        ))
+    }
+}
+
+/// What the other scope files say about the rule under the cursor.
+fn scope_hover(root: &crate::syntax::Node, offset: usize, ctx: &Context<'_>) -> Option<String> {
+    let at = crate::ide::locate::locate(root, offset)?;
+    let (surface, pattern) = match at.path.as_slice() {
+        [p, s] if p == POLICY_KEY && at.node.value.as_str().is_some() => {
+            (s.clone(), "*".to_string())
+        }
+        [p, s, pat, ..] if p == POLICY_KEY => (s.clone(), pat.clone()),
+        _ => return None,
+    };
+    let (inputs, loaded, doc) = scopes::scope_context(ctx)?;
+    if !inputs.has_other_than(&doc) {
+        return None;
+    }
+    effective::scope_hover(&inputs, &loaded, &doc, &surface, &pattern)
+}

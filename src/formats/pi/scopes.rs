@@ -1,0 +1,299 @@
+//! pi's scope files: where the runtime looks for them (spec §1.1), read
+//! with open buffers winning over disk, from a resolved
+//! [`Context`](crate::workspace::Context). The engine and the lints never
+//! touch the file system.
+
+use crate::formats::pi::engine::mcp::server_names_from_mcp_json;
+use crate::formats::pi::engine::policy::{PolicyInputs, ScopeText};
+use crate::formats::pi::engine::rules::PathFlavor;
+use crate::formats::pi::model::locations;
+use crate::formats::pi::model::versions::Version;
+use crate::workspace::Context;
+use std::path::{Path, PathBuf};
+
+/// Scope files larger than this are not read (the runtime would, but no
+/// real policy is this large and the server must stay responsive).
+pub const MAX_SCOPE_FILE_BYTES: u64 = 64 * 1024 * 1024;
+
+#[derive(Debug, Clone)]
+pub struct Locations {
+    pub agent_dir: PathBuf,
+    pub cwd: PathBuf,
+    pub home: PathBuf,
+    pub agent: Option<String>,
+    /// Explicit files instead of the default locations.
+    pub global_config: Option<PathBuf>,
+    pub project_config: Option<PathBuf>,
+    /// The runtime version whose reading applies.
+    pub version: Version,
+}
+
+impl Locations {
+    /// The runtime's defaults: `$PI_CODING_AGENT_DIR` or `<home>/.pi/agent`.
+    pub fn from_env(
+        cwd: PathBuf,
+        home: Option<PathBuf>,
+        agent: Option<String>,
+        version: Version,
+    ) -> Locations {
+        let home = home
+            .or_else(|| std::env::var_os("HOME").map(PathBuf::from))
+            .unwrap_or_else(|| PathBuf::from("/"));
+        let env_dir = std::env::var("PI_CODING_AGENT_DIR").ok();
+        Locations {
+            agent_dir: locations::agent_dir(env_dir.as_deref(), &home),
+            cwd,
+            home,
+            agent,
+            global_config: None,
+            project_config: None,
+            version,
+        }
+    }
+
+    pub fn global_config_path(&self) -> PathBuf {
+        self.global_config
+            .clone()
+            .unwrap_or_else(|| locations::global_config_path(&self.agent_dir))
+    }
+
+    pub fn project_config_path(&self) -> PathBuf {
+        self.project_config
+            .clone()
+            .unwrap_or_else(|| locations::project_config_path(&self.cwd))
+    }
+}
+
+/// An agent name the runtime would turn into a file name: no separators,
+/// no `..`, not empty.
+pub fn valid_agent_name(name: &str) -> Result<(), String> {
+    if name.is_empty()
+        || name.contains('/')
+        || name.contains('\\')
+        || name == "."
+        || name == ".."
+        || name.contains('\0')
+    {
+        return Err(format!(
+            "invalid agent name `{name}`: it must be a plain file name"
+        ));
+    }
+    Ok(())
+}
+
+/// Reads a file as the runtime does (UTF-8, invalid bytes as U+FFFD);
+/// `None` when it does not exist or cannot be read.
+pub fn read_text(path: &Path) -> Option<String> {
+    crate::workspace::read_text(path, MAX_SCOPE_FILE_BYTES)
+}
+
+/// Everything the engine needs, read from the locations; `open` supplies
+/// unsaved buffers by path.
+pub fn load_inputs(
+    loc: &Locations,
+    open: &dyn Fn(&Path) -> Option<String>,
+) -> Result<PolicyInputs, String> {
+    let read = |p: PathBuf| -> Option<ScopeText> {
+        let text = open(&p).or_else(|| read_text(&p))?;
+        Some(ScopeText {
+            path: p.display().to_string().into(),
+            text,
+        })
+    };
+    let (global_agent, project_agent) = match &loc.agent {
+        Some(name) => {
+            valid_agent_name(name)?;
+            (
+                read(locations::global_agent_path(&loc.agent_dir, name)),
+                read(locations::project_agent_path(&loc.cwd, name)),
+            )
+        }
+        None => (None, None),
+    };
+    let mcp_servers = read(locations::mcp_json_path(&loc.agent_dir))
+        .map(|s| server_names_from_mcp_json(&s.text))
+        .unwrap_or_default();
+    let agent_dir = loc.agent_dir.display().to_string();
+    Ok(PolicyInputs {
+        global: read(loc.global_config_path()),
+        project: read(loc.project_config_path()),
+        global_agent,
+        project_agent,
+        mcp_servers,
+        home: loc.home.display().to_string(),
+        version: loc.version,
+        flavor: PathFlavor::Posix,
+        // The runtime also bypasses reads of its own directories.
+        extra_infra_dirs: vec![agent_dir.clone(), format!("{agent_dir}/git")],
+    })
+}
+
+/// Where the runtime would look when the file at `doc` is one of its scope
+/// files: a project file or project agent fixes the project directory; a
+/// global file or global agent fixes the agent directory. Any other file is
+/// read as the project config of `fallback_cwd`.
+pub fn locations_for_document(
+    doc: &Path,
+    fallback_cwd: &Path,
+    home: &Path,
+    agent: Option<String>,
+    version: Version,
+) -> Locations {
+    use locations::FileRole;
+    let mut loc = Locations::from_env(
+        fallback_cwd.to_path_buf(),
+        Some(home.to_path_buf()),
+        agent.clone(),
+        version,
+    );
+    let up = |p: &Path, n: usize| p.ancestors().nth(n).map(Path::to_path_buf);
+    match locations::role_of_path(&doc.to_string_lossy()) {
+        Some(FileRole::ProjectConfig) => {
+            // <cwd>/.pi/extensions/pi-permission-system/config.json
+            if let Some(cwd) = up(doc, 4) {
+                loc.cwd = cwd;
+            }
+        }
+        Some(FileRole::GlobalConfig) => {
+            // <agentDir>/extensions/pi-permission-system/config.json
+            if let Some(dir) = up(doc, 3) {
+                loc.agent_dir = dir;
+            }
+        }
+        Some(FileRole::ProjectAgent) => {
+            if let Some(cwd) = up(doc, 3) {
+                loc.cwd = cwd;
+            }
+            loc.agent = agent.or_else(|| doc.file_stem().map(|s| s.to_string_lossy().into_owned()));
+        }
+        Some(FileRole::GlobalAgent) => {
+            if let Some(dir) = up(doc, 2) {
+                loc.agent_dir = dir;
+            }
+            loc.agent = agent.or_else(|| doc.file_stem().map(|s| s.to_string_lossy().into_owned()));
+        }
+        None => loc.project_config = Some(doc.to_path_buf()),
+    }
+    loc
+}
+
+/// MCP server names from the `mcp.json` in the agent directory (the names
+/// the runtime derives MCP targets from); none when it is missing.
+pub fn mcp_server_names(loc: &Locations) -> Vec<String> {
+    let path = locations::mcp_json_path(&loc.agent_dir);
+    match std::fs::metadata(&path) {
+        Ok(m) if m.is_file() && m.len() <= 16 * 1024 * 1024 => std::fs::read(&path)
+            .map(|b| server_names_from_mcp_json(&String::from_utf8_lossy(&b)))
+            .unwrap_or_default(),
+        _ => Vec::new(),
+    }
+}
+
+/// The locations for a context: the document's own location decides the
+/// project or agent directory it belongs to; explicit values win.
+pub fn locations(ctx: &Context<'_>) -> Locations {
+    use locations::FileRole;
+    let o = &ctx.options;
+    let home = PathBuf::from(&o.home);
+    let role = ctx
+        .document
+        .as_deref()
+        .and_then(|p| locations::role_of_path(&p.to_string_lossy()));
+    // An agent file is its own agent unless one is named explicitly.
+    let agent = match role {
+        Some(FileRole::GlobalAgent | FileRole::ProjectAgent) if !ctx.agent_explicit => None,
+        _ => o.agent.clone(),
+    };
+    let mut loc = match &ctx.document {
+        Some(doc) => locations_for_document(doc, &ctx.cwd, &home, agent, o.profile.version),
+        None => Locations::from_env(ctx.cwd.clone(), Some(home), agent, o.profile.version),
+    };
+    if let Some(dir) = &o.agent_dir
+        && !matches!(role, Some(FileRole::GlobalConfig | FileRole::GlobalAgent))
+    {
+        loc.agent_dir = PathBuf::from(dir);
+    }
+    if ctx.cwd_explicit {
+        loc.cwd = ctx.cwd.clone();
+    }
+    if let Some(g) = &ctx.global_config {
+        loc.global_config = Some(g.clone());
+    }
+    loc
+}
+
+/// The scope files of a context (open buffers win over disk) and the
+/// policy they make.
+pub fn load(
+    ctx: &Context<'_>,
+) -> Result<
+    (
+        Locations,
+        PolicyInputs,
+        crate::formats::pi::engine::policy::LoadedPolicy,
+    ),
+    String,
+> {
+    let loc = locations(ctx);
+    let inputs = load_inputs(&loc, ctx.open)?;
+    let loaded = crate::formats::pi::engine::policy::load_policy(&inputs);
+    Ok((loc, inputs, loaded))
+}
+
+/// The other scope files of a document the runtime reads as a scope file,
+/// the policy they make, and the document's path as it appears in them.
+/// `None` for a file outside the runtime's locations.
+pub fn scope_context(
+    ctx: &Context<'_>,
+) -> Option<(
+    PolicyInputs,
+    crate::formats::pi::engine::policy::LoadedPolicy,
+    String,
+)> {
+    let path = ctx.document.as_deref()?;
+    locations::role_of_path(&path.to_string_lossy())?;
+    let (_, inputs, loaded) = load(ctx).ok()?;
+    Some((inputs, loaded, path.display().to_string()))
+}
+
+/// The findings for a scope file's text: the per-file analysis, with the
+/// precedence findings over the merged rule list of every scope and the
+/// cross-scope findings (D18, D37) when other scope files contribute.
+/// Returns the JSON tree too (for code actions).
+pub fn analyse_scope_file(
+    agent_file: bool,
+    text: &str,
+    ctx: &Context<'_>,
+) -> crate::formats::Analysis {
+    use crate::formats::pi::effective::{cross_scope_diagnostics, scope_rules};
+    let options = &ctx.options;
+    let scoped = scope_context(ctx);
+    let scopes = scoped.as_ref().and_then(|(i, l, d)| scope_rules(i, l, d));
+    if agent_file {
+        return crate::formats::Analysis {
+            root: None,
+            diagnostics: crate::formats::pi::lints::agent_file::analyze_agent_in_scopes(
+                text,
+                options,
+                scopes.as_ref(),
+            ),
+            accepted: true,
+        };
+    }
+    let a = crate::formats::pi::lints::analyze_config_in_scopes(text, options, scopes.as_ref());
+    let mut diagnostics = a.diagnostics;
+    if let Some((inputs, loaded, doc)) = &scoped {
+        for mut d in cross_scope_diagnostics(inputs, loaded, doc) {
+            if let Some(sev) = options.levels.severity(d.code) {
+                d.severity = sev;
+                diagnostics.push(d);
+            }
+        }
+        diagnostics.sort_by_key(|d| (d.range.start, d.range.end));
+    }
+    crate::formats::Analysis {
+        accepted: a.file.accepted(),
+        root: a.file.parsed.root,
+        diagnostics,
+    }
+}
