@@ -261,3 +261,55 @@ fn check_with_scopes_reads_the_files_together() {
         "{alone}"
     );
 }
+
+/// One set of flags: a project directory or file named on the command line
+/// that does not exist is an error with exit status 2, in every command.
+#[test]
+fn missing_named_paths_are_errors_everywhere() {
+    for args in [
+        &["simulate", "--cwd", "/nonexistent/dir", "--tool", "bash"][..],
+        &[
+            "simulate",
+            "--project",
+            "/nonexistent/dir",
+            "--tool",
+            "bash",
+        ][..],
+        &[
+            "simulate",
+            "--config",
+            "/nonexistent/x.json",
+            "--tool",
+            "bash",
+        ][..],
+        &["explain", "--project", "/nonexistent/dir"][..],
+        &["explain", "--config", "/nonexistent/x.json"][..],
+        &["simulate", "--batch", "/nonexistent/calls.jsonl"][..],
+        &["check", "--runtime", "no-such-format", "examples"][..],
+        &["explain", "--target-version", "x.y"][..],
+    ] {
+        let (code, _) = run(args);
+        assert_eq!(code, 2, "{args:?}");
+    }
+    // `--target-version` is accepted by all three.
+    let (code, _) = run(&[
+        "explain",
+        "--target-version",
+        "20.9.0",
+        "--project",
+        "examples/project",
+    ]);
+    assert_eq!(code, 0);
+    let (code, _) = run(&[
+        "simulate",
+        "--target-version",
+        "20.9.0",
+        "--project",
+        "examples/project",
+        "--tool",
+        "bash",
+        "--input",
+        "{\"command\":\"ls\"}",
+    ]);
+    assert_eq!(code, 0);
+}

@@ -647,3 +647,64 @@ async fn a_changed_global_file_on_disk_republishes_the_project_file() {
     .await;
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// One resolver: with a non-default `agentDir` setting, the simulate
+/// command reads the same global file the diagnostics use.
+#[tokio::test]
+async fn simulate_reads_the_agent_dir_of_the_settings() {
+    let dir = std::env::temp_dir().join(format!("pl-agentdir-{}", std::process::id()));
+    let agent_dir = dir.join("custom-agent");
+    let global = agent_dir.join("extensions/pi-permission-system/config.json");
+    let project = dir.join("proj/.pi/extensions/pi-permission-system/config.json");
+    std::fs::create_dir_all(global.parent().unwrap()).unwrap();
+    std::fs::create_dir_all(project.parent().unwrap()).unwrap();
+    std::fs::write(
+        &global,
+        "{\"permission\": {\"bash\": {\"rm *\": \"deny\", \"*\": \"ask\"}}}",
+    )
+    .unwrap();
+    let project_text = "{\"permission\": {\"bash\": {\"rm *\": \"allow\"}}}";
+    std::fs::write(&project, project_text).unwrap();
+    let puri = format!("file://{}", project.display());
+    let mut c = start();
+    c.initialize(&[]).await;
+    c.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"permissionLsp": {
+            "home": dir.join("home").display().to_string(),
+            "agentDir": agent_dir.display().to_string()}}}),
+    )
+    .await;
+    c.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": puri, "languageId": "json", "version": 1, "text": project_text}}),
+    )
+    .await;
+    // The diagnostics see the global file of the agent directory: the
+    // project's `rm *` keeps the global key's position, before `*`.
+    let p = puri.clone();
+    c.wait_for(move |m| {
+        m["method"] == "textDocument/publishDiagnostics"
+            && m["params"]["uri"] == p.as_str()
+            && m["params"]["diagnostics"]
+                .as_array()
+                .is_some_and(|a| a.iter().any(|d| d["code"] == "PL210"))
+    })
+    .await;
+    let r = c
+        .request(
+            "workspace/executeCommand",
+            json!({"command": "permission-lsp.simulate", "arguments": [{
+                "uri": puri, "tool": "bash", "input": {"command": "rm -rf build"}}]}),
+        )
+        .await;
+    assert_eq!(r["result"]["schemaVersion"], 1, "{r}");
+    assert_eq!(r["result"]["decision"], "ask", "{r}");
+    assert_eq!(r["result"]["rule"]["pattern"], "*", "{r}");
+    let file = r["result"]["rule"]["file"].as_str().unwrap_or("");
+    assert!(
+        std::path::Path::new(file) == global,
+        "the rule comes from the agentDir's global file: {r}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -29,7 +29,7 @@ impl Style {
     }
 }
 
-pub use crate::formats::pi::ide::simulation::line_col_1;
+pub use crate::text::line_col_1;
 
 /// One diagnostic, rustc style: header, location, source line and caret.
 pub fn human(path: &str, text: &str, index: &LineIndex, d: &Diagnostic, style: Style) -> String {

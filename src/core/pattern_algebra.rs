@@ -8,7 +8,6 @@
 //! Every search is bounded: past its budget an answer is
 //! [`Inclusion::Unknown`] / [`Overlap::Unknown`], and callers report nothing.
 
-use crate::formats::pi::engine::paths::expand_home;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::VecDeque;
 
@@ -48,14 +47,18 @@ pub enum Inclusion {
     Unknown,
 }
 
-impl Pattern {
-    /// The pattern as the runtime compiles it, with `~/` and `$HOME/`
-    /// expanded against `home`.
-    pub fn new(source: &str, home: &str) -> Pattern {
-        Pattern::from_expanded(&expand_home(source, home))
-    }
+/// A rule-pattern language whose patterns this algebra can reason about:
+/// each pattern is compiled into a [`Pattern`] (a union of linear globs
+/// over UTF-16 units) that matches exactly the values the runtime's
+/// matcher does.
+pub trait PatternLanguage {
+    fn compile(&self, source: &str) -> Pattern;
+}
 
-    /// A pattern already home-expanded.
+impl Pattern {
+    /// A glob over UTF-16 units: `*` any run, `?` one unit, a trailing
+    /// ` *` also the bare prefix. A [`PatternLanguage`] turns its own
+    /// patterns into this form (pi expands `~/` first).
     pub fn from_expanded(p: &str) -> Pattern {
         let units: Vec<u16> = p.encode_utf16().collect();
         let n = units.len();

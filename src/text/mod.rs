@@ -128,6 +128,17 @@ pub fn utf16_len(s: &str) -> usize {
     s.chars().map(char::len_utf16).sum()
 }
 
+/// 1-based line and character column, as editors and compilers print them.
+pub fn line_col_1(index: &LineIndex, text: &str, offset: usize) -> (usize, usize) {
+    let p = index.position(text, offset, PositionEncoding::Utf8);
+    let start = index.line_range(text, p.line as usize).start;
+    let end = (start + p.col as usize).min(text.len());
+    (
+        p.line as usize + 1,
+        text.get(start..end).map_or(0, |s| s.chars().count()) + 1,
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,6 +1,7 @@
 //! One permission check (`PermissionManager.check`): normalise the tool input
 //! into a surface and candidate values, evaluate, and describe the result.
 
+use super::js::js_trim;
 use super::mcp::mcp_targets;
 use super::rules::{Layer, Rule, RuleOrigin, RuleSet, RuleSource, is_path_surface};
 use crate::formats::pi::model::State;
@@ -24,21 +25,6 @@ pub fn tool_kind(name: &str) -> ToolKind {
         "skill" => ToolKind::Skill,
         "read" | "write" | "edit" | "find" | "grep" | "ls" => ToolKind::Path,
         _ => ToolKind::Extension,
-    }
-}
-
-pub fn js_trim(s: &str) -> &str {
-    crate::syntax::frontmatter::js_trim(s)
-}
-
-/// `getNonEmptyString`: a string, trimmed, non-empty.
-pub fn non_empty_string(v: Option<&Value>) -> Option<String> {
-    match v {
-        Some(Value::String(s)) => {
-            let t = js_trim(s);
-            (!t.is_empty()).then(|| t.to_string())
-        }
-        _ => None,
     }
 }
 

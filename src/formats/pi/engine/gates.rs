@@ -5,9 +5,8 @@
 
 use super::bash::paths::{BashPaths, Resolver};
 use super::bash::{CommandUnit, command_units, parse};
-use super::check::{
-    CheckResult, CheckSource, ToolKind, check_path_values, check_tool, non_empty_string, tool_kind,
-};
+use super::check::{CheckResult, CheckSource, ToolKind, check_path_values, check_tool, tool_kind};
+use super::js::non_empty_string;
 use super::messages::{Disclosure, Subject, deny_message, no_ui_message, prompt};
 use super::paths::{AccessPath, FsView, PathContext, expand_home, is_within, join};
 use super::rules::{Layer, PathFlavor, Rule, RuleOrigin, RuleSet};
@@ -113,7 +112,7 @@ impl Policy {
     /// `getToolPermission`: the tool-level state (no yolo, no session rules).
     pub fn tool_permission(&self, tool: &str) -> State {
         self.rules
-            .evaluate(super::check::js_trim(tool), "*")
+            .evaluate(super::js::js_trim(tool), "*")
             .map_or(State::Ask, |r| r.action)
     }
 
@@ -165,7 +164,7 @@ impl Policy {
         let mut gates: Vec<GateRecord> = Vec::new();
 
         // The shell invocation, if this call runs one.
-        let tool_name = super::check::js_trim(&call.tool);
+        let tool_name = super::js::js_trim(&call.tool);
         let shell: Option<(String, Option<String>)> = if tool_name == "bash" {
             Some((non_empty_string(get("command")).unwrap_or_default(), None))
         } else {
@@ -438,7 +437,7 @@ fn bash_command_check(
     if units.is_empty() {
         let trivially_empty = command
             .split('\n')
-            .map(super::check::js_trim)
+            .map(super::js::js_trim)
             .filter(|l| !l.is_empty())
             .all(|l| l.starts_with('#'));
         if trivially_empty {

@@ -1,6 +1,6 @@
 //! MCP permission targets (spec §4.7), in the runtime's candidate order.
 
-use super::check::non_empty_string;
+use super::js::{js_trim, non_empty_string};
 use serde_json::Value;
 
 struct Targets(Vec<String>);
@@ -16,13 +16,13 @@ impl Targets {
 
 /// `server:tool` with both sides non-empty after trimming.
 fn parse_qualified(value: &str) -> Option<(String, String)> {
-    let t = super::check::js_trim(value);
+    let t = js_trim(value);
     let colon = t.find(':')?;
     if colon == 0 || colon >= t.len() - 1 {
         return None;
     }
-    let server = super::check::js_trim(&t[..colon]);
-    let tool = super::check::js_trim(&t[colon + 1..]);
+    let server = js_trim(&t[..colon]);
+    let tool = js_trim(&t[colon + 1..]);
     if server.is_empty() || tool.is_empty() {
         return None;
     }
@@ -42,10 +42,10 @@ fn push_tool_targets(raw: &str, server_hint: Option<&str>, servers: &[String], t
             t.add(s);
         }
         None => {
-            let tool_trimmed = super::check::js_trim(&tool);
+            let tool_trimmed = js_trim(&tool);
             if !tool_trimmed.is_empty() {
                 for name in servers {
-                    let name = super::check::js_trim(name);
+                    let name = js_trim(name);
                     if name.is_empty()
                         || !tool_trimmed.ends_with(&format!("_{name}"))
                         || tool_trimmed.starts_with(&format!("{name}_"))
@@ -113,7 +113,7 @@ pub fn server_names_from_mcp_json(text: &str) -> Vec<String> {
     for key in ["mcpServers", "mcp-servers"] {
         if let Some(obj) = v.get(key).and_then(Value::as_object) {
             for k in obj.keys() {
-                let t = super::check::js_trim(k).to_string();
+                let t = js_trim(k).to_string();
                 if !t.is_empty() && !names.contains(&t) {
                     names.push(t);
                 }

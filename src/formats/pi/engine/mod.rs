@@ -6,6 +6,7 @@
 pub mod bash;
 pub mod check;
 pub mod gates;
+pub mod js;
 pub mod mcp;
 pub mod merge;
 pub mod messages;

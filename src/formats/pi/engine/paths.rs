@@ -269,9 +269,7 @@ pub fn policy_literal(path: &str, home: &str) -> String {
     expand_home(t, home)
 }
 
-pub fn js_trim(s: &str) -> &str {
-    crate::syntax::frontmatter::js_trim(s)
-}
+pub use crate::syntax::frontmatter::js_trim;
 
 impl PathContext<'_> {
     /// `normalizePathForComparison(path, base)`.

@@ -214,6 +214,27 @@ fn compile_utf16(p: &str) -> Matcher {
     }
 }
 
+/// pi's wildcard as a [`PatternLanguage`](crate::core::pattern_algebra::PatternLanguage):
+/// `~/` and `$HOME/` expanded against `home`, then `*`, `?` and the
+/// trailing ` *` as the algebra reads them.
+pub struct WildcardLanguage<'a> {
+    pub home: &'a str,
+}
+
+impl crate::core::pattern_algebra::PatternLanguage for WildcardLanguage<'_> {
+    fn compile(&self, source: &str) -> crate::core::pattern_algebra::Pattern {
+        crate::core::pattern_algebra::Pattern::from_expanded(&super::paths::expand_home(
+            source, self.home,
+        ))
+    }
+}
+
+/// A pi pattern in the algebra's form.
+pub fn algebra_pattern(source: &str, home: &str) -> crate::core::pattern_algebra::Pattern {
+    use crate::core::pattern_algebra::PatternLanguage;
+    WildcardLanguage { home }.compile(source)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

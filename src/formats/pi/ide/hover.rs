@@ -185,7 +185,7 @@ pub fn precedence(
         .collect();
     let pats: Vec<Pattern> = group
         .iter()
-        .map(|&j| Pattern::new(&rules[j].pattern, home))
+        .map(|&j| crate::formats::pi::engine::wildcard::algebra_pattern(&rules[j].pattern, home))
         .collect();
     let pos = group.iter().position(|&j| j == k)?;
     let decider = |w: &str| {

@@ -282,12 +282,17 @@ fn path_patterns(s: &Surface, home: &str, out: &mut Vec<Diagnostic>) {
         if r.value.action != State::Allow || r.pattern == "*" {
             continue;
         }
-        let p = Pattern::new(&r.pattern, home);
+        let p = crate::formats::pi::engine::wildcard::algebra_pattern(&r.pattern, home);
         // An exception carved out of an earlier deny/ask does have an effect.
         let carves = rules[..i]
             .iter()
             .filter(|e| e.value.action != State::Allow)
-            .any(|e| overlap(&p, &Pattern::new(&e.pattern, home)) != Overlap::Disjoint);
+            .any(|e| {
+                overlap(
+                    &p,
+                    &crate::formats::pi::engine::wildcard::algebra_pattern(&e.pattern, home),
+                ) != Overlap::Disjoint
+            });
         if carves {
             continue;
         }

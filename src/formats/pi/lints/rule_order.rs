@@ -121,7 +121,7 @@ struct Group<'a> {
 pub fn analyze_rule_order(rules: &[OrderedRule], default: State, home: &str) -> Vec<Finding> {
     let patterns: Vec<Pattern> = rules
         .iter()
-        .map(|r| Pattern::new(&r.pattern, home))
+        .map(|r| crate::formats::pi::engine::wildcard::algebra_pattern(&r.pattern, home))
         .collect();
     let surfaces: Vec<Wildcard> = rules
         .iter()

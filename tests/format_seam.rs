@@ -1,0 +1,222 @@
+//! The format seam: the runtime profile reaches the merged pass, quick
+//! fixes are data (never read from the message), the registry finds every
+//! format's documents, and the typed reports carry their schema version.
+
+use permission_lsp::analysis::AnalysisOptions;
+use permission_lsp::formats::{self, Role};
+use permission_lsp::workspace::{Overrides, resolve};
+use std::path::Path;
+
+fn write(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+/// With target 20.9.0, a project file using `authorizerChain` next to a
+/// global file is read as 20.9.0 by the merged pass too: no "the runtime
+/// ignores this file". With 20.7.3 the same files are reported.
+#[test]
+fn the_profile_reaches_the_merged_pass() {
+    let dir = std::env::temp_dir().join(format!("pl-seam-profile-{}", std::process::id()));
+    let home = dir.join("home");
+    let project = dir.join("proj");
+    write(
+        &home.join(".pi/agent/extensions/pi-permission-system/config.json"),
+        r#"{"permission": {"*": "ask", "bash": {"rm *": "deny"}}}"#,
+    );
+    let doc = project.join(".pi/extensions/pi-permission-system/config.json");
+    let text = r#"{"authorizerChain": ["a"], "permission": {"bash": {"git *": "allow"}}}"#;
+    write(&doc, text);
+    let pi = formats::by_id("pi").unwrap();
+    let analyse = |version: &str| {
+        let mut options = AnalysisOptions::for_profile(pi.profile(version).unwrap());
+        options.home = home.display().to_string();
+        let ctx = resolve(
+            &options,
+            Some(&project),
+            Some(&doc),
+            &Overrides::default(),
+            None,
+        );
+        let kind = formats::detect(&doc.to_string_lossy(), text).unwrap();
+        assert_eq!(kind.role, Role::Config);
+        kind.format.analyse(kind.role, text, &ctx).diagnostics
+    };
+    let newer = analyse("20.9.0");
+    let codes: Vec<&str> = newer.iter().map(|d| d.code.as_str()).collect();
+    assert!(
+        !newer.iter().any(|d| d.message.contains("ignores this")),
+        "{newer:#?}"
+    );
+    assert!(
+        !codes.contains(&"PL226") && !codes.contains(&"PL111"),
+        "{codes:?}"
+    );
+    let older = analyse("20.7.3");
+    let codes: Vec<&str> = older.iter().map(|d| d.code.as_str()).collect();
+    assert!(codes.contains(&"PL111"), "{codes:?}");
+    assert!(
+        codes.contains(&"PL226"),
+        "the merged pass reads 20.7.3: {codes:?}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Every quick fix is offered, and identical, when every message is
+/// reworded: code actions read the typed fixes, never the text.
+#[test]
+fn quick_fixes_do_not_depend_on_message_wording() {
+    use permission_lsp::formats::pi::ide::rewrites::code_actions;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut inputs: Vec<(String, String)> = Vec::new();
+    for dir in [
+        "tests/fixtures/corpus/pi",
+        "examples",
+        "tests/fixtures/scopes",
+    ] {
+        collect(&root.join(dir), &mut inputs);
+    }
+    // Findings with every kind of fix.
+    for text in [
+        "{\"permission\": {\"bash\": {\"git *\": \"allow\", \"*\": \"deny\",}}}",
+        "\u{feff}{\"permission\": {}}",
+        "{\"permision\": {}}",
+        "{\"permission\": {\"bash\": {\"x\": \"Allow\", \"y\": {\"action\": \"allow\"}, \"z\": {\"action\": \"deny\", \"reason\": 5}}}}",
+        "{\"permission\": {\"bash\": {\"action\": \"deny\"}, \"Bash\": \"ask\", \"read\": {\"action\": \"deny\", \"reason\": \"x\"}}}",
+        "{\"permission\": {\"bash\": {\"a\": \"allow\", \"a\": \"deny\"}}}",
+        "{\"permission\": {\"bash\": {\"git push\": \"deny\", \"git *\": \"allow\", \"npm*\": \"ask\", \" ls\": \"allow\", \"a  b\": \"ask\"}}}",
+        "{\"permission\": {\"read\": {\"src/**/*.ts\": \"deny\"}, \"mcp\": {\"*\": \"allow\", \"exa:search\": \"deny\"}, \"write\": {\"*\": \"deny\", \"*.md\": \"allow\"}}}",
+        "{\"permission\": {\"bash\": {\"*\": \"ask\", \"git *\": \"ask\", \"git status\": \"ask\"}}}",
+    ] {
+        inputs.push(("inline.json".into(), text.into()));
+    }
+    inputs.push((
+        "agent.md".into(),
+        "---\npermission:\n  bash:\n    \"git *\": allow # ok\n    \"ls\": Allow\n    \"rm *\": { action: deny, reason: no }\n---\n".into(),
+    ));
+    let pi = formats::by_id("pi").unwrap();
+    let options = AnalysisOptions::default();
+    let mut fixes_seen = 0;
+    for (name, text) in &inputs {
+        let role = if name.ends_with(".md") {
+            Role::Agent
+        } else {
+            Role::Config
+        };
+        let (text, analysis) = pi.analyse_file(role, text.as_bytes(), &options, None);
+        let mut reworded = analysis.diagnostics.clone();
+        for d in &mut reworded {
+            d.message = "reworded".into();
+            for r in &mut d.related {
+                r.message = "reworded".into();
+            }
+        }
+        let root = analysis.root.as_ref();
+        for d in &analysis.diagnostics {
+            fixes_seen += d.fixes.len();
+        }
+        let whole = 0..text.len();
+        let strip = |acts: Vec<permission_lsp::ide::code_actions::Action>| {
+            acts.into_iter()
+                .map(|a| (a.title, a.edits, a.fixes.map(|d| (d.code, d.range))))
+                .collect::<Vec<_>>()
+        };
+        for d in &analysis.diagnostics {
+            let at = d.range.clone();
+            let before = strip(code_actions(&text, root, &analysis.diagnostics, at.clone()));
+            let after = strip(code_actions(&text, root, &reworded, at));
+            assert_eq!(before, after, "{name}: {}", d.code.as_str());
+        }
+        assert_eq!(
+            strip(code_actions(
+                &text,
+                root,
+                &analysis.diagnostics,
+                whole.clone()
+            )),
+            strip(code_actions(&text, root, &reworded, whole)),
+            "{name}"
+        );
+    }
+    assert!(fixes_seen >= 15, "only {fixes_seen} fixes exercised");
+}
+
+fn collect(dir: &Path, out: &mut Vec<(String, String)>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            collect(&p, out);
+        } else if p
+            .extension()
+            .is_some_and(|x| x == "json" || x == "jsonc" || x == "md")
+            && let Ok(text) = std::fs::read_to_string(&p)
+            && (!p.to_string_lossy().ends_with(".md") || text.starts_with("---"))
+        {
+            out.push((p.display().to_string(), text));
+        }
+    }
+}
+
+/// The typed reports carry `schemaVersion` and read back into the types.
+#[test]
+fn reports_are_typed_and_versioned() {
+    use permission_lsp::analysis::report::{EffectivePolicyReport, SimulationReport};
+    use permission_lsp::formats::CallRequest;
+    let dir = std::env::temp_dir().join(format!("pl-seam-report-{}", std::process::id()));
+    let project = dir.join("proj");
+    write(
+        &project.join(".pi/extensions/pi-permission-system/config.json"),
+        r#"{"permission": {"bash": {"*": "ask", "git *": "allow"}}}"#,
+    );
+    let pi = formats::default_format();
+    let options = AnalysisOptions {
+        home: dir.join("home").display().to_string(),
+        ..AnalysisOptions::default()
+    };
+    let over = Overrides {
+        cwd: Some(project.clone()),
+        ..Default::default()
+    };
+    let ctx = resolve(&options, None, None, &over, None);
+    let call = CallRequest {
+        tool: "bash".into(),
+        input: serde_json::json!({"command": "git status"}),
+    };
+    let r = pi.simulate(&ctx, &call).unwrap();
+    assert_eq!(r.decision, "allow");
+    assert_eq!(r.rule.as_ref().unwrap().pattern, "git *");
+    let v = serde_json::to_value(&r).unwrap();
+    assert_eq!(v["schemaVersion"], 1);
+    assert_eq!(v["decision"], "allow");
+    let back: SimulationReport = serde_json::from_value(v).unwrap();
+    assert_eq!(back, r);
+    let e = pi.effective_policy(&ctx).unwrap();
+    let v = serde_json::to_value(&e).unwrap();
+    assert_eq!(v["schemaVersion"], 1);
+    let back: EffectivePolicyReport = serde_json::from_value(v).unwrap();
+    assert_eq!(back, e);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Codes live in per-format namespaces with a docs page each.
+#[test]
+fn every_code_has_a_page_in_its_format_folder() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for f in formats::all() {
+        for c in f.codes() {
+            assert_eq!(c.format, f.id());
+            let code = permission_lsp::analysis::DiagnosticCode(c);
+            let page = root.join(code.docs_path());
+            assert!(page.is_file(), "{}", code.docs_path());
+            assert_eq!(
+                permission_lsp::analysis::code_by_name(c.id),
+                Some(code),
+                "{}",
+                c.id
+            );
+        }
+    }
+}

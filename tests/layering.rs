@@ -1,0 +1,144 @@
+//! The layering of ARCHITECTURE.md, held by test: protocol types only in
+//! `src/lsp`, terminal output only in `src/cli` (and `main.rs`), shared
+//! code never imports a format, and the handlers reach formats only
+//! through the registry.
+
+use std::path::{Path, PathBuf};
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+/// Every source file below `src/<dir>` (or the file `src/<dir>.rs`), with
+/// its text without comment lines.
+fn sources(dir: &str) -> Vec<(String, String)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    let d = root.join(dir);
+    if d.is_dir() {
+        rust_files(&d, &mut files);
+    } else {
+        files.push(root.join(format!("{dir}.rs")));
+    }
+    files
+        .into_iter()
+        .map(|p| {
+            let text = std::fs::read_to_string(&p).unwrap();
+            let code: String = text
+                .lines()
+                .filter(|l| !l.trim_start().starts_with("//"))
+                .collect::<Vec<_>>()
+                .join("\n");
+            (p.display().to_string(), code)
+        })
+        .collect()
+}
+
+fn offenders(dirs: &[&str], needle: &str) -> Vec<String> {
+    dirs.iter()
+        .flat_map(|d| sources(d))
+        .filter(|(_, code)| code.contains(needle))
+        .map(|(p, _)| p)
+        .collect()
+}
+
+#[test]
+fn protocol_types_stay_in_lsp() {
+    let all = [
+        "text",
+        "syntax",
+        "core",
+        "formats",
+        "analysis",
+        "ide",
+        "workspace",
+        "cli",
+    ];
+    for needle in ["tower_lsp_server", "ls_types"] {
+        let bad = offenders(&all, needle);
+        assert!(bad.is_empty(), "`{needle}` outside src/lsp: {bad:?}");
+    }
+}
+
+#[test]
+fn terminal_output_stays_in_cli() {
+    let all = [
+        "text",
+        "syntax",
+        "core",
+        "formats",
+        "analysis",
+        "ide",
+        "workspace",
+        "lsp",
+    ];
+    for needle in [
+        "println!",
+        "eprintln!",
+        "print!(",
+        "eprint!(",
+        "std::io::stdout",
+        "std::io::stderr",
+    ] {
+        let bad = offenders(&all, needle);
+        assert!(bad.is_empty(), "`{needle}` outside src/cli: {bad:?}");
+    }
+}
+
+#[test]
+fn shared_code_imports_no_format() {
+    // The shared layers know no format at all.
+    let bad = offenders(&["text", "syntax", "core"], "formats");
+    assert!(bad.is_empty(), "shared code names the formats: {bad:?}");
+    // The layers above reach formats only through the registry (the
+    // `Format` trait), never a format's folder.
+    for format in ["formats::pi", "formats::claude", "formats::opencode"] {
+        let bad = offenders(&["analysis", "ide", "workspace", "lsp", "cli"], format);
+        assert!(
+            bad.is_empty(),
+            "`{format}` used outside src/formats: {bad:?}"
+        );
+    }
+}
+
+#[test]
+fn a_format_uses_no_other_format() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/formats");
+    for entry in std::fs::read_dir(&root).unwrap().flatten() {
+        if !entry.path().is_dir() {
+            continue;
+        }
+        let me = entry.file_name().to_string_lossy().into_owned();
+        for (path, code) in sources(&format!("formats/{me}")) {
+            for other in ["pi", "claude", "opencode"]
+                .into_iter()
+                .filter(|o| *o != me)
+            {
+                assert!(
+                    !code.contains(&format!("formats::{other}::")),
+                    "{path} uses formats::{other}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn the_engine_has_no_check_mcp_cycle() {
+    let (_, mcp) = sources("formats/pi/engine/mcp").into_iter().next().unwrap();
+    assert!(!mcp.contains("super::check"), "mcp.rs imports check.rs");
+    let js_trims: Vec<String> = ["text", "syntax", "core", "formats"]
+        .iter()
+        .flat_map(|d| sources(d))
+        .filter(|(_, c)| c.contains("fn js_trim("))
+        .map(|(p, _)| p)
+        .collect();
+    assert_eq!(js_trims.len(), 1, "js_trim defined in {js_trims:?}");
+}
