@@ -220,3 +220,43 @@ fn every_code_has_a_page_in_its_format_folder() {
         }
     }
 }
+
+/// The docs index is generated from the codes' one-line summaries (kept in
+/// one place: each format's code table). `UPDATE_DOCS=1 cargo test` rewrites
+/// it.
+#[test]
+fn the_docs_index_lists_every_code_with_its_summary() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/lints/README.md");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let start = text.find("| code |").expect("the index table");
+    let end = text[start..]
+        .find("\n\n")
+        .map_or(text.len(), |e| start + e + 1);
+    let mut table = String::from(
+        "| code | format | name | default | what the runtime does |\n|---|---|---|---|---|\n",
+    );
+    for f in formats::all() {
+        let mut codes: Vec<_> = f.codes().iter().collect();
+        codes.sort_by_key(|c| c.id);
+        for c in codes {
+            table.push_str(&format!(
+                "| [{id}]({format}/{id}.md) | {display} | `{name}` | {sev} | {summary} |\n",
+                id = c.id,
+                format = c.format,
+                display = f.display_name(),
+                name = c.name,
+                sev = c.severity.as_str(),
+                summary = c.summary.replace('|', "\\|"),
+            ));
+        }
+    }
+    let expected = format!("{}{table}{}", &text[..start], &text[end..]);
+    if std::env::var_os("UPDATE_DOCS").is_some() {
+        std::fs::write(&path, &expected).unwrap();
+        return;
+    }
+    assert!(
+        text == expected,
+        "docs/lints/README.md is out of date: run `UPDATE_DOCS=1 cargo test --test format_seam`"
+    );
+}

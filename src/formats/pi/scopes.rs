@@ -242,7 +242,8 @@ pub fn load(
 
 /// The other scope files of a document the runtime reads as a scope file,
 /// the policy they make, and the document's path as it appears in them.
-/// `None` for a file outside the runtime's locations.
+/// `None` for a file outside the runtime's locations, or when no other
+/// scope file exists.
 pub fn scope_context(
     ctx: &Context<'_>,
 ) -> Option<(
@@ -252,8 +253,15 @@ pub fn scope_context(
 )> {
     let path = ctx.document.as_deref()?;
     locations::role_of_path(&path.to_string_lossy())?;
-    let (_, inputs, loaded) = load(ctx).ok()?;
-    Some((inputs, loaded, path.display().to_string()))
+    let inputs = load_inputs(&locations(ctx), ctx.open).ok()?;
+    let doc = path.display().to_string();
+    // Alone, the document's own order is the runtime's: nothing to merge
+    // (and nothing to parse twice).
+    if !inputs.has_other_than(&doc) {
+        return None;
+    }
+    let loaded = crate::formats::pi::engine::policy::load_policy(&inputs);
+    Some((inputs, loaded, doc))
 }
 
 /// The findings for a scope file's text: the per-file analysis, with the
