@@ -256,8 +256,9 @@ fn simulate(
 }
 
 fn serve() -> i32 {
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
+    // One thread for the protocol: no cross-thread wake-ups per message;
+    // large analyses run on the blocking pool.
+    let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
     {

@@ -84,12 +84,27 @@ fn terminal_output_stays_in_cli() {
         "eprintln!",
         "print!(",
         "eprint!(",
-        "std::io::stdout",
         "std::io::stderr",
     ] {
         let bad = offenders(&all, needle);
         assert!(bad.is_empty(), "`{needle}` outside src/cli: {bad:?}");
     }
+    // Standard output carries the protocol in src/lsp (its transport), and
+    // is nobody's business below.
+    let below = [
+        "text",
+        "syntax",
+        "core",
+        "formats",
+        "analysis",
+        "ide",
+        "workspace",
+    ];
+    let bad = offenders(&below, "std::io::stdout");
+    assert!(
+        bad.is_empty(),
+        "stdout used below src/lsp and src/cli: {bad:?}"
+    );
 }
 
 #[test]

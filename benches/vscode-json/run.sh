@@ -10,4 +10,4 @@ npm install --no-audit --no-fund --silent
 # The runtime's own schema, from the published package.
 tarball=$(npm pack --silent @gotgenes/pi-permission-system@20.7.3)
 tar -xzf "$tarball" package/schemas/permissions.schema.json
-node compare.mjs package/schemas/permissions.schema.json "$here/../data/small.json" "$here/../data/bash-10k.json"
+node compare.mjs package/schemas/permissions.schema.json "$here/../data/small.json" "$here/../data/bash-10k.json" "$here/../data/gen-big-10k.json"

@@ -18,6 +18,9 @@ use tower_lsp_server::ls_types::{
     Location, NumberOrString, Uri,
 };
 
+/// Documents up to this size are analysed on the async worker itself.
+const INLINE_ANALYSIS_BYTES: usize = 16 * 1024;
+
 /// Last published version per document.
 #[derive(Debug, Default)]
 pub struct Publisher {
@@ -145,8 +148,17 @@ pub async fn refresh(client: Client, session: Arc<Session>, publisher: Arc<Publi
     let settings = session.settings();
     let snap = snapshot.clone();
     let sess = session.clone();
-    let computed = tokio::task::spawn_blocking(move || compute(&sess, &snap, &settings)).await;
-    let Ok(diagnostics) = computed else { return };
+    // A small document is analysed in place (well under a millisecond:
+    // a hop to the blocking pool would cost more than the work); a larger
+    // one off the async workers.
+    let diagnostics = if snap.text.len() <= INLINE_ANALYSIS_BYTES {
+        compute(&sess, &snap, &settings)
+    } else {
+        match tokio::task::spawn_blocking(move || compute(&sess, &snap, &settings)).await {
+            Ok(d) => d,
+            Err(_) => return,
+        }
+    };
     let mut published = publisher.published.lock().await;
     if session.version(&uri) != Some(snapshot.version) {
         return; // stale: a newer version is being analysed

@@ -74,11 +74,12 @@ pub fn strip_json_comments(input: &str) -> Stripped {
     let mut i = 0usize;
     let flush = |text: &mut String, from: usize, to: usize| text.push_str(&input[from..to]);
     while i < bytes.len() {
-        let c = bytes[i];
-        if !matches!(c, b'/' | b'"' | b'\'') {
-            i += 1;
-            continue;
+        // Jump to the next byte that can start a comment or a string.
+        match memchr::memchr3(b'/', b'"', b'\'', &bytes[i..]) {
+            Some(p) => i += p,
+            None => break,
         }
+        let c = bytes[i];
         let next = bytes.get(i + 1).copied();
         if c == b'/' && next == Some(b'/') {
             flush(&mut text, copy_from, i);
@@ -129,20 +130,14 @@ pub fn strip_json_comments(input: &str) -> Stripped {
 
 /// The offset of the next `\n` at or after `from`, or the end.
 fn memchr_newline(bytes: &[u8], from: usize) -> usize {
-    bytes[from..]
-        .iter()
-        .position(|&b| b == b'\n')
-        .map_or(bytes.len(), |p| from + p)
+    memchr::memchr(b'\n', &bytes[from..]).map_or(bytes.len(), |p| from + p)
 }
 
 fn find(bytes: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
     if from >= bytes.len() {
         return None;
     }
-    bytes[from..]
-        .windows(needle.len())
-        .position(|w| w == needle)
-        .map(|p| from + p)
+    memchr::memmem::find(&bytes[from..], needle).map(|p| from + p)
 }
 
 /// Skips a string literal opened at `start`; returns the offset after it.
@@ -150,12 +145,15 @@ fn skip_string(bytes: &[u8], start: usize) -> usize {
     let quote = bytes[start];
     let mut i = start + 1;
     while i < bytes.len() {
-        let c = bytes[i];
-        if c == quote {
+        match memchr::memchr2(quote, b'\\', &bytes[i..]) {
+            None => return bytes.len(),
+            Some(p) => i += p,
+        }
+        if bytes[i] == quote {
             return i + 1;
         }
         // A backslash escapes the next byte, whatever it is.
-        i += if c == b'\\' { 2 } else { 1 };
+        i += 2;
     }
     bytes.len()
 }

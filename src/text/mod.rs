@@ -34,18 +34,13 @@ impl LineIndex {
         let bytes = text.as_bytes();
         let mut line_starts = vec![0];
         let mut i = 0;
-        while i < bytes.len() {
-            match bytes[i] {
-                b'\n' => line_starts.push(i + 1),
-                b'\r' => {
-                    if bytes.get(i + 1) == Some(&b'\n') {
-                        i += 1;
-                    }
-                    line_starts.push(i + 1);
-                }
-                _ => {}
+        while let Some(p) = memchr::memchr2(b'\n', b'\r', &bytes[i..]) {
+            i += p;
+            if bytes[i] == b'\r' && bytes.get(i + 1) == Some(&b'\n') {
+                i += 1;
             }
             i += 1;
+            line_starts.push(i);
         }
         LineIndex {
             line_starts,

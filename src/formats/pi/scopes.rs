@@ -240,6 +240,25 @@ pub fn load(
     Ok((loc, inputs, loaded))
 }
 
+/// Whether a scope file other than `doc` is open or on disk.
+fn other_scope_file_exists(
+    loc: &Locations,
+    doc: &Path,
+    open: &dyn Fn(&Path) -> Option<String>,
+) -> bool {
+    let mut paths = vec![loc.global_config_path(), loc.project_config_path()];
+    if let Some(name) = &loc.agent
+        && valid_agent_name(name).is_ok()
+    {
+        paths.push(locations::global_agent_path(&loc.agent_dir, name));
+        paths.push(locations::project_agent_path(&loc.cwd, name));
+    }
+    paths
+        .iter()
+        .filter(|p| p.as_path() != doc)
+        .any(|p| p.is_file() || open(p).is_some())
+}
+
 /// The other scope files of a document the runtime reads as a scope file,
 /// the policy they make, and the document's path as it appears in them.
 /// `None` for a file outside the runtime's locations, or when no other
@@ -253,7 +272,13 @@ pub fn scope_context(
 )> {
     let path = ctx.document.as_deref()?;
     locations::role_of_path(&path.to_string_lossy())?;
-    let inputs = load_inputs(&locations(ctx), ctx.open).ok()?;
+    let loc = locations(ctx);
+    // Alone, the document's own order is the runtime's: nothing to merge,
+    // and no reason to read (or copy) anything.
+    if !other_scope_file_exists(&loc, path, ctx.open) {
+        return None;
+    }
+    let inputs = load_inputs(&loc, ctx.open).ok()?;
     let doc = path.display().to_string();
     // Alone, the document's own order is the runtime's: nothing to merge
     // (and nothing to parse twice).

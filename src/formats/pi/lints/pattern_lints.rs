@@ -92,13 +92,15 @@ pub fn pattern_lints(cfg: &PiConfig, home: &str, out: &mut Vec<Diagnostic>) {
 fn bash_patterns(s: &Surface, out: &mut Vec<Diagnostic>) {
     for r in map_rules(s) {
         let p = r.pattern.as_str();
-        let typed = instance(p);
+        // Most patterns need no readable instance: build it on demand.
+        let typed_cell = std::cell::OnceCell::new();
+        let typed = || -> &str { typed_cell.get_or_init(|| instance(p)) };
         if p.starts_with(' ') || (p.ends_with(' ') && !p.ends_with(" *")) {
             out.push(
                 Diagnostic::new(
                     Code::PatternWhitespace,
                     r.key_range.clone(),
-                    format!("never matches: the runtime matches each command without its surrounding spaces, so `{}` is not matched by this pattern", typed.trim()),
+                    format!("never matches: the runtime matches each command without its surrounding spaces, so `{}` is not matched by this pattern", typed().trim()),
                 )
                 .with_fix(single_spaced(p)),
             );
@@ -111,14 +113,15 @@ fn bash_patterns(s: &Surface, out: &mut Vec<Diagnostic>) {
                     r.key_range.clone(),
                     format!(
                         "the double space is literal: `{}` typed with one space is not matched",
-                        typed.split_whitespace().collect::<Vec<_>>().join(" ")
+                        typed().split_whitespace().collect::<Vec<_>>().join(" ")
                     ),
                 )
                 .with_fix(single_spaced(p)),
             );
         }
         if let Some(name) = env_prefix(p) {
-            let u = units(&typed);
+            let typed = typed();
+            let u = units(typed);
             if u.len() == 1 && u[0].text != typed {
                 out.push(Diagnostic::new(
                     Code::BashEnvPrefix,
@@ -131,9 +134,12 @@ fn bash_patterns(s: &Surface, out: &mut Vec<Diagnostic>) {
                 continue;
             }
         }
-        let has_operator = p.contains(['&', '|', ';', '>', '<', '\n']);
+        let has_operator = p
+            .bytes()
+            .any(|b| matches!(b, b'&' | b'|' | b';' | b'>' | b'<' | b'\n'));
         if has_operator {
-            let u = units(&typed);
+            let typed = typed();
+            let u = units(typed);
             if !(u.len() == 1 && u[0].text == typed) {
                 let parts: Vec<String> = u.iter().map(|u| format!("`{}`", u.text)).collect();
                 let split = if parts.is_empty() {
@@ -151,12 +157,17 @@ fn bash_patterns(s: &Surface, out: &mut Vec<Diagnostic>) {
                 continue;
             }
         }
-        let first_word = typed
-            .split_whitespace()
-            .find(|w| env_prefix(w).is_none())
-            .unwrap_or("");
-        if r.value.action == State::Allow && bash::may_be_wrapper(first_word) {
-            let u = units(&typed);
+        let first_word = if r.value.action == State::Allow {
+            p.split_whitespace()
+                .map(instance)
+                .find(|w| env_prefix(w).is_none())
+                .unwrap_or_default()
+        } else {
+            String::new()
+        };
+        if r.value.action == State::Allow && bash::may_be_wrapper(&first_word) {
+            let typed = typed();
+            let u = units(typed);
             if let Some(w) = u.first().and_then(|u| u.wrapper) {
                 out.push(Diagnostic::new(
                     Code::WrapperAllowClamped,

@@ -2,7 +2,7 @@
 //! catalogue D14, D15, D17, D20, D33, D34, D36, D40), each with an example.
 
 use super::rule_order::{
-    Finding, OrderedRule, ScopeRules, analyze_rule_order, has_wildcard, is_extension_surface,
+    Finding, OrderedRule, ScopeRules, analyze_rule_order_memo, has_wildcard, is_extension_surface,
 };
 use crate::core::diagnostic::{Diagnostic, Fix, Related};
 use crate::formats::pi::codes::Code;
@@ -247,8 +247,14 @@ pub fn rule_order_diagnostics(
     home: &str,
     out: &mut Vec<Diagnostic>,
 ) {
-    let lines = LineIndex::new(text);
-    let line = |r: &OrderedRule| lines.line_of(r.key_range.start) + 1;
+    // Built only when a finding names a line.
+    let lines = std::cell::OnceCell::new();
+    let line = |r: &OrderedRule| {
+        lines
+            .get_or_init(|| LineIndex::new(text))
+            .line_of(r.key_range.start)
+            + 1
+    };
     let name = |r: &OrderedRule| {
         let at = match &r.elsewhere {
             Some(file) => format!("in {file}"),
@@ -281,7 +287,10 @@ pub fn rule_order_diagnostics(
             )
         }
     };
-    for f in analyze_rule_order(rules, default, home) {
+    for f in analyze_rule_order_memo(rules, default, home)
+        .iter()
+        .cloned()
+    {
         let d = match f {
             Finding::Overridden {
                 rule,

@@ -118,6 +118,76 @@ struct Group<'a> {
     patterns: Vec<&'a Pattern>,
 }
 
+/// What the precedence findings depend on: the rules' contents in order,
+/// not where they are written — every field, length-prefixed, in one
+/// buffer (compared whole on a hit: exact, not a hash).
+#[derive(PartialEq)]
+struct OrderKey(Vec<u8>);
+
+impl OrderKey {
+    fn new(rules: &[OrderedRule], default: State, home: &str) -> OrderKey {
+        let mut b: Vec<u8> = Vec::with_capacity(rules.len() * 32 + home.len() + 16);
+        let put = |b: &mut Vec<u8>, s: &str| {
+            b.extend_from_slice(&(s.len() as u64).to_le_bytes());
+            b.extend_from_slice(s.as_bytes());
+        };
+        put(&mut b, home);
+        b.push(default as u8);
+        for r in rules {
+            put(&mut b, &r.surface);
+            put(&mut b, &r.pattern);
+            b.push(r.action as u8);
+            match &r.reason {
+                Some(x) => {
+                    b.push(1);
+                    put(&mut b, x);
+                }
+                None => b.push(0),
+            }
+            match &r.elsewhere {
+                Some(x) => {
+                    b.push(1);
+                    put(&mut b, x);
+                }
+                None => b.push(0),
+            }
+            b.push(r.replaces_lower as u8);
+        }
+        OrderKey(b)
+    }
+}
+
+/// Recently analysed rule lists (a few documents' worth).
+static ORDER_CACHE: std::sync::Mutex<Vec<(OrderKey, std::sync::Arc<Vec<Finding>>)>> =
+    std::sync::Mutex::new(Vec::new());
+const ORDER_CACHE_ENTRIES: usize = 8;
+
+/// [`analyze_rule_order`], memoised on the rules' contents: an edit that
+/// changes no rule (spacing, comments, knobs, a reason's position) reuses
+/// the findings of the last analysis of the same rules. The analysis is a
+/// pure function of the key, so the answer is the same either way.
+pub fn analyze_rule_order_memo(
+    rules: &[OrderedRule],
+    default: State,
+    home: &str,
+) -> std::sync::Arc<Vec<Finding>> {
+    let key = OrderKey::new(rules, default, home);
+    if let Ok(mut cache) = ORDER_CACHE.lock()
+        && let Some(i) = cache.iter().position(|(k, _)| *k == key)
+    {
+        let hit = cache.remove(i);
+        let findings = hit.1.clone();
+        cache.insert(0, hit);
+        return findings;
+    }
+    let findings = std::sync::Arc::new(analyze_rule_order(rules, default, home));
+    if let Ok(mut cache) = ORDER_CACHE.lock() {
+        cache.insert(0, (key, findings.clone()));
+        cache.truncate(ORDER_CACHE_ENTRIES);
+    }
+    findings
+}
+
 pub fn analyze_rule_order(rules: &[OrderedRule], default: State, home: &str) -> Vec<Finding> {
     let patterns: Vec<Pattern> = rules
         .iter()
