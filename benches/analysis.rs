@@ -29,6 +29,22 @@ fn analysis(c: &mut Criterion) {
     c.bench_function("diagnose/bash-10k (10,000 rules, 489 KB)", |b| {
         b.iter(|| analyze_config_text(black_box(&large), &options))
     });
+    // Every iteration edits a rule: the memoised precedence findings cannot
+    // be reused (what typing inside a pattern costs).
+    for (name, text) in [("small", &small), ("bash-10k", &large)] {
+        let mut n = 0u64;
+        c.bench_function(&format!("diagnose/{name}, a rule edited each time"), |b| {
+            b.iter(|| {
+                n += 1;
+                let edited = text.replacen(
+                    "\"bash\": {",
+                    &format!("\"bash\": {{\"edit{n} *\": \"ask\", "),
+                    1,
+                );
+                analyze_config_text(black_box(&edited), &options)
+            })
+        });
+    }
     // Shadowing at scale: every rule overlaps others; with a final
     // catch-all all 10,000 are dead (10,000 findings with examples).
     let mut slow = c.benchmark_group("diagnose/overlapping");

@@ -32,3 +32,20 @@ for (const file of files) {
   const med = times[Math.floor(times.length / 2)];
   console.log(`${file}: median ${med.toFixed(3)} ms, p10 ${times[Math.floor(runs * 0.1)].toFixed(3)} ms, p90 ${times[Math.floor(runs * 0.9)].toFixed(3)} ms (${runs} runs, parse + validate)`);
 }
+
+// The same files through `permission-lsp check` (a whole process per run:
+// start, read, analyse, print), in the same run, when the binary is given.
+const bin = process.env.PERMISSION_LSP_BIN;
+if (bin) {
+  const { spawnSync } = await import("node:child_process");
+  for (const file of files) {
+    const times = [];
+    for (let i = 0; i < 30; i++) {
+      const t = process.hrtime.bigint();
+      spawnSync(bin, ["check", "--format", "json", file], { stdio: "ignore" });
+      times.push(Number(process.hrtime.bigint() - t) / 1e6);
+    }
+    times.sort((a, b) => a - b);
+    console.log(`${file}: permission-lsp check median ${times[15].toFixed(3)} ms, p10 ${times[3].toFixed(3)} ms, p90 ${times[27].toFixed(3)} ms (30 processes)`);
+  }
+}

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Times vscode-json-languageservice on the benchmark configs (see BENCHMARKS.md).
+# Times vscode-json-languageservice on the benchmark configs (see BENCHMARKS.md),
+# and, with PERMISSION_LSP_BIN=target/release/permission-lsp, `permission-lsp check`
+# on the same files in the same run.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 work="$(mktemp -d)"

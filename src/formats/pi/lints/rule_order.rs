@@ -193,9 +193,18 @@ pub fn analyze_rule_order(rules: &[OrderedRule], default: State, home: &str) -> 
         .iter()
         .map(|r| crate::formats::pi::engine::wildcard::algebra_pattern(&r.pattern, home))
         .collect();
-    let surfaces: Vec<Wildcard> = rules
+    // Each distinct surface key is compiled once (10,000 rules usually
+    // have a handful of surfaces).
+    let mut keys: Vec<&str> = rules.iter().map(|r| r.surface.as_str()).collect();
+    keys.sort_unstable();
+    keys.dedup();
+    let compiled: Vec<Wildcard> = keys
         .iter()
-        .map(|r| Wildcard::compile(&r.surface, home, MatchOptions::default()))
+        .map(|k| Wildcard::compile(k, home, MatchOptions::default()))
+        .collect();
+    let key_of: Vec<usize> = rules
+        .iter()
+        .map(|r| keys.binary_search(&r.surface.as_str()).unwrap_or(0))
         .collect();
     let mut literal_surfaces: Vec<&str> = rules
         .iter()
@@ -208,9 +217,8 @@ pub fn analyze_rule_order(rules: &[OrderedRule], default: State, home: &str) -> 
     let mut budget = OVERLAP_BUDGET;
     let mut work = SEARCH_BUDGET;
     for surface in &literal_surfaces {
-        let members: Vec<usize> = (0..rules.len())
-            .filter(|&i| surfaces[i].is_match(surface))
-            .collect();
+        let matching: Vec<bool> = compiled.iter().map(|w| w.is_match(surface)).collect();
+        let members: Vec<usize> = (0..rules.len()).filter(|&i| matching[key_of[i]]).collect();
         let group = Group {
             patterns: members.iter().map(|&i| &patterns[i]).collect(),
             members,
