@@ -263,13 +263,23 @@ fn other_scope_file_exists(
 /// the policy they make, and the document's path as it appears in them.
 /// `None` for a file outside the runtime's locations, or when no other
 /// scope file exists.
-pub fn scope_context(
-    ctx: &Context<'_>,
-) -> Option<(
+pub fn scope_context(ctx: &Context<'_>) -> Option<ScopeContext> {
+    scope_context_with(ctx, None)
+}
+
+/// The other scope files, the policy they make, the document's path.
+pub type ScopeContext = (
     PolicyInputs,
     crate::formats::pi::engine::policy::LoadedPolicy,
     String,
-)> {
+);
+
+/// [`scope_context`], with the document already read (`known`): it is not
+/// parsed again for the merge.
+pub fn scope_context_with(
+    ctx: &Context<'_>,
+    known: Option<&crate::formats::pi::model::read::ConfigFile>,
+) -> Option<ScopeContext> {
     let path = ctx.document.as_deref()?;
     locations::role_of_path(&path.to_string_lossy())?;
     let loc = locations(ctx);
@@ -285,7 +295,10 @@ pub fn scope_context(
     if !inputs.has_other_than(&doc) {
         return None;
     }
-    let loaded = crate::formats::pi::engine::policy::load_policy(&inputs);
+    let loaded = crate::formats::pi::engine::policy::load_policy_with(
+        &inputs,
+        known.map(|f| (doc.as_str(), f)),
+    );
     Some((inputs, loaded, doc))
 }
 
@@ -300,7 +313,10 @@ pub fn analyse_scope_file(
 ) -> crate::formats::Analysis {
     use crate::formats::pi::effective::{cross_scope_diagnostics, scope_rules};
     let options = &ctx.options;
-    let scoped = scope_context(ctx);
+    // A config document is read once, for the merge and the analysis.
+    let file = (!agent_file)
+        .then(|| crate::formats::pi::model::read::read_config(text, options.profile.version));
+    let scoped = scope_context_with(ctx, file.as_ref());
     let scopes = scoped.as_ref().and_then(|(i, l, d)| scope_rules(i, l, d));
     if agent_file {
         return crate::formats::Analysis {
@@ -313,7 +329,15 @@ pub fn analyse_scope_file(
             accepted: true,
         };
     }
-    let a = crate::formats::pi::lints::analyze_config_in_scopes(text, options, scopes.as_ref());
+    let file = file.unwrap_or_else(|| {
+        crate::formats::pi::model::read::read_config(text, options.profile.version)
+    });
+    let a = crate::formats::pi::lints::config_file::analyze_read_config(
+        file,
+        text,
+        options,
+        scopes.as_ref(),
+    );
     let mut diagnostics = a.diagnostics;
     if let Some((inputs, loaded, doc)) = &scoped {
         for mut d in cross_scope_diagnostics(inputs, loaded, doc) {

@@ -84,11 +84,27 @@ pub struct LoadedPolicy {
 }
 
 pub fn load_policy(inputs: &PolicyInputs) -> LoadedPolicy {
+    load_policy_with(inputs, None)
+}
+
+/// [`load_policy`], reusing `known` — a scope file already read, by its
+/// path — instead of reading it again.
+pub fn load_policy_with(
+    inputs: &PolicyInputs,
+    known: Option<(&str, &crate::formats::pi::model::read::ConfigFile)>,
+) -> LoadedPolicy {
     let mut issues = Vec::new();
     let mut rejected = Vec::new();
     let mut read = |s: &Option<ScopeText>| -> Option<(Arc<str>, PiConfig)> {
         let s = s.as_ref()?;
-        let file = read_config(&s.text, inputs.version);
+        let owned;
+        let file = match known {
+            Some((path, file)) if path == &*s.path => file,
+            _ => {
+                owned = read_config(&s.text, inputs.version);
+                &owned
+            }
+        };
         issues.extend(file.runtime_issues(&s.path));
         if !file.accepted() {
             rejected.push(s.path.clone());

@@ -29,7 +29,22 @@ pub fn analyze_config_in_scopes(
     options: &AnalysisOptions,
     scopes: Option<&super::rule_order::ScopeRules>,
 ) -> ConfigAnalysis {
-    let file = read_config(text, options.profile.version);
+    analyze_read_config(
+        read_config(text, options.profile.version),
+        text,
+        options,
+        scopes,
+    )
+}
+
+/// [`analyze_config_in_scopes`] for a text already read (the scope merge
+/// and the analysis share one parse).
+pub fn analyze_read_config(
+    file: ConfigFile,
+    text: &str,
+    options: &AnalysisOptions,
+    scopes: Option<&super::rule_order::ScopeRules>,
+) -> ConfigAnalysis {
     let mut out = Vec::new();
     syntax_diagnostics(&file, text, &mut out);
     if let Some(root) = &file.parsed.root {
