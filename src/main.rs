@@ -92,7 +92,7 @@ impl ScopeArgs {
         let options = self.options()?;
         let cwd = match &self.cwd {
             Some(dir) => {
-                existing(dir, true, "--cwd")?;
+                existing(dir, true, "--cwd (--project)")?;
                 Some(std::path::absolute(dir).unwrap_or_else(|_| dir.clone()))
             }
             None => None,
