@@ -6,9 +6,7 @@
 //! Also the views of the merged policy from one scope file: its rules in
 //! merged order, the cross-scope findings, the scope part of hover.
 
-use crate::analysis::report::{
-    EffectivePolicyReport, EffectiveRule, FileStatus, RulePlace, SCHEMA_VERSION,
-};
+use crate::analysis::report::{EffectivePolicyReport, EffectiveRule, FileStatus, SCHEMA_VERSION};
 use crate::formats::pi::engine::merge::Scope;
 use crate::formats::pi::engine::policy::{LoadedPolicy, PolicyInputs, ScopeText};
 use crate::formats::pi::engine::rules::{Layer, Rule, RuleOrigin};
@@ -102,22 +100,15 @@ pub fn effective_policy(
         .rules
         .iter()
         .enumerate()
-        .map(|(n, r)| {
-            let at = r.source.as_ref().and_then(|s| locate(s, inputs));
-            EffectiveRule {
-                index: n,
-                surface: r.surface.clone(),
-                pattern: r.pattern.clone(),
-                action: r.action.as_str().into(),
-                reason: r.reason.clone(),
-                layer: serde_json::to_value(r.layer).unwrap_or(Value::Null),
-                scope: r.origin.as_str().into(),
-                place: RulePlace {
-                    file: at.as_ref().map(|a| a.0.clone()),
-                    line: at.as_ref().map(|a| a.1),
-                    column: at.as_ref().map(|a| a.2),
-                },
-            }
+        .map(|(n, r)| EffectiveRule {
+            index: n,
+            surface: r.surface.clone(),
+            pattern: r.pattern.clone(),
+            action: r.action.as_str().into(),
+            reason: r.reason.clone(),
+            layer: serde_json::to_value(r.layer).unwrap_or(Value::Null),
+            scope: r.origin.as_str().into(),
+            place: crate::formats::pi::ide::simulation::rule_place(r.source.as_ref(), inputs),
         })
         .collect();
     let default = loaded

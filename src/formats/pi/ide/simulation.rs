@@ -34,6 +34,16 @@ pub fn locate(source: &RuleSource, inputs: &PolicyInputs) -> Option<(String, usi
     Some((file.to_string(), line, col))
 }
 
+/// Where a rule is written, as the reports give it.
+pub fn rule_place(source: Option<&RuleSource>, inputs: &PolicyInputs) -> RulePlace {
+    let at = source.and_then(|s| locate(s, inputs));
+    RulePlace {
+        file: at.as_ref().map(|a| a.0.clone()),
+        line: at.as_ref().map(|a| a.1),
+        column: at.as_ref().map(|a| a.2),
+    }
+}
+
 /// The typed report of one simulation (the JSON of `simulate --format
 /// json` and of `permission-lsp.simulate`).
 pub fn to_report(
@@ -46,19 +56,12 @@ pub fn to_report(
     let deciding = gate
         .and_then(|g| g.check.as_ref())
         .and_then(|c| c.rule.as_ref());
-    let rule = deciding.map(|r| {
-        let at = r.source.as_ref().and_then(|s| locate(s, inputs));
-        DecidingRule {
-            surface: r.surface.clone(),
-            pattern: r.pattern.clone(),
-            layer: serde_json::to_value(r.layer).unwrap_or(Value::Null),
-            scope: r.origin.as_str().into(),
-            place: RulePlace {
-                file: at.as_ref().map(|a| a.0.clone()),
-                line: at.as_ref().map(|a| a.1),
-                column: at.as_ref().map(|a| a.2),
-            },
-        }
+    let rule = deciding.map(|r| DecidingRule {
+        surface: r.surface.clone(),
+        pattern: r.pattern.clone(),
+        layer: serde_json::to_value(r.layer).unwrap_or(Value::Null),
+        scope: r.origin.as_str().into(),
+        place: rule_place(r.source.as_ref(), inputs),
     });
     let mut explanation = Vec::new();
     if let Some(g) = gate {
