@@ -102,13 +102,13 @@ impl ScopeArgs {
         }
         let overrides = permission_lsp::workspace::Overrides {
             cwd,
+            agent: self.agent.clone(),
+            global_config: self.config.clone(),
             ..Default::default()
         };
-        let mut ctx = permission_lsp::workspace::resolve(&options, None, None, &overrides, None);
-        ctx.cwd_explicit = true;
-        ctx.agent_explicit = self.agent.is_some();
-        ctx.global_config = self.config.clone();
-        Ok(ctx)
+        Ok(permission_lsp::workspace::resolve(
+            &options, None, None, &overrides, None,
+        ))
     }
 }
 

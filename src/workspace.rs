@@ -18,6 +18,8 @@ pub struct Overrides {
     pub agent_dir: Option<String>,
     /// The session's working directory (the project directory).
     pub cwd: Option<PathBuf>,
+    /// The user's global config file instead of the runtime's location.
+    pub global_config: Option<PathBuf>,
 }
 
 /// Everything resolved for one document or command.
@@ -64,31 +66,49 @@ pub fn resolve<'a>(
     overrides: &Overrides,
     open: Option<OpenBuffers<'a>>,
 ) -> Context<'a> {
-    let mut options = settings.clone();
-    if let Some(h) = &overrides.home {
-        options.home = h.clone();
-    }
-    if overrides.agent.is_some() {
-        options.agent = overrides.agent.clone();
-    }
-    if overrides.agent_dir.is_some() {
-        options.agent_dir = overrides.agent_dir.clone();
-    }
-    let cwd = overrides
-        .cwd
-        .clone()
-        .or_else(|| workspace_root.map(Path::to_path_buf))
+    let cwd = workspace_root
+        .map(Path::to_path_buf)
         .or_else(|| document.and_then(|d| d.parent().map(Path::to_path_buf)))
         .or_else(|| std::env::current_dir().ok())
         .unwrap_or_else(|| PathBuf::from("/"));
     Context {
-        options,
+        options: settings.clone(),
         cwd,
-        cwd_explicit: overrides.cwd.is_some(),
-        agent_explicit: overrides.agent.is_some(),
+        cwd_explicit: false,
+        agent_explicit: false,
         document: document.map(Path::to_path_buf),
         global_config: None,
         open: open.unwrap_or(&no_buffers),
+    }
+    .with(overrides)
+}
+
+impl<'a> Context<'a> {
+    /// This context with a request's overrides applied (explicit values
+    /// win over settings and over what the document's location implies).
+    pub fn with(&self, overrides: &Overrides) -> Context<'a> {
+        let mut options = self.options.clone();
+        if let Some(h) = &overrides.home {
+            options.home = h.clone();
+        }
+        if overrides.agent.is_some() {
+            options.agent = overrides.agent.clone();
+        }
+        if overrides.agent_dir.is_some() {
+            options.agent_dir = overrides.agent_dir.clone();
+        }
+        Context {
+            options,
+            cwd: overrides.cwd.clone().unwrap_or_else(|| self.cwd.clone()),
+            cwd_explicit: self.cwd_explicit || overrides.cwd.is_some(),
+            agent_explicit: self.agent_explicit || overrides.agent.is_some(),
+            document: self.document.clone(),
+            global_config: overrides
+                .global_config
+                .clone()
+                .or_else(|| self.global_config.clone()),
+            open: self.open,
+        }
     }
 }
 

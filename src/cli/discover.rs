@@ -65,7 +65,6 @@ fn walk(dir: &Path, out: &mut Vec<Found>, errors: &mut Vec<String>, depth: usize
         if !ft.is_file() {
             continue;
         }
-        let _ = name;
         if let Some(kind) = kind_of(&path) {
             out.push(Found {
                 path,

@@ -3,9 +3,10 @@
 //! name its own `agent` and `cwd`; the policy is resolved again for it.
 
 use crate::analysis::report::SimulationReport;
-use crate::formats::{CallRequest, Format as RuntimeFormat};
-use crate::workspace::Context;
+use crate::formats::{CallRequest, Format as RuntimeFormat, Simulator};
+use crate::workspace::{Context, Overrides};
 use serde_json::{Value, json};
+use std::collections::HashMap;
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
 
@@ -14,6 +15,9 @@ pub enum Format {
     Human,
     Json,
 }
+
+/// Distinct (agent, cwd) policies kept at once in a batch.
+const MAX_POLICIES: usize = 64;
 
 /// A single call from the command line, or `None` for batch mode.
 pub struct SingleCall {
@@ -38,9 +42,7 @@ pub fn run(
             },
         )?;
         if format == Format::Human {
-            for issue in config_issues(&report) {
-                let _ = writeln!(out, "warning: the runtime reports: {issue}");
-            }
+            warn_config_issues(&report, out);
         }
         emit(format, &report, out);
         return Ok(0);
@@ -54,6 +56,9 @@ pub fn run(
         ))
     };
     let mut warned = false;
+    // The policy is loaded once per distinct (agent, cwd) of the lines.
+    let mut simulators: HashMap<(Option<String>, Option<String>), Box<dyn Simulator>> =
+        HashMap::new();
     for (n, line) in reader.split(b'\n').enumerate() {
         let line = line.map_err(|e| format!("reading the batch: {e}"))?;
         // One undecodable line is answered with an error; the rest go on.
@@ -84,52 +89,50 @@ pub fn run(
             continue;
         };
         // A line's own agent and working directory resolve the policy again.
-        let line_ctx;
-        let ctx = if v["agent"].is_string() || v["cwd"].is_string() {
-            let mut options = ctx.options.clone();
-            if let Some(a) = v["agent"].as_str() {
-                options.agent = Some(a.to_string());
+        let key = (
+            v["agent"].as_str().map(String::from),
+            v["cwd"].as_str().map(String::from),
+        );
+        if !simulators.contains_key(&key) {
+            if simulators.len() >= MAX_POLICIES {
+                simulators.clear();
             }
-            line_ctx = Context {
-                options,
-                cwd: v["cwd"]
-                    .as_str()
-                    .map_or_else(|| ctx.cwd.clone(), PathBuf::from),
-                cwd_explicit: ctx.cwd_explicit || v["cwd"].is_string(),
-                agent_explicit: ctx.agent_explicit || v["agent"].is_string(),
-                document: ctx.document.clone(),
-                global_config: ctx.global_config.clone(),
-                open: ctx.open,
-            };
-            &line_ctx
-        } else {
-            ctx
-        };
+            let line_ctx = ctx.with(&Overrides {
+                agent: key.0.clone(),
+                cwd: key.1.as_ref().map(PathBuf::from),
+                ..Default::default()
+            });
+            match runtime.simulator(&line_ctx) {
+                Ok(s) => {
+                    simulators.insert(key.clone(), s);
+                }
+                Err(e) => {
+                    let _ = writeln!(out, "{}", json!({ "line": n + 1, "error": e }));
+                    continue;
+                }
+            }
+        }
         let call = CallRequest {
             tool: tool.to_string(),
             input: v.get("input").cloned().unwrap_or(json!({})),
         };
-        match runtime.simulate(ctx, &call) {
-            Ok(report) => {
-                if format == Format::Human && !warned {
-                    warned = true;
-                    for issue in config_issues(&report) {
-                        let _ = writeln!(out, "warning: the runtime reports: {issue}");
-                    }
-                }
-                emit(format, &report, out);
+        if let Some(simulator) = simulators.get(&key) {
+            let report = simulator.simulate(&call);
+            if format == Format::Human && !warned {
+                warned = true;
+                warn_config_issues(&report, out);
             }
-            Err(e) => {
-                let _ = writeln!(out, "{}", json!({ "line": n + 1, "error": e }));
-            }
+            emit(format, &report, out);
         }
     }
     Ok(0)
 }
 
 /// The issues the runtime reports for the scope files.
-fn config_issues(report: &SimulationReport) -> &[String] {
-    &report.config_issues
+fn warn_config_issues(report: &SimulationReport, out: &mut dyn Write) {
+    for issue in &report.config_issues {
+        let _ = writeln!(out, "warning: the runtime reports: {issue}");
+    }
 }
 
 fn emit(format: Format, report: &SimulationReport, out: &mut dyn Write) {

@@ -78,10 +78,8 @@ pub trait Format: Send + Sync + 'static {
     /// The role of a document, by its path (percent-decoded) and the start
     /// of its text (`$schema`); `None` when it is not this format's.
     fn detect(&self, path: &str, head: &str) -> Option<Role>;
-    /// Whether a change to the file at `path` can change other documents'
-    /// findings (a scope file, an agent file, a server list).
-    fn is_scope_input(&self, path: &str) -> bool;
-    /// Globs of the files `is_scope_input` accepts, relative to any
+    /// Globs of the files whose changes can change other documents'
+    /// findings (scope files, agent files, server lists), relative to any
     /// folder, and relative to the directory of the user's files under
     /// `ctx` (for file watchers).
     fn watch_globs(&self, ctx: &Context<'_>) -> (Vec<String>, Vec<(std::path::PathBuf, String)>);
@@ -126,11 +124,20 @@ pub trait Format: Send + Sync + 'static {
     -> Vec<Action>;
     /// A tool call typed as a command line (`git push`, `read .env`).
     fn parse_command_line(&self, line: &str) -> Option<CallRequest>;
-    /// What the runtime decides for a call, with the policy of `ctx`
-    /// (the document at `ctx.document` read from its open buffer).
-    fn simulate(&self, ctx: &Context<'_>, call: &CallRequest) -> Result<SimulationReport, String>;
+    /// The policy of `ctx` (the document at `ctx.document` read from its
+    /// open buffer), loaded once, ready to decide any number of calls.
+    fn simulator(&self, ctx: &Context<'_>) -> Result<Box<dyn Simulator>, String>;
+    /// What the runtime decides for one call, with the policy of `ctx`.
+    fn simulate(&self, ctx: &Context<'_>, call: &CallRequest) -> Result<SimulationReport, String> {
+        Ok(self.simulator(ctx)?.simulate(call))
+    }
     /// Every scope merged as the runtime merges them.
     fn effective_policy(&self, ctx: &Context<'_>) -> Result<EffectivePolicyReport, String>;
+}
+
+/// A loaded policy that decides calls as the runtime does.
+pub trait Simulator {
+    fn simulate(&self, call: &CallRequest) -> SimulationReport;
 }
 
 static FORMATS: &[&dyn Format] = &[&pi::Pi];

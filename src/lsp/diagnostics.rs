@@ -1,7 +1,7 @@
-//! Computing and publishing diagnostics. Analysis runs off the handler on a
-//! snapshot; a result is published only if its version is still the
-//! document's version, under a lock so an older result never lands after a
-//! newer one.
+//! Computing and publishing diagnostics. Analysis runs on a snapshot in a
+//! task of its own (on the blocking pool for documents over 16 KB); a result
+//! is published only if its version is still the document's version, under
+//! a lock so an older result never lands after a newer one.
 
 use super::convert::to_lsp_range;
 use super::session::{Session, Snapshot};

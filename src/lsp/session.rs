@@ -3,7 +3,7 @@
 
 use crate::analysis::AnalysisOptions;
 use crate::formats::{Analysis, DocumentKind};
-use crate::text::{LineIndex, PositionEncoding};
+use crate::text::PositionEncoding;
 use ropey::Rope;
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
@@ -285,9 +285,4 @@ fn percent_decode(s: &str) -> String {
         i += 1;
     }
     String::from_utf8_lossy(&out).into_owned()
-}
-
-/// Line index for a snapshot's text.
-pub fn index_of(text: &str) -> LineIndex {
-    LineIndex::new(text)
 }

@@ -12,7 +12,7 @@ pub mod scopes;
 use crate::analysis::report::{EffectivePolicyReport, SimulationReport};
 use crate::core::diagnostic::CodeInfo;
 use crate::core::profile::RuntimeProfile;
-use crate::formats::{Analysis, CallRequest, Format, Role};
+use crate::formats::{Analysis, CallRequest, Format, Role, Simulator};
 use crate::ide::code_actions::Action;
 use crate::ide::items::{HoverInfo, Item};
 use crate::ide::symbols::Symbol;
@@ -68,10 +68,6 @@ impl Format for Pi {
         .then_some(Role::Config)
     }
 
-    fn is_scope_input(&self, path: &str) -> bool {
-        role_of_path(path).is_some() || path.ends_with("/mcp.json")
-    }
-
     fn watch_globs(&self, ctx: &Context<'_>) -> (Vec<String>, Vec<(std::path::PathBuf, String)>) {
         let anywhere = [
             "**/.pi/extensions/pi-permission-system/config.json",
@@ -124,15 +120,7 @@ impl Format for Pi {
             }
             Role::Config => {
                 let (text, a) = lints::analyze_config_bytes(bytes, options);
-                let accepted = a.file.accepted();
-                (
-                    text,
-                    Analysis {
-                        root: a.file.parsed.root,
-                        diagnostics: a.diagnostics,
-                        accepted,
-                    },
-                )
+                (text, a.into())
             }
         }
     }
@@ -163,10 +151,12 @@ impl Format for Pi {
         let root = analysis.root.as_ref()?;
         let version = ctx.options.profile.version;
         let mut info = ide::hover::hover(root, offset, version)?;
-        if analysis.accepted
-            && let Some(cfg) = Some(model::PiConfig::from_validated(root))
-            && let Some(more) = ide::hover::precedence(&cfg, offset, home)
-        {
+        // What the rule decides needs the config the runtime uses.
+        let precedence = analysis
+            .accepted
+            .then(|| ide::hover::precedence(&model::PiConfig::from_validated(root), offset, home))
+            .flatten();
+        if let Some(more) = precedence {
             info.markdown.push_str("\n\n---\n\n");
             info.markdown.push_str(&more);
             if let Some(scopes) = scope_hover(root, offset, ctx) {
@@ -234,16 +224,13 @@ impl Format for Pi {
         ide::sample_call::parse_command_line(line).map(|(tool, input)| CallRequest { tool, input })
     }
 
-    fn simulate(&self, ctx: &Context<'_>, call: &CallRequest) -> Result<SimulationReport, String> {
+    fn simulator(&self, ctx: &Context<'_>) -> Result<Box<dyn Simulator>, String> {
         let (loc, inputs, loaded) = scopes::load(ctx)?;
-        let call = engine::gates::Call {
-            tool: call.tool.clone(),
-            input: call.input.clone(),
-            agent: loc.agent.clone(),
-            cwd: loc.cwd.display().to_string(),
-        };
-        let sim = loaded.policy.simulate(&call, &engine::paths::RealFs);
-        Ok(ide::simulation::to_report(&call, &sim, &loaded, &inputs))
+        Ok(Box::new(PiSimulator {
+            loc,
+            inputs,
+            loaded,
+        }))
     }
 
     fn effective_policy(&self, ctx: &Context<'_>) -> Result<EffectivePolicyReport, String> {
@@ -253,6 +240,26 @@ impl Format for Pi {
             &loaded,
             loc.agent.as_deref(),
         ))
+    }
+}
+
+/// pi's policy, loaded once for many calls.
+struct PiSimulator {
+    loc: scopes::Locations,
+    inputs: engine::policy::PolicyInputs,
+    loaded: engine::policy::LoadedPolicy,
+}
+
+impl Simulator for PiSimulator {
+    fn simulate(&self, call: &CallRequest) -> SimulationReport {
+        let call = engine::gates::Call {
+            tool: call.tool.clone(),
+            input: call.input.clone(),
+            agent: self.loc.agent.clone(),
+            cwd: self.loc.cwd.display().to_string(),
+        };
+        let sim = self.loaded.policy.simulate(&call, &engine::paths::RealFs);
+        ide::simulation::to_report(&call, &sim, &self.loaded, &self.inputs)
     }
 }
 

@@ -81,6 +81,21 @@ pub fn valid_agent_name(name: &str) -> Result<(), String> {
     Ok(())
 }
 
+impl Locations {
+    /// The active agent's files (global, project); `None` without an
+    /// agent, an error for a name the runtime would refuse.
+    pub fn agent_paths(&self) -> Result<Option<(PathBuf, PathBuf)>, String> {
+        let Some(name) = &self.agent else {
+            return Ok(None);
+        };
+        valid_agent_name(name)?;
+        Ok(Some((
+            locations::global_agent_path(&self.agent_dir, name),
+            locations::project_agent_path(&self.cwd, name),
+        )))
+    }
+}
+
 /// Reads a file as the runtime does (UTF-8, invalid bytes as U+FFFD);
 /// `None` when it does not exist or cannot be read.
 pub fn read_text(path: &Path) -> Option<String> {
@@ -100,14 +115,8 @@ pub fn load_inputs(
             text,
         })
     };
-    let (global_agent, project_agent) = match &loc.agent {
-        Some(name) => {
-            valid_agent_name(name)?;
-            (
-                read(locations::global_agent_path(&loc.agent_dir, name)),
-                read(locations::project_agent_path(&loc.cwd, name)),
-            )
-        }
+    let (global_agent, project_agent) = match loc.agent_paths()? {
+        Some((global, project)) => (read(global), read(project)),
         None => (None, None),
     };
     let mcp_servers = read(locations::mcp_json_path(&loc.agent_dir))
@@ -180,13 +189,9 @@ pub fn locations_for_document(
 /// MCP server names from the `mcp.json` in the agent directory (the names
 /// the runtime derives MCP targets from); none when it is missing.
 pub fn mcp_server_names(loc: &Locations) -> Vec<String> {
-    let path = locations::mcp_json_path(&loc.agent_dir);
-    match std::fs::metadata(&path) {
-        Ok(m) if m.is_file() && m.len() <= 16 * 1024 * 1024 => std::fs::read(&path)
-            .map(|b| server_names_from_mcp_json(&String::from_utf8_lossy(&b)))
-            .unwrap_or_default(),
-        _ => Vec::new(),
-    }
+    crate::workspace::read_text(&locations::mcp_json_path(&loc.agent_dir), 16 * 1024 * 1024)
+        .map(|text| server_names_from_mcp_json(&text))
+        .unwrap_or_default()
 }
 
 /// The locations for a context: the document's own location decides the
@@ -247,11 +252,8 @@ fn other_scope_file_exists(
     open: &dyn Fn(&Path) -> Option<String>,
 ) -> bool {
     let mut paths = vec![loc.global_config_path(), loc.project_config_path()];
-    if let Some(name) = &loc.agent
-        && valid_agent_name(name).is_ok()
-    {
-        paths.push(locations::global_agent_path(&loc.agent_dir, name));
-        paths.push(locations::project_agent_path(&loc.cwd, name));
+    if let Ok(Some((global, project))) = loc.agent_paths() {
+        paths.extend([global, project]);
     }
     paths
         .iter()
@@ -338,19 +340,17 @@ pub fn analyse_scope_file(
         options,
         scopes.as_ref(),
     );
-    let mut diagnostics = a.diagnostics;
+    let mut analysis = crate::formats::Analysis::from(a);
     if let Some((inputs, loaded, doc)) = &scoped {
         for mut d in cross_scope_diagnostics(inputs, loaded, doc) {
             if let Some(sev) = options.levels.severity(d.code) {
                 d.severity = sev;
-                diagnostics.push(d);
+                analysis.diagnostics.push(d);
             }
         }
-        diagnostics.sort_by_key(|d| (d.range.start, d.range.end));
+        analysis
+            .diagnostics
+            .sort_by_key(|d| (d.range.start, d.range.end));
     }
-    crate::formats::Analysis {
-        accepted: a.file.accepted(),
-        root: a.file.parsed.root,
-        diagnostics,
-    }
+    analysis
 }

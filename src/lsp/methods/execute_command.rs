@@ -78,6 +78,7 @@ pub fn handle(server: &Server, params: ExecuteCommandParams) -> Result<Option<Va
         agent: args["agent"].as_str().map(String::from),
         agent_dir: None,
         cwd: args["cwd"].as_str().map(PathBuf::from),
+        global_config: None,
     };
     let open = |p: &std::path::Path| session.open_text_by_path(p);
     let ctx = context(&settings, &uri, &overrides, &open);

@@ -11,6 +11,16 @@ use crate::syntax::js_order::{is_array_index, js_entries};
 use crate::syntax::strip::CommentKind;
 use crate::syntax::{Member, Node, SyntaxErrorKind, Value};
 
+impl From<ConfigAnalysis> for crate::formats::Analysis {
+    fn from(a: ConfigAnalysis) -> Self {
+        crate::formats::Analysis {
+            accepted: a.file.accepted(),
+            root: a.file.parsed.root,
+            diagnostics: a.diagnostics,
+        }
+    }
+}
+
 /// Everything known about one config text.
 #[derive(Debug, Clone)]
 pub struct ConfigAnalysis {
