@@ -18,7 +18,8 @@ struct Cli {
 /// `check`, `simulate` and `explain`.
 #[derive(clap::Args, Clone)]
 struct ScopeArgs {
-    /// The format (`pi`); default: detected from the files, else pi.
+    /// The format (default: pi). `check` reads each file as the format that
+    /// recognises it, and files no format recognises as this one.
     #[arg(long, value_name = "FORMAT")]
     runtime: Option<String>,
     /// The runtime version whose rules apply (default: the format's).
