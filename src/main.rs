@@ -269,10 +269,10 @@ fn serve() -> i32 {
             return 1;
         }
     };
-    runtime.block_on(permission_lsp::lsp::run_stdio());
+    let ended = runtime.block_on(permission_lsp::lsp::run_stdio());
     // A blocked read of stdin must not hold the process open after `exit`.
     runtime.shutdown_background();
-    0
+    if ended.after_shutdown { 0 } else { 1 }
 }
 
 /// The parser allocates one string per key and value; mimalloc makes those

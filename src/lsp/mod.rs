@@ -12,33 +12,54 @@ pub mod transport;
 
 pub use server::Server;
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use tower_lsp_server::{LspService, Server as Transport};
 
 /// The service with every custom method registered.
 pub fn service() -> (LspService<Server>, tower_lsp_server::ClientSocket) {
-    LspService::build(Server::new)
+    service_with_flag(Arc::default())
+}
+
+fn service_with_flag(
+    shutdown: Arc<AtomicBool>,
+) -> (LspService<Server>, tower_lsp_server::ClientSocket) {
+    LspService::build(move |client| Server::with_shutdown_flag(client, shutdown.clone()))
         .custom_method(transport::INVALID_MESSAGE_METHOD, Server::invalid_message)
         .finish()
 }
 
+/// How a session ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ended {
+    /// `shutdown` came before the end (`exit` or end of input): the
+    /// process exits 0, otherwise 1, as the protocol asks.
+    pub after_shutdown: bool,
+}
+
 /// Serves LSP on any pair of streams (stdio in production, pipes in tests).
-pub async fn serve<R, W>(input: R, output: W)
+pub async fn serve<R, W>(input: R, output: W) -> Ended
 where
     R: tokio::io::AsyncRead + Unpin + Send + 'static,
     W: tokio::io::AsyncWrite + Unpin,
 {
-    let (service, socket) = service();
+    let flag = Arc::new(AtomicBool::new(false));
+    let (service, socket) = service_with_flag(flag.clone());
     Transport::new(transport::guard(input), output, socket)
         .serve(service)
         .await;
+    Ended {
+        after_shutdown: flag.load(Ordering::SeqCst),
+    }
 }
 
 /// Serves LSP over stdin/stdout until the client exits.
-pub async fn run_stdio() {
+pub async fn run_stdio() -> Ended {
     let (stdout, writer) = stdio::stdout();
-    serve(stdio::stdin(), stdout).await;
+    let ended = serve(stdio::stdin(), stdout).await;
     // Everything the server wrote reaches the client before the process ends.
     let _ = writer.join();
+    ended
 }
 
 /// Standard input and output without a trip through the blocking pool per

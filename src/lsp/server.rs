@@ -16,9 +16,14 @@ pub struct Server {
 
 impl Server {
     pub fn new(client: Client) -> Self {
+        Self::with_shutdown_flag(client, Arc::default())
+    }
+
+    /// A server that records a received `shutdown` in `flag`.
+    pub fn with_shutdown_flag(client: Client, flag: Arc<std::sync::atomic::AtomicBool>) -> Self {
         Server {
             client,
-            session: Arc::new(Session::default()),
+            session: Arc::new(Session::with_shutdown_flag(flag)),
             publisher: Arc::new(Publisher::default()),
         }
     }
@@ -53,10 +58,10 @@ impl Server {
             .as_str()
             .unwrap_or("malformed message")
             .to_string();
-        let mut error = if params["kind"] == "parse" {
-            tower_lsp_server::jsonrpc::Error::parse_error()
-        } else {
-            tower_lsp_server::jsonrpc::Error::invalid_request()
+        let mut error = match params["kind"].as_str() {
+            Some("parse") => tower_lsp_server::jsonrpc::Error::parse_error(),
+            Some("method") => tower_lsp_server::jsonrpc::Error::method_not_found(),
+            _ => tower_lsp_server::jsonrpc::Error::invalid_request(),
         };
         error.data = Some(serde_json::Value::String(reason));
         Err(error)
@@ -73,6 +78,9 @@ impl LanguageServer for Server {
     }
 
     async fn shutdown(&self) -> Result<()> {
+        self.session
+            .shutdown_requested
+            .store(true, std::sync::atomic::Ordering::SeqCst);
         Ok(())
     }
 

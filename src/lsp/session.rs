@@ -40,6 +40,8 @@ pub struct Session {
     /// The latest analysis per document, with the version and generation
     /// it was made for.
     analyses: std::sync::Mutex<HashMap<Uri, CachedAnalysis>>,
+    /// `shutdown` was received (the exit status after `exit` depends on it).
+    pub shutdown_requested: Arc<std::sync::atomic::AtomicBool>,
 }
 
 #[derive(Debug, Clone)]
@@ -62,6 +64,14 @@ pub struct Settings {
 }
 
 impl Session {
+    /// A session that records a received `shutdown` in `flag`.
+    pub fn with_shutdown_flag(flag: Arc<std::sync::atomic::AtomicBool>) -> Self {
+        Session {
+            shutdown_requested: flag,
+            ..Session::default()
+        }
+    }
+
     pub fn settings(&self) -> Settings {
         self.settings.read().map(|s| s.clone()).unwrap_or_default()
     }

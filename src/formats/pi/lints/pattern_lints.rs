@@ -179,8 +179,7 @@ fn bash_patterns(s: &Surface, out: &mut Vec<Diagnostic>) {
                 ));
             }
         }
-        let word = &p[..p.len().saturating_sub(1)];
-        if p.ends_with('*')
+        if let Some(word) = p.strip_suffix('*')
             && !word.is_empty()
             && word
                 .chars()

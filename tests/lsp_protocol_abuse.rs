@@ -1,0 +1,163 @@
+//! The real binary over stdio under broken frames, odd ids and protocol
+//! corner cases: the session survives every one and the protocol's rules
+//! on exit codes and unknown `$/` requests hold.
+
+mod common;
+
+use common::LspClient;
+use serde_json::{Value, json};
+use std::process::Stdio;
+use std::time::Duration;
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+
+type Client = LspClient<ChildStdout, ChildStdin>;
+
+async fn start() -> (Child, Client) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_permission-lsp"))
+        .arg("--stdio")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn");
+    let stdin = child.stdin.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let mut c = LspClient::new(stdout, stdin);
+    c.initialize(&[]).await;
+    (child, c)
+}
+
+async fn exit_status(child: &mut Child) -> std::process::ExitStatus {
+    tokio::time::timeout(Duration::from_secs(10), child.wait())
+        .await
+        .expect("server exits")
+        .expect("wait")
+}
+
+/// The session still answers a request after whatever came before.
+async fn still_alive(c: &mut Client) {
+    let r = c
+        .request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": "file:///nowhere/x.json"}, "position": {"line": 0, "character": 0}}),
+        )
+        .await;
+    assert!(r.get("result").is_some(), "{r}");
+}
+
+#[tokio::test]
+async fn ids_that_are_not_integers_get_invalid_request_and_the_session_goes_on() {
+    let (mut child, mut c) = start().await;
+    for id in ["1.0", "1e3", "1.5", "9223372036854775808"] {
+        c.send_raw(&format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"textDocument/hover","params":{{}}}}"#
+        ))
+        .await;
+        let e = c.wait_for(|m| m.get("error").is_some()).await;
+        assert_eq!(e["error"]["code"], -32600, "{id}: {e}");
+        // A response with such an id answers nothing of ours: dropped.
+        c.send_raw(&format!(r#"{{"jsonrpc":"2.0","id":{id},"result":null}}"#))
+            .await;
+        still_alive(&mut c).await;
+    }
+    let r = c.request("shutdown", json!(null)).await;
+    assert_eq!(r["result"], Value::Null);
+    c.notify("exit", json!(null)).await;
+    assert!(exit_status(&mut child).await.success());
+}
+
+#[tokio::test]
+async fn a_broken_frame_costs_that_frame_only() {
+    let (mut child, mut c) = start().await;
+    let body = r#"{"jsonrpc":"2.0","method":"$/noSuchNotification","params":{}}"#;
+    let broken: Vec<Vec<u8>> = vec![
+        format!("X-Foo: 1\r\n\r\n{body}").into_bytes(),
+        format!("Content-Length: -5\r\n\r\n{body}").into_bytes(),
+        format!("Content-Length: {}\r\n\r\n{body}", "9".repeat(30)).into_bytes(),
+        format!("Content-Length: 18446744073709551615\r\n\r\n{body}").into_bytes(),
+        format!("Content-Length: 10\r\n\r\n{body}").into_bytes(),
+        format!("\0\0\0Content-Length: {}\r\n\r\n{body}", body.len()).into_bytes(),
+        b"\0\0\0\0".to_vec(),
+    ];
+    for bad in broken {
+        c.writer_raw(&bad).await;
+        still_alive(&mut c).await;
+    }
+    // A length larger than the body: the next frame is read from inside it.
+    c.writer_raw(format!("Content-Length: {}\r\n\r\n{body}", body.len() + 30).as_bytes())
+        .await;
+    still_alive(&mut c).await;
+    c.request("shutdown", json!(null)).await;
+    c.notify("exit", json!(null)).await;
+    assert!(exit_status(&mut child).await.success());
+}
+
+#[tokio::test]
+async fn exit_without_shutdown_exits_1() {
+    let (mut child, mut c) = start().await;
+    c.notify("exit", json!(null)).await;
+    assert_eq!(exit_status(&mut child).await.code(), Some(1));
+}
+
+#[tokio::test]
+async fn dollar_requests_get_method_not_found() {
+    let (mut child, mut c) = start().await;
+    let r = c.request("$/unknownThing", json!({})).await;
+    assert_eq!(r["error"]["code"], -32601, "{r}");
+    // `$/` notifications are ignored quietly.
+    c.notify("$/setTrace", json!({"value": "off"})).await;
+    still_alive(&mut c).await;
+    c.request("shutdown", json!(null)).await;
+    c.notify("exit", json!(null)).await;
+    assert!(exit_status(&mut child).await.success());
+}
+
+#[tokio::test]
+async fn a_lone_surrogate_escape_is_read_as_a_replacement_character() {
+    let (_child, mut c) = start().await;
+    let uri = "file:///home/u/.pi/agent/extensions/pi-permission-system/config.json";
+    // The document text holds `"git \ud800": "allow"` as a lone escape.
+    let open = format!(
+        r#"{{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{{"textDocument":{{"uri":"{uri}","languageId":"json","version":1,"text":"{{\"permission\":{{\"bash\":{{\"git \\ud800*\":\"allow\", \"x\": 1}}}}}}"}}}}}}"#
+    );
+    c.send_raw(&open).await;
+    // Published for version 1: the message was not dropped.
+    let d = c.diagnostics(uri, Some(1)).await;
+    assert!(d["diagnostics"].is_array());
+}
+
+#[tokio::test]
+async fn a_pattern_ending_in_a_multibyte_character_is_analysed() {
+    let (mut child, mut c) = start().await;
+    let uri = "file:///home/u/.pi/agent/extensions/pi-permission-system/config.json";
+    for (version, key) in [(1, "git é"), (2, "git \u{200d}"), (3, "git \u{fffd}")] {
+        let text = json!({"permission": {"bash": {key: "allow"}}}).to_string();
+        if version == 1 {
+            c.notify(
+                "textDocument/didOpen",
+                json!({"textDocument": {"uri": uri, "languageId": "json", "version": 1, "text": text}}),
+            )
+            .await;
+        } else {
+            c.notify(
+                "textDocument/didChange",
+                json!({"textDocument": {"uri": uri, "version": version}, "contentChanges": [{"text": text}]}),
+            )
+            .await;
+        }
+        let d = c.diagnostics(uri, Some(version)).await;
+        let r = c
+            .request(
+                "textDocument/codeAction",
+                json!({"textDocument": {"uri": uri},
+                       "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 40}},
+                       "context": {"diagnostics": d["diagnostics"]}}),
+            )
+            .await;
+        assert!(r.get("result").is_some(), "{r}");
+    }
+    c.request("shutdown", json!(null)).await;
+    c.notify("exit", json!(null)).await;
+    assert!(exit_status(&mut child).await.success());
+}
