@@ -5,6 +5,7 @@ pub mod analysis;
 pub mod cli;
 pub mod core;
 pub mod formats;
+pub mod fsio;
 pub mod ide;
 pub mod lsp;
 pub mod syntax;

@@ -115,25 +115,21 @@ impl ScopeArgs {
 
 /// A path named on the command line must exist and be readable.
 fn existing(path: &std::path::Path, dir: bool, flag: &str) -> Result<(), UsageError> {
-    let meta = std::fs::metadata(path)
-        .map_err(|e| UsageError(format!("{flag} {}: {e}", path.display())))?;
-    if dir && !meta.is_dir() {
-        return Err(UsageError(format!(
-            "{flag} {}: not a directory",
-            path.display()
-        )));
-    }
-    if !dir {
-        if !meta.is_file() {
+    if dir {
+        let meta = std::fs::metadata(path)
+            .map_err(|e| UsageError(format!("{flag} {}: {e}", path.display())))?;
+        if !meta.is_dir() {
             return Err(UsageError(format!(
-                "{flag} {}: not a regular file",
+                "{flag} {}: not a directory",
                 path.display()
             )));
         }
-        std::fs::File::open(path)
-            .map_err(|e| UsageError(format!("{flag} {}: {e}", path.display())))?;
+        return Ok(());
     }
-    Ok(())
+    // Opened (without blocking) and then checked.
+    permission_lsp::fsio::open(path, false)
+        .map(|_| ())
+        .map_err(|e| UsageError(format!("{flag} {}: {e}", path.display())))
 }
 
 #[derive(Subcommand)]
@@ -240,9 +236,7 @@ fn simulate(
 ) -> Result<i32, UsageError> {
     let ctx = scope.context()?;
     let runtime = scope.format()?;
-    if let Some(b) = batch.as_ref().filter(|b| b.as_os_str() != "-") {
-        existing(b, false, "--batch")?;
-    }
+    // `--batch` is opened once, by the simulation (a pipe can be read once).
     let single = match tool {
         Some(tool) => match serde_json::from_str(input) {
             Ok(input) => Some(cli::simulate::SingleCall { tool, input }),

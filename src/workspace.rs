@@ -116,11 +116,7 @@ impl<'a> Context<'a> {
 /// `None` when it is not a regular file, cannot be read, or is larger than
 /// `max` bytes.
 pub fn read_text(path: &Path, max: u64) -> Option<String> {
-    let meta = std::fs::metadata(path).ok()?;
-    if !meta.is_file() || meta.len() > max {
-        return None;
-    }
-    std::fs::read(path)
+    crate::fsio::read_capped(path, max)
         .ok()
         .map(|b| String::from_utf8_lossy(&b).into_owned())
 }

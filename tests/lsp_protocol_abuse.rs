@@ -161,3 +161,67 @@ async fn a_pattern_ending_in_a_multibyte_character_is_analysed() {
     c.notify("exit", json!(null)).await;
     assert!(exit_status(&mut child).await.success());
 }
+
+/// A scope file swapped for a FIFO (or a device) is skipped, never opened
+/// in a way that blocks: the document's diagnostics and hover still come.
+#[cfg(unix)]
+#[tokio::test]
+async fn a_fifo_in_place_of_a_scope_file_does_not_hang_the_server() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("lsp-fifo-scope");
+    let _ = std::fs::remove_dir_all(&dir);
+    let home = dir.join("home");
+    let global = home.join(".pi/agent/extensions/pi-permission-system/config.json");
+    std::fs::create_dir_all(global.parent().unwrap()).unwrap();
+    let status = std::process::Command::new("mkfifo")
+        .arg(&global)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let project = dir.join("project/.pi/extensions/pi-permission-system/config.json");
+    std::fs::create_dir_all(project.parent().unwrap()).unwrap();
+    let text = r#"{"permission": {"bash": {"*": "ask", "git *": "allow"}}}"#;
+    std::fs::write(&project, text).unwrap();
+
+    let mut child = Command::new(env!("CARGO_BIN_EXE_permission-lsp"))
+        .arg("--stdio")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn");
+    let stdin = child.stdin.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let mut c = LspClient::new(stdout, stdin);
+    c.request(
+        "initialize",
+        json!({"processId": null, "rootUri": null,
+               "initializationOptions": {"permissionLsp": {"home": home.display().to_string()}},
+               "capabilities": {}}),
+    )
+    .await;
+    c.notify("initialized", json!({})).await;
+    let uri = format!("file://{}", project.display());
+    c.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri, "languageId": "json", "version": 1, "text": text}}),
+    )
+    .await;
+    let d = c.diagnostics(&uri, Some(1)).await;
+    assert!(d["diagnostics"].is_array());
+    let r = c
+        .request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": uri}, "position": {"line": 0, "character": 27}}),
+        )
+        .await;
+    assert!(r.get("result").is_some(), "{r}");
+    let r = c
+        .request(
+            "workspace/executeCommand",
+            json!({"command": "permission-lsp.simulate",
+                   "arguments": [{"uri": uri, "tool": "bash", "input": {"command": "git status"}}]}),
+        )
+        .await;
+    assert_eq!(r["result"]["decision"], "allow", "{r}");
+}

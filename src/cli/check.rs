@@ -42,24 +42,21 @@ pub fn run(
     };
     let (mut errors, mut warnings, mut others) = (0usize, 0usize, 0usize);
     let mut json_out = Vec::new();
+    // Files read and analysed (a file that could not be read is an error).
+    let mut checked = 0usize;
     let mut sarif_out = Vec::new();
     for f in &files {
         let display = f.path.display().to_string();
-        let bytes = match std::fs::metadata(&f.path) {
-            Ok(m) if m.len() > MAX_FILE_BYTES => {
-                io_errors.push(format!(
-                    "{display}: larger than {MAX_FILE_BYTES} bytes, not read"
-                ));
+        // Opened first, then checked: a FIFO or a device named on the
+        // command line is an error, never a hang or an endless read.
+        let bytes = match crate::fsio::read_capped(&f.path, MAX_FILE_BYTES) {
+            Ok(b) => b,
+            Err(e) => {
+                io_errors.push(format!("{display}: {e}"));
                 continue;
             }
-            _ => match std::fs::read(&f.path) {
-                Ok(b) => b,
-                Err(e) => {
-                    io_errors.push(format!("{display}: {e}"));
-                    continue;
-                }
-            },
         };
+        checked += 1;
         // A file named explicitly that no format recognises is read as the
         // profile's format: a config, or an agent file when it is markdown.
         let kind = f.kind.unwrap_or_else(|| DocumentKind {
@@ -101,7 +98,7 @@ pub fn run(
     match format {
         Format::Json => {
             let doc = serde_json::json!({
-                "files": files.len(),
+                "files": checked,
                 "errors": errors,
                 "warnings": warnings,
                 "diagnostics": json_out,
@@ -132,18 +129,14 @@ pub fn run(
             for e in &io_errors {
                 let _ = writeln!(out, "error: {e}");
             }
-            let files_word = if files.len() == 1 { "file" } else { "files" };
+            let files_word = if checked == 1 { "file" } else { "files" };
             if errors + warnings + others == 0 {
-                let _ = writeln!(
-                    out,
-                    "Checked {} {files_word}: no problems found.",
-                    files.len()
-                );
+                let _ = writeln!(out, "Checked {} {files_word}: no problems found.", checked);
             } else {
                 let _ = writeln!(
                     out,
                     "Checked {} {files_word}: {errors} error{}, {warnings} warning{}{}.",
-                    files.len(),
+                    checked,
                     if errors == 1 { "" } else { "s" },
                     if warnings == 1 { "" } else { "s" },
                     if others > 0 {

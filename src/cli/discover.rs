@@ -7,8 +7,6 @@ use std::path::{Path, PathBuf};
 
 /// Directories never descended into.
 const SKIP_DIRS: &[&str] = &["node_modules", ".git", "target", ".hg", ".svn"];
-/// Files larger than this are not considered when scanning directories.
-const MAX_SCAN_BYTES: u64 = 64 * 1024 * 1024;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Found {
@@ -26,7 +24,7 @@ pub fn discover(paths: &[PathBuf]) -> (Vec<Found>, Vec<String>) {
         match std::fs::metadata(p) {
             Ok(m) if m.is_dir() => {
                 let mut here = Vec::new();
-                walk(p, &mut here, &mut errors, 0);
+                walk(p, &mut here, &mut errors);
                 here.sort_by(|a: &Found, b| a.path.cmp(&b.path));
                 found.extend(here);
             }
@@ -40,17 +38,23 @@ pub fn discover(paths: &[PathBuf]) -> (Vec<Found>, Vec<String>) {
     (found, errors)
 }
 
-fn walk(dir: &Path, out: &mut Vec<Found>, errors: &mut Vec<String>, depth: usize) {
-    if depth > 32 {
-        return;
+/// Every recognised file below `root`, at any depth (an explicit stack:
+/// no recursion to overflow, and symlinks are never followed, so no loops).
+fn walk(root: &Path, out: &mut Vec<Found>, errors: &mut Vec<String>) {
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(e) => e,
+            Err(e) => {
+                errors.push(format!("{}: {e}", dir.display()));
+                continue;
+            }
+        };
+        scan(entries, &mut stack, out);
     }
-    let entries = match std::fs::read_dir(dir) {
-        Ok(e) => e,
-        Err(e) => {
-            errors.push(format!("{}: {e}", dir.display()));
-            return;
-        }
-    };
+}
+
+fn scan(entries: std::fs::ReadDir, stack: &mut Vec<PathBuf>, out: &mut Vec<Found>) {
     for entry in entries.flatten() {
         let path = entry.path();
         // Never follow symlinks while scanning: no loops, no escaping the tree.
@@ -58,7 +62,7 @@ fn walk(dir: &Path, out: &mut Vec<Found>, errors: &mut Vec<String>, depth: usize
         let name = entry.file_name().to_string_lossy().into_owned();
         if ft.is_dir() {
             if !SKIP_DIRS.contains(&name.as_str()) {
-                walk(&path, out, errors, depth + 1);
+                stack.push(path);
             }
             continue;
         }
@@ -86,15 +90,8 @@ fn kind_of(path: &Path) -> Option<DocumentKind> {
     crate::formats::detect(&p, &head(path)?)
 }
 
-/// A cheap look at the start of the file.
+/// A cheap look at the start of the file (regular files only).
 fn head(path: &Path) -> Option<String> {
-    use std::io::Read;
-    let meta = std::fs::metadata(path).ok()?;
-    if !meta.is_file() || meta.len() > MAX_SCAN_BYTES {
-        return None;
-    }
-    let mut buf = vec![0u8; 4096];
-    let mut f = std::fs::File::open(path).ok()?;
-    let n = f.read(&mut buf).ok()?;
-    Some(String::from_utf8_lossy(&buf[..n]).into_owned())
+    let buf = crate::fsio::read_head(path, 4096).ok()?;
+    Some(String::from_utf8_lossy(&buf).into_owned())
 }

@@ -51,9 +51,11 @@ pub fn run(
     let reader: Box<dyn BufRead> = if path.as_os_str() == "-" {
         Box::new(std::io::BufReader::new(std::io::stdin()))
     } else {
-        Box::new(std::io::BufReader::new(
-            std::fs::File::open(&path).map_err(|e| format!("{}: {e}", path.display()))?,
-        ))
+        // A file or a pipe (`--batch <(…)`); never a device, and a FIFO
+        // without a writer is an empty batch, not a hang.
+        let (file, _) =
+            crate::fsio::open(&path, true).map_err(|e| format!("{}: {e}", path.display()))?;
+        Box::new(std::io::BufReader::new(file))
     };
     let mut warned = false;
     // The policy is loaded once per distinct (agent, cwd) of the lines.

@@ -220,6 +220,7 @@ pub fn scope_rules(
     Some(ScopeRules {
         rules,
         default: default_action(loaded),
+        permissive_bash: loaded.permissive_bash_warning,
     })
 }
 

@@ -314,20 +314,51 @@ pub fn analyse_scope_file(
     ctx: &Context<'_>,
 ) -> crate::formats::Analysis {
     use crate::formats::pi::effective::{cross_scope_diagnostics, scope_rules};
+    // An agent name the runtime could not turn into a file name loses the
+    // agent's files only: the other scopes are still merged, and the
+    // document says why the agent is missing.
+    let mut refused_agent = None;
+    let repaired;
+    let ctx = match &ctx.options.agent {
+        Some(name) if !agent_file || ctx.agent_explicit => match valid_agent_name(name) {
+            Ok(()) => ctx,
+            Err(why) => {
+                refused_agent = Some(why);
+                let mut c = ctx.with(&crate::workspace::Overrides::default());
+                c.options.agent = None;
+                repaired = c;
+                &repaired
+            }
+        },
+        _ => ctx,
+    };
     let options = &ctx.options;
     // A config document is read once, for the merge and the analysis.
     let file = (!agent_file)
         .then(|| crate::formats::pi::model::read::read_config(text, options.profile.version));
     let scoped = scope_context_with(ctx, file.as_ref());
     let scopes = scoped.as_ref().and_then(|(i, l, d)| scope_rules(i, l, d));
+    let refused = refused_agent.and_then(|why| {
+        let mut d = crate::analysis::Diagnostic::new(
+            crate::formats::pi::codes::Code::AgentNameRefused,
+            0..0,
+            format!(
+                "{why}; the agent's files are not read, the other scope files are checked without them"
+            ),
+        );
+        d.severity = options.levels.severity(d.code)?;
+        Some(d)
+    });
     if agent_file {
+        let mut diagnostics = crate::formats::pi::lints::agent_file::analyze_agent_in_scopes(
+            text,
+            options,
+            scopes.as_ref(),
+        );
+        diagnostics.splice(0..0, refused);
         return crate::formats::Analysis {
             root: None,
-            diagnostics: crate::formats::pi::lints::agent_file::analyze_agent_in_scopes(
-                text,
-                options,
-                scopes.as_ref(),
-            ),
+            diagnostics,
             accepted: true,
         };
     }
@@ -352,5 +383,6 @@ pub fn analyse_scope_file(
             .diagnostics
             .sort_by_key(|d| (d.range.start, d.range.end));
     }
+    analysis.diagnostics.splice(0..0, refused);
     analysis
 }

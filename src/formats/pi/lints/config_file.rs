@@ -62,7 +62,7 @@ pub fn analyze_read_config(
     }
     validation_diagnostics(&file, text, options.profile.version, &mut out);
     if let Some(cfg) = file.config() {
-        super::rule_lints::rule_lints(&cfg, &mut out);
+        super::rule_lints::rule_lints(&cfg, scopes.map(|s| s.permissive_bash), &mut out);
         super::rule_lints::rule_order_lints(&cfg, text, &options.home, scopes, &mut out);
         super::pattern_lints::pattern_lints(&cfg, &options.home, &mut out);
         if let Some(root) = &file.parsed.root {

@@ -26,11 +26,16 @@ const OTHER_AGENTS_TOOLS: &[&str] = &[
     "multiedit",
 ];
 
-pub fn rule_lints(cfg: &PiConfig, out: &mut Vec<Diagnostic>) {
+/// `merged_permissive`: the runtime's own permissive-bash check on the
+/// merged global and project policy, when the other scope files are known
+/// (a bash policy in another file covers this file's `"*": "allow"`).
+pub fn rule_lints(cfg: &PiConfig, merged_permissive: Option<bool>, out: &mut Vec<Diagnostic>) {
     let Some(surfaces) = &cfg.permission else {
         return;
     };
-    permissive_bash(surfaces, out);
+    if merged_permissive != Some(false) {
+        permissive_bash(surfaces, out);
+    }
     for s in surfaces {
         match &s.value {
             SurfaceValue::Map { rules, range } => {

@@ -43,6 +43,9 @@ pub struct ScopeRules {
     pub rules: Vec<OrderedRule>,
     /// The merged universal default.
     pub default: State,
+    /// The runtime's startup check finds the merged global and project
+    /// policy permissive for bash (`"*": "allow"` and no bash policy).
+    pub permissive_bash: bool,
 }
 
 /// What the analysis found about one rule of the document.

@@ -1,0 +1,281 @@
+//! The CLI against careless and hostile input: devices, FIFOs, deep trees,
+//! odd characters, refused agent names, and the batch's per-line scopes.
+//! Every command runs under a watchdog: a hang is a failure, not a stuck CI.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Runs the binary with `args` and `stdin`; kills it after 20 s.
+fn run_in(dir: &Path, args: &[&str], stdin: &str) -> (i32, String, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_permission-lsp"))
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut input = child.stdin.take().unwrap();
+    let stdin = stdin.to_string();
+    let feeder = std::thread::spawn(move || {
+        let _ = input.write_all(stdin.as_bytes());
+    });
+    let start = Instant::now();
+    loop {
+        if child.try_wait().expect("wait").is_some() {
+            break;
+        }
+        if start.elapsed() > Duration::from_secs(20) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("`permission-lsp {}` hung", args.join(" "));
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let _ = feeder.join();
+    let out = child.wait_with_output().expect("output");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    run_in(Path::new(env!("CARGO_MANIFEST_DIR")), args, "")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("cli-hostile-{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+const GLOBAL: &str = ".pi/agent/extensions/pi-permission-system/config.json";
+
+#[test]
+fn patterns_ending_in_a_multibyte_character_are_checked() {
+    let dir = scratch("multibyte");
+    for (i, key) in ["git é", "git \\ud800", "git \u{200d}", "npm ü*"]
+        .iter()
+        .enumerate()
+    {
+        let path = dir.join(format!("home{i}")).join(GLOBAL);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(
+            &path,
+            format!(r#"{{"permission":{{"bash":{{"{key}":"allow"}}}}}}"#),
+        )
+        .unwrap();
+        let (code, out, err) = run(&["check", path.to_str().unwrap()]);
+        assert!(code == 0 || code == 1, "{key}: exit {code}\n{out}\n{err}");
+        assert!(out.contains("Checked 1 file"), "{key}: {out}");
+    }
+}
+
+#[cfg(unix)]
+fn mkfifo(path: &Path) {
+    let status = Command::new("mkfifo").arg(path).status().expect("mkfifo");
+    assert!(status.success());
+}
+
+#[cfg(unix)]
+#[test]
+fn devices_and_fifos_are_errors_never_hangs() {
+    let dir = scratch("fifo");
+    let fifo = dir.join("config.json");
+    mkfifo(&fifo);
+    let fifo = fifo.to_str().unwrap();
+    for args in [
+        &["check", "/dev/zero"][..],
+        &["check", fifo],
+        &["simulate", "--config", fifo, "--tool", "bash"],
+        &["simulate", "--config", "/dev/zero", "--tool", "bash"],
+        &["simulate", "--config", "/tmp", "--tool", "bash"],
+        &[
+            "simulate",
+            "--config",
+            "/nonexistent/x.json",
+            "--tool",
+            "bash",
+        ],
+        &["simulate", "--batch", "/dev/zero"],
+    ] {
+        let (code, out, err) = run(args);
+        assert_eq!(code, 2, "{args:?}: {out}{err}");
+        assert!(
+            err.contains("not a regular file")
+                || err.contains("No such file")
+                || out.contains("not a regular file"),
+            "{args:?}: {out}{err}"
+        );
+    }
+    // A FIFO without a writer is an empty batch.
+    let (code, out, err) = run(&["simulate", "--batch", fifo]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(out, "");
+}
+
+#[test]
+fn configs_deep_in_a_tree_are_found() {
+    let dir = scratch("deep");
+    let mut deep = dir.clone();
+    for _ in 0..48 {
+        deep.push("d");
+    }
+    let cfg = deep.join(".pi/extensions/pi-permission-system/config.json");
+    std::fs::create_dir_all(cfg.parent().unwrap()).unwrap();
+    std::fs::write(&cfg, r#"{"permission":{"bash":"allow",}}"#).unwrap();
+    let (code, out, _) = run(&["check", dir.to_str().unwrap()]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("PL002") && out.contains("Checked 1 file"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_batch_line_with_bad_bytes_is_answered_and_the_rest_goes_on() {
+    let dir = scratch("batch-utf8");
+    let batch = dir.join("calls.jsonl");
+    let mut bytes = br#"{"tool":"bash","input":{"command":"ls"}}"#.to_vec();
+    bytes.extend(b"\n{\"tool\":\"bash\",\"input\":{\"command\":\"\xff\"}}\n");
+    bytes.extend(br#"{"tool":"bash","input":{"command":"pwd"}}"#);
+    std::fs::write(&batch, bytes).unwrap();
+    let (code, out, err) = run(&[
+        "simulate",
+        "--batch",
+        batch.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 3, "{out}");
+    assert_eq!(lines[1]["line"], 2);
+    assert!(lines[1]["error"].is_string());
+    assert_eq!(lines[2]["input"]["command"], "pwd");
+}
+
+/// A line's `agent` and `cwd` load that agent's and that project's files,
+/// exactly as `--agent` and `--cwd` do.
+#[test]
+fn batch_lines_use_their_own_agent_and_cwd() {
+    let dir = scratch("batch-agent");
+    let project = dir.join("project");
+    let agent = project.join(".pi/agents/dev.md");
+    std::fs::create_dir_all(agent.parent().unwrap()).unwrap();
+    std::fs::write(
+        &agent,
+        "---\nname: dev\npermission:\n  bash:\n    \"rm *\": deny\n---\nDev.\n",
+    )
+    .unwrap();
+    let other = dir.join("other");
+    let cfg = other.join(".pi/extensions/pi-permission-system/config.json");
+    std::fs::create_dir_all(cfg.parent().unwrap()).unwrap();
+    std::fs::write(&cfg, r#"{"permission":{"bash":{"rm *":"allow"}}}"#).unwrap();
+    let home = dir.join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let batch = format!(
+        "{}\n{}\n{}\n",
+        r#"{"tool":"bash","input":{"command":"rm -rf x"},"agent":"dev"}"#,
+        r#"{"tool":"bash","input":{"command":"rm -rf x"}}"#,
+        serde_json::json!({"tool": "bash", "input": {"command": "rm -rf x"}, "cwd": other}),
+    );
+    let (code, out, err) = run_in(
+        &dir,
+        &[
+            "simulate", "--cwd", "project", "--home", "home", "--batch", "-", "--format", "json",
+        ],
+        &batch,
+    );
+    assert_eq!(code, 0, "{err}");
+    let decisions: Vec<String> = out
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["decision"].to_string())
+        .collect();
+    assert_eq!(decisions, [r#""deny""#, r#""ask""#, r#""allow""#], "{out}");
+    let (_, single, _) = run_in(
+        &dir,
+        &[
+            "simulate",
+            "--cwd",
+            "project",
+            "--home",
+            "home",
+            "--agent",
+            "dev",
+            "--tool",
+            "bash",
+            "--input",
+            r#"{"command":"rm -rf x"}"#,
+            "--format",
+            "json",
+        ],
+        "",
+    );
+    assert!(single.contains(r#""decision":"deny""#), "{single}");
+}
+
+/// PL208 follows the runtime's own check on the merged global and project
+/// policy: a global `bash` catch-all covers a project `"*": "allow"`.
+#[test]
+fn permissive_bash_is_judged_on_the_merged_policy() {
+    let (code, out, _) = run(&[
+        "check",
+        "--scopes",
+        "--home",
+        "tests/fixtures/permissive-bash/home",
+        "tests/fixtures/permissive-bash/project",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    assert!(!out.contains("PL208"), "{out}");
+    let (_, sim, _) = run(&[
+        "simulate",
+        "--home",
+        "tests/fixtures/permissive-bash/home",
+        "--cwd",
+        "tests/fixtures/permissive-bash/project",
+        "--tool",
+        "bash",
+        "--input",
+        r#"{"command":"curl x"}"#,
+        "--format",
+        "json",
+    ]);
+    assert!(sim.contains(r#""decision":"ask""#), "{sim}");
+    // Alone, the project file is permissive, and says so.
+    let (_, alone, _) = run(&["check", "tests/fixtures/permissive-bash/project"]);
+    assert!(alone.contains("PL208"), "{alone}");
+}
+
+/// A refused agent name keeps every other scope's findings and says why
+/// the agent's files are missing.
+#[test]
+fn a_refused_agent_name_is_reported_and_the_other_scopes_stay() {
+    for agent in ["..", "a/b", "/abs/dev"] {
+        let (code, out, _) = run(&[
+            "check",
+            "--scopes",
+            "--home",
+            "tests/fixtures/scopes/home",
+            "--agent",
+            agent,
+            "tests/fixtures/scopes/project/.pi/extensions",
+        ]);
+        assert_eq!(code, 0, "{agent}: {out}");
+        assert!(out.contains("warning[PL227]"), "{agent}: {out}");
+        assert!(
+            out.contains("warning[PL210]"),
+            "{agent}: cross-scope finding kept: {out}"
+        );
+        assert!(out.contains("warning[PL225]"), "{agent}: {out}");
+    }
+}
