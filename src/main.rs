@@ -255,6 +255,9 @@ fn serve() -> i32 {
     // large analyses run on the blocking pool.
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
+        // Analyses and heavy requests run here: a few threads bound the
+        // memory however fast the client sends work.
+        .max_blocking_threads(4)
         .build()
     {
         Ok(rt) => rt,

@@ -21,10 +21,53 @@ use tower_lsp_server::ls_types::{
 /// Documents up to this size are analysed on the async worker itself.
 const INLINE_ANALYSIS_BYTES: usize = 16 * 1024;
 
-/// Last published version per document.
+/// What was published per document, and which analyses are running.
 #[derive(Debug, Default)]
 pub struct Publisher {
-    published: Mutex<HashMap<Uri, i32>>,
+    /// The (version, session generation) last published per document.
+    published: Mutex<HashMap<Uri, (i32, u64)>>,
+    /// Documents with an analysis in flight; `true`: another refresh was
+    /// asked for meanwhile and runs when this one ends (newest state).
+    running: std::sync::Mutex<HashMap<Uri, bool>>,
+}
+
+impl Publisher {
+    /// Claims the document's analysis slot; `false` when an analysis is
+    /// already running (it is told to run once more when it ends).
+    fn claim(&self, uri: &Uri) -> bool {
+        let mut running = self.running.lock().unwrap_or_else(|e| e.into_inner());
+        match running.get_mut(uri) {
+            Some(again) => {
+                *again = true;
+                false
+            }
+            None => {
+                running.insert(uri.clone(), false);
+                true
+            }
+        }
+    }
+
+    /// Ends a run: `true` when a refresh came in meanwhile (run again,
+    /// keeping the slot), else the slot is released.
+    fn rerun(&self, uri: &Uri) -> bool {
+        let mut running = self.running.lock().unwrap_or_else(|e| e.into_inner());
+        match running.get_mut(uri) {
+            Some(again) if *again => {
+                *again = false;
+                true
+            }
+            _ => {
+                running.remove(uri);
+                false
+            }
+        }
+    }
+
+    /// Analyses in flight (for tests and the load benchmark).
+    pub fn in_flight(&self) -> usize {
+        self.running.lock().map(|r| r.len()).unwrap_or(0)
+    }
 }
 
 /// The resolved context of a document: the one resolver, with the
@@ -140,9 +183,24 @@ fn docs_uri(code: crate::analysis::DiagnosticCode) -> Option<Uri> {
 }
 
 /// Analyses the document's current state and publishes, unless a newer
-/// version arrives meanwhile.
+/// version arrives meanwhile. At most one analysis per document runs at a
+/// time: refreshes asked for while one runs are coalesced into one more
+/// run on the newest state when it ends, so fast typing never stacks up
+/// analyses of superseded versions.
 pub async fn refresh(client: Client, session: Arc<Session>, publisher: Arc<Publisher>, uri: Uri) {
-    let Some(snapshot) = session.snapshot(&uri) else {
+    if !publisher.claim(&uri) {
+        return;
+    }
+    loop {
+        refresh_once(&client, &session, &publisher, &uri).await;
+        if !publisher.rerun(&uri) {
+            break;
+        }
+    }
+}
+
+async fn refresh_once(client: &Client, session: &Arc<Session>, publisher: &Publisher, uri: &Uri) {
+    let Some(snapshot) = session.snapshot(uri) else {
         return;
     };
     let settings = session.settings();
@@ -160,15 +218,19 @@ pub async fn refresh(client: Client, session: Arc<Session>, publisher: Arc<Publi
         }
     };
     let mut published = publisher.published.lock().await;
-    if session.version(&uri) != Some(snapshot.version) {
-        return; // stale: a newer version is being analysed
+    if session.version(uri) != Some(snapshot.version) {
+        return; // stale: the newer version gets its own run
     }
-    if published.get(&uri).is_some_and(|v| *v > snapshot.version) {
-        return;
+    let this = (snapshot.version, snapshot.generation);
+    if published
+        .get(uri)
+        .is_some_and(|v| v.0 > this.0 || *v == this)
+    {
+        return; // newer already out, or this very state already published
     }
-    published.insert(uri.clone(), snapshot.version);
+    published.insert(uri.clone(), this);
     client
-        .publish_diagnostics(uri, diagnostics, Some(snapshot.version))
+        .publish_diagnostics(uri.clone(), diagnostics, Some(snapshot.version))
         .await;
 }
 

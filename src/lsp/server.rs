@@ -8,6 +8,7 @@ use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::*;
 use tower_lsp_server::{Client, LanguageServer};
 
+#[derive(Clone)]
 pub struct Server {
     pub client: Client,
     pub session: Arc<Session>,
@@ -52,6 +53,21 @@ impl Server {
 }
 
 impl Server {
+    /// Runs a request handler off the protocol thread: a slow request on
+    /// one document (a huge outline, a simulation of a huge command) never
+    /// holds up requests on another, a cancelled request's answer is
+    /// dropped, and a handler that panics answers an internal error
+    /// instead of taking the session down.
+    async fn off_loop<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&Server) -> T + Send + 'static,
+    ) -> Result<T> {
+        let server = self.clone();
+        tokio::task::spawn_blocking(move || f(&server))
+            .await
+            .map_err(|_| tower_lsp_server::jsonrpc::Error::internal_error())
+    }
+
     /// Answers a frame the transport guard replaced (see `transport`).
     pub async fn invalid_message(&self, params: serde_json::Value) -> Result<serde_json::Value> {
         let reason = params["reason"]
@@ -109,29 +125,35 @@ impl LanguageServer for Server {
     }
 
     async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
-        Ok(methods::hover::handle(self, params))
+        self.off_loop(move |s| methods::hover::handle(s, params))
+            .await
     }
 
     async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
-        Ok(methods::code_action::handle(self, params))
+        self.off_loop(move |s| methods::code_action::handle(s, params))
+            .await
     }
 
     async fn completion(&self, params: CompletionParams) -> Result<Option<CompletionResponse>> {
-        Ok(methods::completion::handle(self, params))
+        self.off_loop(move |s| methods::completion::handle(s, params))
+            .await
     }
 
     async fn document_symbol(
         &self,
         params: DocumentSymbolParams,
     ) -> Result<Option<DocumentSymbolResponse>> {
-        Ok(methods::document_symbol::handle(self, params))
+        self.off_loop(move |s| methods::document_symbol::handle(s, params))
+            .await
     }
 
     async fn code_lens(&self, params: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {
-        Ok(methods::code_lens::handle(self, params))
+        self.off_loop(move |s| methods::code_lens::handle(s, params))
+            .await
     }
 
     async fn execute_command(&self, params: ExecuteCommandParams) -> Result<Option<LSPAny>> {
-        methods::execute_command::handle(self, params)
+        self.off_loop(move |s| methods::execute_command::handle(s, params))
+            .await?
     }
 }

@@ -87,6 +87,7 @@ codes! {
     YoloFloors = "PL223", "yolo-floors", Info, "yoloMode auto-approves asks, but wrapper commands and unparseable commands still ask.";
     EmptyMapErases = "PL225", "empty-map-erases", Warning, "An empty map in a higher scope replaces a lower scope's string rule: no rules remain for that surface.";
     AgentNameRefused = "PL227", "agent-name-refused", Warning, "The selected agent name is not a plain file name: its agent files cannot be read, and the other scopes are checked without them.";
+    AnalysisLimited = "PL228", "analysis-limited", Info, "A scope file over 4 MiB is checked on its own: precedence across the other scope files is not analysed.";
     ScopeFileIgnored = "PL226", "scope-file-ignored", Info, "The runtime ignores this scope file; the other scopes decide alone.";
     FrontmatterNotRead = "PL301", "frontmatter-not-read", Warning, "The runtime finds no frontmatter (it must start with `---` and end with a `---` line), so the agent file has no rules.";
     FrontmatterEntryDropped = "PL302", "frontmatter-entry-dropped", Warning, "The runtime's mini-YAML silently drops this entry (inline comment, flow map, `:` in a key, invalid state).";

@@ -10,7 +10,7 @@ use crate::analysis::report::{EffectivePolicyReport, EffectiveRule, FileStatus, 
 use crate::formats::pi::engine::merge::Scope;
 use crate::formats::pi::engine::policy::{LoadedPolicy, PolicyInputs, ScopeText};
 use crate::formats::pi::engine::rules::{Layer, Rule, RuleOrigin};
-use crate::formats::pi::ide::simulation::locate;
+use crate::formats::pi::ide::simulation::Locator;
 use crate::formats::pi::model::agent::agent_permission;
 use crate::formats::pi::model::read::read_config;
 use crate::formats::pi::model::{State, SurfaceValue, Version};
@@ -94,6 +94,7 @@ pub fn effective_policy(
     loaded: &LoadedPolicy,
     agent: Option<&str>,
 ) -> EffectivePolicyReport {
+    let locator = Locator::new(inputs);
     let rules = loaded
         .policy
         .rules
@@ -108,7 +109,7 @@ pub fn effective_policy(
             reason: r.reason.clone(),
             layer: serde_json::to_value(r.layer).unwrap_or(Value::Null),
             scope: r.origin.as_str().into(),
-            place: crate::formats::pi::ide::simulation::rule_place(r.source.as_ref(), inputs),
+            place: locator.place(r.source.as_ref()),
         })
         .collect();
     let default = loaded
@@ -187,13 +188,14 @@ pub fn scope_rules(
             }
         }
     }
+    let locator = Locator::new(inputs);
     let rules = config
         .iter()
         .map(|r| {
             let src = r.source.clone();
             let elsewhere = foreign(r).then(|| {
                 let scope = scope_label(r.origin);
-                match src.as_ref().and_then(|s| locate(s, inputs)) {
+                match src.as_ref().and_then(|s| locator.locate(s)) {
                     Some((file, line, _)) => format!("the {scope} {file}:{line}"),
                     None => format!("the {scope}"),
                 }
@@ -338,6 +340,7 @@ pub fn scope_hover(
     pattern: &str,
 ) -> Option<String> {
     let config = config_rules(loaded);
+    let locator = Locator::new(inputs);
     let pos = config
         .iter()
         .position(|r| r.surface == surface && r.pattern == pattern);
@@ -360,7 +363,7 @@ pub fn scope_hover(
                 let at = r
                     .source
                     .as_ref()
-                    .and_then(|s| locate(s, inputs))
+                    .and_then(|s| locator.locate(s))
                     .map_or(String::new(), |(f, l, _)| format!(" ({f}:{l})"));
                 md.push_str(&format!(
                     "\n\nNot in force: the {}{at} sets `{pattern}` → {} and replaces this value (later scopes override earlier ones key by key).",

@@ -14,6 +14,9 @@ use std::path::{Path, PathBuf};
 /// Scope files larger than this are not read (the runtime would, but no
 /// real policy is this large and the server must stay responsive).
 pub const MAX_SCOPE_FILE_BYTES: u64 = 64 * 1024 * 1024;
+/// Scope files larger than this are analysed on their own, without the
+/// merge with the other scopes (memory stays within budget up to 10 MB).
+pub const MAX_SCOPE_ANALYSIS_BYTES: usize = 4 * 1024 * 1024;
 
 #[derive(Debug, Clone)]
 pub struct Locations {
@@ -333,6 +336,36 @@ pub fn analyse_scope_file(
         _ => ctx,
     };
     let options = &ctx.options;
+    // Past this size the merge with the other scopes (a second copy of
+    // every rule, compiled) would break the memory budget: the file is
+    // checked on its own and says so.
+    if text.len() > MAX_SCOPE_ANALYSIS_BYTES {
+        let mut analysis = if agent_file {
+            crate::formats::Analysis {
+                root: None,
+                diagnostics: crate::formats::pi::lints::agent_file::analyze_agent_in_scopes(
+                    text, options, None,
+                ),
+                accepted: true,
+            }
+        } else {
+            crate::formats::pi::lints::config_file::analyze_config_text(text, options).into()
+        };
+        let mut d = crate::analysis::Diagnostic::new(
+            crate::formats::pi::codes::Code::AnalysisLimited,
+            0..0,
+            format!(
+                "too large: analysis limited — this file has {} bytes (more than {} MiB), so it is checked on its own; precedence across the other scope files is not analysed (`permission-lsp simulate` and `explain` still merge every file)",
+                text.len(),
+                MAX_SCOPE_ANALYSIS_BYTES >> 20
+            ),
+        );
+        if let Some(sev) = options.levels.severity(d.code) {
+            d.severity = sev;
+            analysis.diagnostics.insert(0, d);
+        }
+        return analysis;
+    }
     // A config document is read once, for the merge and the analysis.
     let file = (!agent_file)
         .then(|| crate::formats::pi::model::read::read_config(text, options.profile.version));

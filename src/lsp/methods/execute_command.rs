@@ -28,10 +28,21 @@ fn invalid(msg: impl Into<String>) -> Error {
     Error::invalid_params(msg.into())
 }
 
+/// A simulated call larger than this is refused: every request is bounded
+/// (the runtime resolves each path token on disk; a call of a megabyte is
+/// no real tool call).
+pub const MAX_CALL_BYTES: usize = 1024 * 1024;
+
 pub fn handle(server: &Server, params: ExecuteCommandParams) -> Result<Option<Value>> {
     let args = params.arguments.into_iter().next().unwrap_or(Value::Null);
     if !COMMANDS.contains(&params.command.as_str()) {
         return Err(invalid(format!("unknown command `{}`", params.command)));
+    }
+    let size = serde_json::to_string(&args).map_or(0, |s| s.len());
+    if size > MAX_CALL_BYTES {
+        return Err(invalid(format!(
+            "the call is too large to simulate: {size} bytes (limit {MAX_CALL_BYTES})"
+        )));
     }
     let uri: Uri = args["uri"]
         .as_str()

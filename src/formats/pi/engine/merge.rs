@@ -51,10 +51,21 @@ pub fn merge_scopes(scopes: &[Scope]) -> Vec<MergedSurface> {
             match merged.iter_mut().find(|m| m.key == s.key) {
                 Some(existing) => match (&mut existing.value, incoming) {
                     (MergedValue::Map(base), MergedValue::Map(over)) => {
+                        // `{ ...base, ...over }`: a key keeps its position
+                        // and takes the new value (an index, not a scan per
+                        // key: maps can hold a hundred thousand patterns).
+                        let mut at: rustc_hash::FxHashMap<String, usize> = base
+                            .iter()
+                            .enumerate()
+                            .map(|(i, b)| (b.pattern.clone(), i))
+                            .collect();
                         for p in over {
-                            match base.iter_mut().find(|b| b.pattern == p.pattern) {
-                                Some(b) => *b = p,
-                                None => base.push(p),
+                            match at.get(&p.pattern) {
+                                Some(&i) => base[i] = p,
+                                None => {
+                                    at.insert(p.pattern.clone(), base.len());
+                                    base.push(p);
+                                }
                             }
                         }
                         js_sort_patterns(base);
@@ -141,7 +152,51 @@ pub fn compose_rules(merged: &[MergedSurface], home: &str, flavor: PathFlavor) -
         ),
         None => (State::Ask, RuleOrigin::Builtin, None),
     };
-    let mut config = Vec::new();
+    let mcp_baseline = merged.iter().any(|m| {
+        m.key == "mcp"
+            && match &m.value {
+                MergedValue::State { state, .. } => *state == State::Allow,
+                MergedValue::Map(p) => p.iter().any(|p| p.value.action == State::Allow),
+            }
+    });
+    let count: usize = merged
+        .iter()
+        .filter(|m| m.key != "*")
+        .map(|m| match &m.value {
+            MergedValue::State { .. } => 1,
+            MergedValue::Map(p) => p.len(),
+        })
+        .sum();
+    // One allocation of the final size: the default, the baseline, then
+    // the config rules (a policy can hold a hundred thousand rules).
+    let mut rules = Vec::with_capacity(1 + MCP_BASELINE_TARGETS.len() + count);
+    rules.push(Rule::new(
+        "*",
+        "*",
+        universal,
+        None,
+        Layer::Default,
+        universal_origin,
+        universal_source,
+        home,
+        flavor,
+    ));
+    if mcp_baseline {
+        for t in MCP_BASELINE_TARGETS {
+            rules.push(Rule::new(
+                "mcp",
+                t,
+                State::Allow,
+                None,
+                Layer::Baseline,
+                RuleOrigin::Baseline,
+                None,
+                home,
+                flavor,
+            ));
+        }
+    }
+    let config = &mut rules;
     for m in merged.iter().filter(|m| m.key != "*") {
         match &m.value {
             MergedValue::State {
@@ -176,35 +231,5 @@ pub fn compose_rules(merged: &[MergedSurface], home: &str, flavor: PathFlavor) -
             }
         }
     }
-    let mut rules = vec![Rule::new(
-        "*",
-        "*",
-        universal,
-        None,
-        Layer::Default,
-        universal_origin,
-        universal_source,
-        home,
-        flavor,
-    )];
-    if config
-        .iter()
-        .any(|r| r.surface == "mcp" && r.action == State::Allow)
-    {
-        for t in MCP_BASELINE_TARGETS {
-            rules.push(Rule::new(
-                "mcp",
-                t,
-                State::Allow,
-                None,
-                Layer::Baseline,
-                RuleOrigin::Baseline,
-                None,
-                home,
-                flavor,
-            ));
-        }
-    }
-    rules.extend(config);
     RuleSet::new(rules)
 }

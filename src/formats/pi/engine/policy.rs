@@ -3,8 +3,9 @@
 //! frontmatter read tolerantly, scopes merged, knobs merged, rules composed.
 
 use super::gates::Policy;
-use super::merge::{MergedSurface, MergedValue, Scope, compose_rules, merge_scopes};
+use super::merge::{MergedSurface, Scope, compose_rules, merge_scopes};
 use super::rules::{PathFlavor, RuleOrigin};
+use crate::formats::pi::model::SurfaceValue;
 use crate::formats::pi::model::agent::agent_permission;
 use crate::formats::pi::model::read::read_config;
 use crate::formats::pi::model::{PiConfig, ShellTool, State, Version};
@@ -129,8 +130,7 @@ pub fn load_policy_with(
         }
     }
     // The startup warning looks at the merged global + project policy only.
-    let file_merged = merge_scopes(&scopes);
-    let permissive_bash_warning = permissive_bash(&file_merged);
+    let permissive_bash_warning = permissive_bash(&scopes);
     for (origin, s) in [
         (RuleOrigin::Agent, &inputs.global_agent),
         (RuleOrigin::ProjectAgent, &inputs.project_agent),
@@ -197,24 +197,37 @@ pub fn load_policy_with(
 }
 
 /// `detectPermissiveBashFallback`: `"*": "allow"` and no `bash` string or
-/// `bash` map with its own `"*"`.
-fn permissive_bash(merged: &[MergedSurface]) -> bool {
-    let star_allow = merged.iter().any(|m| {
-        m.key == "*"
-            && matches!(
-                m.value,
-                MergedValue::State {
-                    state: State::Allow,
-                    ..
-                }
-            )
-    });
-    if !star_allow {
-        return false;
+/// `bash` map with its own `"*"`, on the merge of `scopes` — folded over
+/// the two keys it reads instead of merging every map (`merge_scopes`
+/// replaces a value unless both are maps, which it unites).
+fn permissive_bash(scopes: &[Scope]) -> bool {
+    #[derive(Clone, Copy)]
+    enum Bash {
+        Missing,
+        State,
+        Map { star: bool },
     }
-    match merged.iter().find(|m| m.key == "bash").map(|m| &m.value) {
-        Some(MergedValue::State { .. }) => false,
-        Some(MergedValue::Map(p)) => !p.iter().any(|p| p.pattern == "*"),
-        None => true,
+    let mut star_allow = false;
+    let mut bash = Bash::Missing;
+    for s in scopes.iter().flat_map(|s| &s.surfaces) {
+        match (s.key.as_str(), &s.value) {
+            ("*", SurfaceValue::State { state, .. }) => star_allow = *state == State::Allow,
+            ("*", SurfaceValue::Map { .. }) => star_allow = false,
+            ("bash", SurfaceValue::State { .. }) => bash = Bash::State,
+            ("bash", SurfaceValue::Map { rules, .. }) => {
+                let here = rules.iter().any(|r| r.pattern == "*");
+                bash = match bash {
+                    Bash::Map { star } => Bash::Map { star: star || here },
+                    _ => Bash::Map { star: here },
+                };
+            }
+            _ => {}
+        }
     }
+    star_allow
+        && match bash {
+            Bash::State => false,
+            Bash::Map { star } => !star,
+            Bash::Missing => true,
+        }
 }

@@ -18,30 +18,74 @@ pub fn deciding_gate(sim: &Simulation) -> Option<&GateRecord> {
 
 /// `file:line:column` of a rule, from the scope texts.
 pub fn locate(source: &RuleSource, inputs: &PolicyInputs) -> Option<(String, usize, usize)> {
-    let file = source.file.as_deref()?;
-    let text = inputs
-        .files()
-        .into_iter()
-        .flatten()
-        .find(|s| &*s.path == file)?;
-    let text = if file.ends_with(".md") {
-        text.text.replace("\r\n", "\n")
-    } else {
-        text.text.clone()
-    };
-    let index = LineIndex::new(&text);
-    let (line, col) = line_col_1(&index, &text, source.key_range.start.min(text.len()));
-    Some((file.to_string(), line, col))
+    Locator::new(inputs).locate(source)
+}
+
+/// A scope text with its line index.
+type Indexed = std::rc::Rc<(String, LineIndex)>;
+
+/// Places rules in the scope texts, indexing each file's lines once (an
+/// effective policy places every rule of a file that can hold 100,000).
+pub struct Locator<'a> {
+    inputs: &'a PolicyInputs,
+    files: std::cell::RefCell<Vec<(String, Indexed)>>,
+}
+
+impl<'a> Locator<'a> {
+    pub fn new(inputs: &'a PolicyInputs) -> Self {
+        Locator {
+            inputs,
+            files: Default::default(),
+        }
+    }
+
+    fn indexed(&self, file: &str) -> Option<Indexed> {
+        if let Some((_, f)) = self.files.borrow().iter().find(|(p, _)| p == file) {
+            return Some(f.clone());
+        }
+        let scope = self
+            .inputs
+            .files()
+            .into_iter()
+            .flatten()
+            .find(|s| &*s.path == file)?;
+        // Agent files are read with CRLF normalised, as the runtime does.
+        let text = if file.ends_with(".md") {
+            scope.text.replace("\r\n", "\n")
+        } else {
+            scope.text.clone()
+        };
+        let index = LineIndex::new(&text);
+        let entry = std::rc::Rc::new((text, index));
+        self.files
+            .borrow_mut()
+            .push((file.to_string(), entry.clone()));
+        Some(entry)
+    }
+
+    /// `file:line:column` of a rule.
+    pub fn locate(&self, source: &RuleSource) -> Option<(String, usize, usize)> {
+        let file = source.file.as_deref()?;
+        let entry = self.indexed(file)?;
+        let (text, index) = &*entry;
+        let (line, col) = line_col_1(index, text, source.key_range.start.min(text.len()));
+        Some((file.to_string(), line, col))
+    }
+
+    /// Where a rule is written, as the reports give it.
+    pub fn place(&self, source: Option<&RuleSource>) -> RulePlace {
+        let at = source.and_then(|s| self.locate(s));
+        RulePlace {
+            file: at.as_ref().map(|a| a.0.clone()),
+            line: at.as_ref().map(|a| a.1),
+            column: at.as_ref().map(|a| a.2),
+        }
+    }
 }
 
 /// Where a rule is written, as the reports give it.
 pub fn rule_place(source: Option<&RuleSource>, inputs: &PolicyInputs) -> RulePlace {
-    let at = source.and_then(|s| locate(s, inputs));
-    RulePlace {
-        file: at.as_ref().map(|a| a.0.clone()),
-        line: at.as_ref().map(|a| a.1),
-        column: at.as_ref().map(|a| a.2),
-    }
+    Locator::new(inputs).place(source)
 }
 
 /// The typed report of one simulation (the JSON of `simulate --format
