@@ -257,7 +257,7 @@ fn serve() -> i32 {
         .enable_all()
         // Analyses and heavy requests run here: a few threads bound the
         // memory however fast the client sends work.
-        .max_blocking_threads(4)
+        .max_blocking_threads(2)
         .build()
     {
         Ok(rt) => rt,

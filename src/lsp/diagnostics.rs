@@ -101,6 +101,13 @@ pub fn analysis(
     if let Some(a) = session.cached_analysis(snapshot) {
         return Some(a);
     }
+    // One analysis of a document at a time: whoever comes second waits and
+    // usually finds the result cached.
+    let lock = session.computing_lock(&snapshot.uri);
+    let _held = lock.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(a) = session.cached_analysis(snapshot) {
+        return Some(a);
+    }
     let open = |p: &std::path::Path| session.open_text_by_path(p);
     let ctx = context(settings, &snapshot.uri, &Default::default(), &open);
     let a = Arc::new(kind.format.analyse(kind.role, &snapshot.text, &ctx));

@@ -40,6 +40,10 @@ pub struct Session {
     /// The latest analysis per document, with the version and generation
     /// it was made for.
     analyses: std::sync::Mutex<HashMap<Uri, CachedAnalysis>>,
+    /// One lock per document held while its analysis is computed: a hover
+    /// or code action that needs the analysis a refresh is computing waits
+    /// for it instead of computing a second copy alongside.
+    computing: std::sync::Mutex<HashMap<Uri, Arc<std::sync::Mutex<()>>>>,
     /// `shutdown` was received (the exit status after `exit` depends on it).
     pub shutdown_requested: Arc<std::sync::atomic::AtomicBool>,
 }
@@ -101,6 +105,12 @@ impl Session {
             .then(|| c.analysis.clone())
     }
 
+    /// The lock to hold while computing `uri`'s analysis.
+    pub fn computing_lock(&self, uri: &Uri) -> Arc<std::sync::Mutex<()>> {
+        let mut map = self.computing.lock().unwrap_or_else(|e| e.into_inner());
+        map.entry(uri.clone()).or_default().clone()
+    }
+
     /// Keeps an analysis for reuse by hover, code actions, symbols, lenses.
     pub fn store_analysis(&self, snapshot: &Snapshot, analysis: Arc<Analysis>) {
         if let Ok(mut cache) = self.analyses.lock() {
@@ -139,6 +149,9 @@ impl Session {
     pub fn close(&self, uri: &Uri) -> bool {
         if let Ok(mut cache) = self.analyses.lock() {
             cache.remove(uri);
+        }
+        if let Ok(mut computing) = self.computing.lock() {
+            computing.remove(uri);
         }
         self.bump();
         self.documents
