@@ -6,6 +6,8 @@ pub mod cli;
 pub mod core;
 pub mod formats;
 pub mod fsio;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod ide;
 pub mod lsp;
 pub mod syntax;

@@ -309,7 +309,7 @@ fn find_content_length(bytes: &[u8]) -> Option<usize> {
 
 /// Passes a valid JSON-RPC message through; replaces anything else; drops
 /// a response whose id no request of this server can have (`None`).
-fn sanitize(bytes: Vec<u8>) -> Option<Vec<u8>> {
+pub fn sanitize(bytes: Vec<u8>) -> Option<Vec<u8>> {
     let (value, bytes): (Value, Vec<u8>) = match serde_json::from_slice(&bytes) {
         Ok(v) => (v, bytes),
         Err(e) => {

@@ -1,0 +1,101 @@
+//! Invariants checked on arbitrary input, shared by the `cargo fuzz`
+//! targets (`fuzz/`, millions of executions) and the seeded fuzz tests that
+//! run a bounded number of cases in CI (`tests/fuzz.rs`). Each function
+//! panics when an invariant breaks; a panic anywhere below is a bug.
+
+use crate::analysis::AnalysisOptions;
+use crate::formats::Role;
+use crate::text::{LineIndex, PositionEncoding};
+use std::path::Path;
+
+/// Any bytes as a document of every format and role: read, analysed,
+/// outlined, hovered and completed at several offsets, every quick fix
+/// applied. Ranges stay in bounds and on character boundaries, and a fix
+/// edits only inside the text.
+pub fn document(bytes: &[u8]) {
+    let options = AnalysisOptions {
+        home: "/nonexistent-permission-lsp-fuzz/home".into(),
+        ..AnalysisOptions::default()
+    };
+    // Nothing on disk is read: the project directory does not exist.
+    let root = Path::new("/nonexistent-permission-lsp-fuzz/project");
+    let ctx = crate::workspace::resolve(&options, Some(root), None, &Default::default(), None);
+    for format in crate::formats::all() {
+        for role in [Role::Config, Role::Agent] {
+            let (text, analysis) = format.analyse_file(role, bytes, &options, None);
+            let index = LineIndex::new(&text);
+            let in_bounds = |r: &std::ops::Range<usize>| {
+                r.start <= r.end
+                    && r.end <= text.len()
+                    && text.is_char_boundary(r.start)
+                    && text.is_char_boundary(r.end)
+            };
+            for d in &analysis.diagnostics {
+                assert!(in_bounds(&d.range), "{d:?}");
+                for r in &d.related {
+                    assert!(in_bounds(&r.range), "{r:?}");
+                }
+                for enc in [PositionEncoding::Utf16, PositionEncoding::Utf8] {
+                    let p = index.position(&text, d.range.start, enc);
+                    assert!(index.offset(&text, p, enc) <= text.len());
+                }
+            }
+            if role == Role::Config {
+                let actions = crate::ide::code_actions::code_actions(
+                    &text,
+                    analysis.root.as_ref(),
+                    &analysis.diagnostics,
+                    0..text.len(),
+                );
+                for a in &actions {
+                    for e in &a.edits {
+                        assert!(in_bounds(&e.range), "{} {e:?}", a.title);
+                    }
+                    let _ = crate::ide::code_actions::apply(&text, &a.edits);
+                }
+            }
+            let symbols = format.symbols(role, &analysis);
+            let mut stack: Vec<&crate::ide::symbols::Symbol> = symbols.iter().collect();
+            while let Some(s) = stack.pop() {
+                assert!(in_bounds(&s.range) && in_bounds(&s.selection), "{s:?}");
+                stack.extend(s.children.iter());
+            }
+            let _ = format.lens_anchor(role, &analysis);
+            let step = (text.len() / 7).max(1);
+            for offset in (0..=text.len()).step_by(step).take(8) {
+                let mut offset = offset;
+                while !text.is_char_boundary(offset) {
+                    offset -= 1;
+                }
+                if let Some(h) = format.hover(role, &text, &analysis, offset, &ctx)
+                    && let Some(r) = &h.range
+                {
+                    assert!(in_bounds(r), "hover {r:?}");
+                }
+                let _ = format.completions(role, &text, offset, &ctx, true);
+                let _ = format.assists(role, &text, &analysis, offset..offset);
+            }
+        }
+    }
+}
+
+/// Any bytes as the LSP input stream, cut at every chunk size: the framer
+/// never panics, always makes progress, and only passes well-formed
+/// JSON-RPC on to the framework.
+pub fn frames(bytes: &[u8]) {
+    for step in [1, 7, 4096] {
+        let mut framer = crate::lsp::transport::Framer::default();
+        for chunk in bytes.chunks(step) {
+            framer.push(chunk);
+            while let Some(frame) = framer.next_frame() {
+                if let crate::lsp::transport::Frame::Body(body) = frame
+                    && let Some(out) = crate::lsp::transport::sanitize(body)
+                {
+                    let v: serde_json::Value =
+                        serde_json::from_slice(&out).expect("the guard passes JSON only");
+                    assert_eq!(v["jsonrpc"], "2.0");
+                }
+            }
+        }
+    }
+}

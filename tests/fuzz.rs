@@ -1,0 +1,290 @@
+//! Seeded fuzzing in the test suite: a bounded number of cases in CI
+//! (`FUZZ_CASES`, default 1,000 per target), millions outside it
+//! (`FUZZ_CASES=1000000 cargo test --release --test fuzz`), and the same
+//! invariants under libFuzzer (`fuzz/`). Every case is reproducible from
+//! its seed, printed on failure.
+//!
+//! - documents: mutated real configs (`tests/fixtures/corpus/`) through
+//!   every format's reading, analysis, outline, hover, completion and fixes;
+//! - frames: mutated LSP streams through the transport guard;
+//! - a real server over stdio: broken frames, odd ids and methods, and
+//!   mutated documents with every request kind; every request is answered,
+//!   never with an internal error (a panicking handler), and the session
+//!   stays alive.
+
+mod common;
+
+use common::LspClient;
+use serde_json::{Value, json};
+use std::process::Stdio;
+use tokio::process::Command;
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+fn cases() -> usize {
+    std::env::var("FUZZ_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1000)
+}
+
+fn corpus() -> Vec<Vec<u8>> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/corpus/pi");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    files.sort();
+    let mut out: Vec<Vec<u8>> = files.iter().map(|p| std::fs::read(p).unwrap()).collect();
+    out.push(b"---\nname: dev\npermission:\n  bash:\n    \"rm *\": deny\n---\nBody\n".to_vec());
+    out
+}
+
+const TOKENS: &[&[u8]] = &[
+    b"\"*\"",
+    b":",
+    b",",
+    b"{",
+    b"}",
+    b"[",
+    b"]",
+    b"\"",
+    b"\\",
+    b"\\ud800",
+    b"\xff",
+    b"\xe2\x80\x8d",
+    b"\"bash\"",
+    b"\"deny\"",
+    b"{\"action\":\"deny\",\"reason\":1}",
+    b"~/",
+    b"$HOME/",
+    b"**",
+    b"?",
+    b"/*",
+    b"*/",
+    b"//",
+    b"\n",
+    b"\r",
+    b"\0",
+    b"---\n",
+    b"\"git \xc3\xa9\"",
+    b" *",
+    b":*",
+];
+
+/// One mutation of `base`: flips, insertions of interesting tokens,
+/// deletions, truncation, duplication of a slice.
+fn mutate(rng: &mut Rng, base: &[u8]) -> Vec<u8> {
+    let mut v = base.to_vec();
+    for _ in 0..1 + rng.below(4) {
+        let at = rng.below(v.len() + 1);
+        match rng.below(6) {
+            0 if !v.is_empty() => {
+                let i = rng.below(v.len());
+                v[i] ^= 1 << rng.below(8);
+            }
+            1 => {
+                let t = TOKENS[rng.below(TOKENS.len())];
+                v.splice(at..at, t.iter().copied());
+            }
+            2 if !v.is_empty() => {
+                let end = (at + rng.below(16)).min(v.len());
+                v.drain(at.min(end)..end);
+            }
+            3 => v.truncate(at),
+            4 if !v.is_empty() => {
+                let from = rng.below(v.len());
+                let end = (from + rng.below(64)).min(v.len());
+                let piece = v[from..end].to_vec();
+                let at = at.min(v.len());
+                v.splice(at..at, piece);
+            }
+            _ => {}
+        }
+    }
+    v
+}
+
+#[test]
+fn documents_keep_every_invariant() {
+    let corpus = corpus();
+    for seed in 1..=cases() as u64 {
+        let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+        let base = &corpus[rng.below(corpus.len())];
+        let doc = mutate(&mut rng, base);
+        let result = std::panic::catch_unwind(|| permission_lsp::fuzzing::document(&doc));
+        assert!(
+            result.is_ok(),
+            "document case seed {seed}: {:?}",
+            String::from_utf8_lossy(&doc)
+        );
+    }
+}
+
+fn frame(body: &[u8]) -> Vec<u8> {
+    let mut out = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
+    out.extend(body);
+    out
+}
+
+/// A stream of frames, some broken.
+fn stream(rng: &mut Rng) -> Vec<u8> {
+    let bodies: &[&[u8]] = &[
+        br#"{"jsonrpc":"2.0","id":1,"method":"textDocument/hover","params":{}}"#,
+        br#"{"jsonrpc":"2.0","method":"initialized","params":{}}"#,
+        br#"{"jsonrpc":"2.0","id":1.5,"result":null}"#,
+        br#"{"jsonrpc":"2.0","id":"x","method":"$/x"}"#,
+        br#"{"jsonrpc":"2.0","method":"t","params":{"s":"\ud800"}}"#,
+    ];
+    let mut out = Vec::new();
+    for _ in 0..1 + rng.below(5) {
+        let body = bodies[rng.below(bodies.len())];
+        let f = match rng.below(4) {
+            0 => mutate(rng, &frame(body)),
+            1 => format!("Content-Length: {}\r\n\r\n", rng.below(200))
+                .into_bytes()
+                .into_iter()
+                .chain(body.iter().copied())
+                .collect(),
+            _ => frame(body),
+        };
+        out.extend(f);
+    }
+    out
+}
+
+#[test]
+fn frames_keep_every_invariant() {
+    for seed in 1..=cases() as u64 * 4 {
+        let mut rng = Rng(seed.wrapping_mul(0xD1B5_4A32_D192_ED03) | 1);
+        let bytes = stream(&mut rng);
+        let result = std::panic::catch_unwind(|| permission_lsp::fuzzing::frames(&bytes));
+        assert!(
+            result.is_ok(),
+            "frames case seed {seed}: {:?}",
+            String::from_utf8_lossy(&bytes)
+        );
+    }
+}
+
+/// The real server: broken frames and mutated documents with every request
+/// kind, then a request that must still be answered.
+#[tokio::test]
+async fn the_server_survives_hostile_streams_and_documents() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_permission-lsp"))
+        .arg("--stdio")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn");
+    let stdin = child.stdin.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let mut c = LspClient::new(stdout, stdin);
+    c.request(
+        "initialize",
+        json!({"processId": null, "rootUri": null,
+               "initializationOptions": {"permissionLsp": {"home": "/nonexistent-permission-lsp-fuzz/home"}},
+               "capabilities": {}}),
+    )
+    .await;
+    c.notify("initialized", json!({})).await;
+    let corpus = corpus();
+    let uri = "file:///nonexistent-permission-lsp-fuzz/project/.pi/extensions/pi-permission-system/config.json";
+    let agent_uri = "file:///nonexistent-permission-lsp-fuzz/project/.pi/agents/dev.md";
+    let mut versions = [0i64; 2];
+    let n = cases().div_ceil(3);
+    for seed in 1..=n as u64 {
+        let mut rng = Rng(seed.wrapping_mul(0xA076_1D64_78BD_642F) | 1);
+        // Protocol abuse.
+        c.writer_raw(&stream(&mut rng)).await;
+        // A mutated document, as an open or a full change.
+        let which = rng.below(2);
+        let u = [uri, agent_uri][which];
+        let base = &corpus[if which == 1 {
+            corpus.len() - 1
+        } else {
+            rng.below(corpus.len())
+        }];
+        let text = String::from_utf8_lossy(&mutate(&mut rng, base)).into_owned();
+        versions[which] += 1;
+        let v = versions[which];
+        if v == 1 {
+            c.notify(
+                "textDocument/didOpen",
+                json!({"textDocument": {"uri": u, "languageId": "json", "version": v, "text": text}}),
+            )
+            .await;
+        } else {
+            c.notify(
+                "textDocument/didChange",
+                json!({"textDocument": {"uri": u, "version": v}, "contentChanges": [{"text": text}]}),
+            )
+            .await;
+        }
+        let lines = text.lines().count().max(1);
+        let tool = ["bash", "read", "mcp", "Bash"][rng.below(4)];
+        let pos = json!({"line": rng.below(lines + 1), "character": rng.below(80)});
+        let requests = [
+            (
+                "textDocument/hover",
+                json!({"textDocument": {"uri": u}, "position": pos}),
+            ),
+            (
+                "textDocument/completion",
+                json!({"textDocument": {"uri": u}, "position": pos}),
+            ),
+            (
+                "textDocument/documentSymbol",
+                json!({"textDocument": {"uri": u}}),
+            ),
+            ("textDocument/codeLens", json!({"textDocument": {"uri": u}})),
+            (
+                "textDocument/codeAction",
+                json!({"textDocument": {"uri": u},
+                "range": {"start": pos, "end": {"line": lines, "character": 0}},
+                "context": {"diagnostics": []}}),
+            ),
+            (
+                "workspace/executeCommand",
+                json!({"command": "permission-lsp.simulate",
+                "arguments": [{"uri": u, "tool": tool,
+                               "input": {"command": "git push --force", "path": "~/x"}}]}),
+            ),
+            (
+                "workspace/executeCommand",
+                json!({"command": "permission-lsp.effectivePolicy",
+                "arguments": [{"uri": u}]}),
+            ),
+        ];
+        for (method, params) in requests {
+            let r: Value = c.request(method, params).await;
+            assert!(
+                r.get("result").is_some() || r["error"]["code"] != -32603,
+                "seed {seed}: {method} failed inside the server: {r}"
+            );
+        }
+    }
+    let r = c.request("shutdown", json!(null)).await;
+    assert_eq!(r["result"], Value::Null);
+    c.notify("exit", json!(null)).await;
+    let status = tokio::time::timeout(std::time::Duration::from_secs(10), child.wait())
+        .await
+        .expect("exits")
+        .expect("wait");
+    assert!(status.success());
+}
