@@ -224,7 +224,23 @@ fn main() {
             2
         }
     };
-    std::process::exit(code);
+    exit_now(code)
+}
+
+/// Ends the process once everything is written. On Unix it skips the
+/// allocator's teardown at exit (returning every arena page to the system,
+/// a measurable share of a `check`): there is nothing left to clean up.
+fn exit_now(code: i32) -> ! {
+    let _ = std::io::Write::flush(&mut std::io::stdout());
+    let _ = std::io::Write::flush(&mut std::io::stderr());
+    #[cfg(unix)]
+    // SAFETY: `_exit` ends the process immediately; stdout and stderr were
+    // flushed above and no other state needs to outlive the process.
+    unsafe {
+        libc::_exit(code)
+    }
+    #[cfg(not(unix))]
+    std::process::exit(code)
 }
 
 fn simulate(
