@@ -121,16 +121,26 @@ fn mutate(rng: &mut Rng, base: &[u8]) -> Vec<u8> {
 #[test]
 fn documents_keep_every_invariant() {
     let corpus = corpus();
-    for seed in 1..=cases() as u64 {
+    // `FUZZ_SEED=N` replays one case.
+    let seeds = match std::env::var("FUZZ_SEED").ok().and_then(|s| s.parse().ok()) {
+        Some(seed) => seed..=seed,
+        None => 1..=cases() as u64,
+    };
+    for seed in seeds {
         let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
         let base = &corpus[rng.below(corpus.len())];
         let doc = mutate(&mut rng, base);
         let result = std::panic::catch_unwind(|| permission_lsp::fuzzing::document(&doc));
-        assert!(
-            result.is_ok(),
-            "document case seed {seed}: {:?}",
-            String::from_utf8_lossy(&doc)
-        );
+        if result.is_err() {
+            // Kept for `cargo fuzz run document <file>` and a regression test.
+            let kept = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+                .join(format!("fuzz-document-{seed}.bin"));
+            let _ = std::fs::write(&kept, &doc);
+            panic!(
+                "document case seed {seed} (input kept in {})",
+                kept.display()
+            );
+        }
     }
 }
 

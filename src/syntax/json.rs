@@ -212,6 +212,17 @@ impl Parser<'_> {
         } else {
             None
         };
+        // Ranges cover whole characters: a bad byte's range grows to the
+        // end of the character it starts (U+FFFD from invalid UTF-8, any
+        // non-ASCII character where one byte was expected).
+        let mut r = r.start.min(self.src.len())..r.end.min(self.src.len());
+        while !self.src.is_char_boundary(r.start) {
+            r.start -= 1;
+        }
+        while !self.src.is_char_boundary(r.end) {
+            r.end += 1;
+        }
+        let r = r.start..r.end.max(r.start);
         // Never report an empty range past a character boundary.
         let range = self.orig(r);
         self.errors.push(SyntaxError {
@@ -1247,6 +1258,30 @@ mod tests {
         assert_eq!(&src[out.errors[1].range.clone()], ",");
         // The tree is still there for the other diagnostics.
         assert!(out.root.is_some());
+    }
+
+    #[test]
+    fn error_ranges_cover_whole_characters() {
+        // Found by the document fuzzer: a `\u` escape cut by a byte that is
+        // not UTF-8 (read as U+FFFD), and other non-ASCII bytes where one
+        // ASCII byte was expected.
+        for src in [
+            "{\"\\ud8\u{fffd}0\": 1}",
+            "{\"a\": \u{e9}}",
+            "{\u{1f600}: 1}",
+            "[1 \u{200d}]",
+            "{\"a\": 1 \u{fffd}}",
+        ] {
+            let out = parse(&strip_json_comments(src));
+            assert!(!out.errors.is_empty(), "{src}");
+            for e in &out.errors {
+                assert!(
+                    src.is_char_boundary(e.range.start) && src.is_char_boundary(e.range.end),
+                    "{src:?}: {:?}",
+                    e.range
+                );
+            }
+        }
     }
 
     #[test]
