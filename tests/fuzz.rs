@@ -217,11 +217,16 @@ async fn the_server_survives_hostile_streams_and_documents() {
     let uri = "file:///nonexistent-permission-lsp-fuzz/project/.pi/extensions/pi-permission-system/config.json";
     let agent_uri = "file:///nonexistent-permission-lsp-fuzz/project/.pi/agents/dev.md";
     let mut versions = [0i64; 2];
-    let n = cases().div_ceil(3);
-    for seed in 1..=n as u64 {
+    let n = cases().div_ceil(3) as u64;
+    let first = std::env::var("FUZZ_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1u64);
+    for seed in first..first + n {
         let mut rng = Rng(seed.wrapping_mul(0xA076_1D64_78BD_642F) | 1);
         // Protocol abuse.
-        c.writer_raw(&stream(&mut rng)).await;
+        let abuse = stream(&mut rng);
+        c.writer_raw(&abuse).await;
         // A mutated document, as an open or a full change.
         let which = rng.below(2);
         let u = [uri, agent_uri][which];
@@ -282,7 +287,21 @@ async fn the_server_survives_hostile_streams_and_documents() {
             ),
         ];
         for (method, params) in requests {
-            let r: Value = c.request(method, params).await;
+            let answered = tokio::time::timeout(
+                std::time::Duration::from_secs(15),
+                c.request(method, params),
+            )
+            .await;
+            let Ok(r) = answered else {
+                let kept = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+                    .join(format!("fuzz-server-{seed}.txt"));
+                let _ = std::fs::write(&kept, &text);
+                let _ = std::fs::write(kept.with_extension("stream"), &abuse);
+                panic!(
+                    "seed {seed}: no answer to {method} within 15 s (document kept in {})",
+                    kept.display()
+                );
+            };
             assert!(
                 r.get("result").is_some() || r["error"]["code"] != -32603,
                 "seed {seed}: {method} failed inside the server: {r}"

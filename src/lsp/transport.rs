@@ -23,6 +23,9 @@ pub const INVALID_MESSAGE_METHOD: &str = "permission-lsp/invalidMessage";
 /// Bodies larger than this are refused (the header is treated as broken).
 /// A 10 MB document, JSON-escaped inside a `didOpen`, fits with room.
 pub const MAX_MESSAGE_BYTES: usize = 64 * 1024 * 1024;
+/// How long the client may stay quiet in the middle of a body that already
+/// holds the next header before the body's length is taken to be wrong.
+const STALL: std::time::Duration = std::time::Duration::from_millis(300);
 /// A header block longer than this is junk.
 const MAX_HEADER_BYTES: usize = 8 * 1024;
 const CONTENT_LENGTH: &[u8] = b"content-length:";
@@ -33,8 +36,9 @@ pub fn guard<R: AsyncRead + Unpin + Send + 'static>(mut input: R) -> DuplexStrea
     tokio::spawn(async move {
         let mut framer = Framer::default();
         let mut chunk = vec![0u8; 1 << 16];
+        let mut stalled = None;
         loop {
-            while let Some(frame) = framer.next_frame() {
+            while let Some(frame) = stalled.take().or_else(|| framer.next_frame()) {
                 let body = match frame {
                     Frame::Body(bytes) => match sanitize(bytes) {
                         Some(body) => body,
@@ -49,7 +53,20 @@ pub fn guard<R: AsyncRead + Unpin + Send + 'static>(mut input: R) -> DuplexStrea
                     return;
                 }
             }
-            match input.read(&mut chunk).await {
+            // Waiting for the rest of a body that holds a header: if the
+            // client goes quiet, the length was wrong (see `Framer::stall`).
+            let read = if framer.body_holds_header() {
+                match tokio::time::timeout(STALL, input.read(&mut chunk)).await {
+                    Ok(r) => r,
+                    Err(_) => {
+                        stalled = framer.stall();
+                        continue;
+                    }
+                }
+            } else {
+                input.read(&mut chunk).await
+            };
+            match read {
                 Ok(0) | Err(_) => break,
                 Ok(n) => framer.push(&chunk[..n]),
             }
@@ -79,6 +96,8 @@ pub struct Framer {
     /// An error was reported for the current broken stretch: junk skipped
     /// while resynchronising is not reported again.
     reported: bool,
+    /// How much of an incomplete body was searched for a following header.
+    scanned: usize,
 }
 
 #[derive(Default, PartialEq, Debug)]
@@ -103,12 +122,79 @@ impl Framer {
         &self.buf[self.at..]
     }
 
+    /// An incomplete body holds a `Content-Length:` after its first byte.
+    pub fn body_holds_header(&self) -> bool {
+        match self.state {
+            State::Body(n) => {
+                let rest = self.rest();
+                rest.len() < n && rest.len() > 1 && find_content_length(&rest[1..]).is_some()
+            }
+            _ => false,
+        }
+    }
+
+    /// The client stopped sending in the middle of a body that holds the
+    /// next header: the announced length was too large (the messages after
+    /// it would otherwise wait until enough bytes arrive, and a client
+    /// waiting for an answer sends none). Reports the frame and goes on at
+    /// that header.
+    pub fn stall(&mut self) -> Option<Frame> {
+        let State::Body(n) = self.state else {
+            return None;
+        };
+        let rest = self.rest();
+        if rest.len() >= n || rest.len() < 2 {
+            return None;
+        }
+        let j = find_content_length(&rest[1..])? + 1;
+        self.at += j;
+        self.state = State::Header;
+        self.reported = true;
+        Some(Frame::Broken(format!(
+            "the body is shorter than its Content-Length of {n} bytes (the sender went quiet inside it)"
+        )))
+    }
+
+    /// Where a header starts inside an incomplete body that is one complete
+    /// JSON value before it. Each byte is searched once; the JSON check runs
+    /// only where a `Content-Length:` is found.
+    fn overshoot(&mut self) -> Option<usize> {
+        let rest = &self.buf[self.at..];
+        let from = self.scanned.saturating_sub(CONTENT_LENGTH.len() - 1);
+        let mut found = None;
+        let mut at = from;
+        while let Some(j) = find_content_length(&rest[at..]) {
+            let j = at + j;
+            let before = &rest[..j];
+            if serde_json::from_slice::<serde::de::IgnoredAny>(before).is_ok() {
+                found = Some(j);
+                break;
+            }
+            at = j + 1;
+        }
+        self.scanned = rest.len();
+        found
+    }
+
     /// The next complete frame, or `None` when more input is needed.
     pub fn next_frame(&mut self) -> Option<Frame> {
         loop {
             match self.state {
                 State::Body(n) => {
                     if self.rest().len() < n {
+                        // A length larger than the body would hold every
+                        // later message until enough bytes arrive: when the
+                        // bytes so far are one complete JSON value followed
+                        // by a header, the length was wrong — report this
+                        // frame and go on at that header now.
+                        if let Some(j) = self.overshoot() {
+                            self.at += j;
+                            self.state = State::Header;
+                            self.reported = true;
+                            return Some(Frame::Broken(format!(
+                                "the body is shorter than its Content-Length of {n} bytes (the next header follows it)"
+                            )));
+                        }
                         return None;
                     }
                     let body = self.rest()[..n].to_vec();
@@ -176,6 +262,7 @@ impl Framer {
                         HeaderParse::Done { length, used } => {
                             self.at += used;
                             self.state = State::Body(length);
+                            self.scanned = 0;
                         }
                         HeaderParse::Broken { why, skip } => {
                             self.at += skip;
@@ -544,6 +631,36 @@ mod tests {
         let frames = cut(&input, 4096);
         assert!(matches!(frames[0], Frame::Broken(_)), "{frames:?}");
         ends_with_good(&frames);
+    }
+
+    /// Found by the server fuzzer: a length larger than everything sent so
+    /// far held the next request back until more bytes came (the client
+    /// waited for its answer, so none came).
+    #[test]
+    fn a_too_large_length_does_not_hold_back_the_next_request() {
+        let body = r#"{"jsonrpc":"2.0","method":"initialized","params":{}}"#;
+        let mut input = format!("Content-Length: {}\r\n\r\n{body}", body.len() + 150).into_bytes();
+        input.extend(frame(GOOD));
+        for step in [1, 5, 4096] {
+            let frames = cut(&input, step);
+            assert!(matches!(frames[0], Frame::Broken(_)), "{frames:?}");
+            ends_with_good(&frames);
+        }
+        // A body that merely mentions a header inside a string still waits.
+        let quoted = r#"{"jsonrpc":"2.0","method":"x","params":{"t":"Content-Length: 5"}}"#;
+        let partial = format!("Content-Length: {}\r\n\r\n{}", quoted.len(), &quoted[..50]);
+        assert!(cut(partial.as_bytes(), 3).is_empty());
+    }
+
+    #[test]
+    fn a_stalled_body_holding_a_header_resumes_there() {
+        let mut f = Framer::default();
+        f.push(b"Content-Length: 5454\r\n\r\n{\"jsonrpc\":\"");
+        f.push(&frame(GOOD));
+        assert_eq!(f.next_frame(), None);
+        assert!(f.body_holds_header());
+        assert!(matches!(f.stall(), Some(Frame::Broken(_))));
+        assert_eq!(f.next_frame(), Some(Frame::Body(GOOD.as_bytes().to_vec())));
     }
 
     #[test]
