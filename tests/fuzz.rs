@@ -14,24 +14,8 @@
 
 mod common;
 
-use common::LspClient;
+use common::Rng;
 use serde_json::{Value, json};
-use std::process::Stdio;
-use tokio::process::Command;
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
 
 fn cases() -> usize {
     std::env::var("FUZZ_CASES")
@@ -194,17 +178,7 @@ fn frames_keep_every_invariant() {
 /// kind, then a request that must still be answered.
 #[tokio::test]
 async fn the_server_survives_hostile_streams_and_documents() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_permission-lsp"))
-        .arg("--stdio")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("spawn");
-    let stdin = child.stdin.take().unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let mut c = LspClient::new(stdout, stdin);
+    let (mut child, mut c) = common::spawn_server();
     c.request(
         "initialize",
         json!({"processId": null, "rootUri": null,

@@ -8,19 +8,6 @@ use permission_lsp::analysis::AnalysisOptions;
 use permission_lsp::formats::pi::lints::analyze_config_bytes;
 use permission_lsp::text::{LineIndex, PositionEncoding};
 
-struct XorShift(u64);
-impl XorShift {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
-
 fn check(bytes: &[u8]) {
     let (text, analysis) = analyze_config_bytes(bytes, &AnalysisOptions::default());
     let index = LineIndex::new(&text);
@@ -49,7 +36,7 @@ fn mutated_corpus_files() {
     files.sort();
     let alphabet: &[u8] =
         b"{}[],:\"'\\/*\n\r\t -0123456789eE.+truefalsnNaI\xef\xbb\xbf\xff\xc3\xa9";
-    let mut rng = XorShift(0x9e3779b97f4a7c15);
+    let mut rng = common::Rng(0x9e3779b97f4a7c15);
     for round in 0..3000 {
         let mut bytes = files[round % files.len()].clone();
         for _ in 0..1 + rng.below(8) {

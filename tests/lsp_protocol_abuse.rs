@@ -6,24 +6,13 @@ mod common;
 
 use common::LspClient;
 use serde_json::{Value, json};
-use std::process::Stdio;
 use std::time::Duration;
-use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use tokio::process::{Child, ChildStdin, ChildStdout};
 
 type Client = LspClient<ChildStdout, ChildStdin>;
 
 async fn start() -> (Child, Client) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_permission-lsp"))
-        .arg("--stdio")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("spawn");
-    let stdin = child.stdin.take().unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let mut c = LspClient::new(stdout, stdin);
+    let (child, mut c) = common::spawn_server();
     c.initialize(&[]).await;
     (child, c)
 }
@@ -182,17 +171,7 @@ async fn a_fifo_in_place_of_a_scope_file_does_not_hang_the_server() {
     let text = r#"{"permission": {"bash": {"*": "ask", "git *": "allow"}}}"#;
     std::fs::write(&project, text).unwrap();
 
-    let mut child = Command::new(env!("CARGO_BIN_EXE_permission-lsp"))
-        .arg("--stdio")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("spawn");
-    let stdin = child.stdin.take().unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let mut c = LspClient::new(stdout, stdin);
+    let (_child, mut c) = common::spawn_server();
     c.request(
         "initialize",
         json!({"processId": null, "rootUri": null,

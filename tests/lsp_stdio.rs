@@ -2,24 +2,12 @@
 
 mod common;
 
-use common::{LspClient, codes};
+use common::codes;
 use serde_json::json;
-use std::process::Stdio;
-use tokio::process::Command;
 
 #[tokio::test]
 async fn binary_session_over_stdio() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_permission-lsp"))
-        .arg("--stdio")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("spawn");
-    let stdin = child.stdin.take().unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let mut c = LspClient::new(stdout, stdin);
+    let (mut child, mut c) = common::spawn_server();
     let init = c.initialize(&[]).await;
     assert_eq!(init["result"]["serverInfo"]["name"], "permission-lsp");
 

@@ -327,29 +327,11 @@ fn parse_header(bytes: &[u8]) -> HeaderParse {
             };
         }
         let Some(colon) = line.iter().position(|&b| b == b':') else {
-            return HeaderParse::Broken {
-                why: format!(
-                    "malformed header line `{}`",
-                    String::from_utf8_lossy(line)
-                        .chars()
-                        .take(80)
-                        .collect::<String>()
-                ),
-                skip: pos,
-            };
+            return malformed(line, pos);
         };
         let name = &line[..colon];
         if name.is_empty() || !name.iter().all(|b| is_token(*b)) {
-            return HeaderParse::Broken {
-                why: format!(
-                    "malformed header line `{}`",
-                    String::from_utf8_lossy(line)
-                        .chars()
-                        .take(80)
-                        .collect::<String>()
-                ),
-                skip: pos,
-            };
+            return malformed(line, pos);
         }
         if name.eq_ignore_ascii_case(b"content-length") {
             let value = String::from_utf8_lossy(&line[colon + 1..])
@@ -367,6 +349,21 @@ fn parse_header(bytes: &[u8]) -> HeaderParse {
             });
         }
         pos = next;
+    }
+}
+
+/// A header line that is not `Name: value`; resynchronise from its start
+/// (it may hold the next header after junk).
+fn malformed(line: &[u8], pos: usize) -> HeaderParse {
+    HeaderParse::Broken {
+        why: format!(
+            "malformed header line `{}`",
+            String::from_utf8_lossy(line)
+                .chars()
+                .take(80)
+                .collect::<String>()
+        ),
+        skip: pos,
     }
 }
 

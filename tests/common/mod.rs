@@ -235,3 +235,37 @@ pub fn gate_names(gates: &[permission_lsp::formats::pi::engine::gates::GateRecor
         .map(|g| format!("{}={}", g.gate, g.state))
         .collect()
 }
+
+/// The real binary serving LSP over stdio, and a client on its pipes (the
+/// process is killed when the child is dropped).
+pub fn spawn_server() -> (
+    tokio::process::Child,
+    LspClient<tokio::process::ChildStdout, tokio::process::ChildStdin>,
+) {
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_permission-lsp"))
+        .arg("--stdio")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn the server");
+    let stdin = child.stdin.take().expect("stdin");
+    let stdout = child.stdout.take().expect("stdout");
+    (child, LspClient::new(stdout, stdin))
+}
+
+/// A small seeded generator (xorshift) for reproducible random cases.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
