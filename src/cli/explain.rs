@@ -30,11 +30,10 @@ pub fn run(
         }
     };
     let _ = match format {
-        Format::Json => writeln!(
-            out,
-            "{}",
-            serde_json::to_string_pretty(&report).unwrap_or_default()
-        ),
+        // Streamed: the text of a 100,000-rule policy is never held whole.
+        Format::Json => serde_json::to_writer_pretty(&mut *out, &report)
+            .map_err(std::io::Error::other)
+            .and_then(|()| writeln!(out)),
         Format::Human => write!(out, "{}", render_human(&report)),
     };
     0
