@@ -23,9 +23,6 @@ pub const INVALID_MESSAGE_METHOD: &str = "permission-lsp/invalidMessage";
 /// Bodies larger than this are refused (the header is treated as broken).
 /// A 10 MB document, JSON-escaped inside a `didOpen`, fits with room.
 pub const MAX_MESSAGE_BYTES: usize = 64 * 1024 * 1024;
-/// How long the client may stay quiet in the middle of a body that already
-/// holds the next header before the body's length is taken to be wrong.
-const STALL: std::time::Duration = std::time::Duration::from_millis(300);
 /// A header block longer than this is junk.
 const MAX_HEADER_BYTES: usize = 8 * 1024;
 const CONTENT_LENGTH: &[u8] = b"content-length:";
@@ -36,9 +33,8 @@ pub fn guard<R: AsyncRead + Unpin + Send + 'static>(mut input: R) -> DuplexStrea
     tokio::spawn(async move {
         let mut framer = Framer::default();
         let mut chunk = vec![0u8; 1 << 16];
-        let mut stalled = None;
         loop {
-            while let Some(frame) = stalled.take().or_else(|| framer.next_frame()) {
+            while let Some(frame) = framer.next_frame() {
                 let body = match frame {
                     Frame::Body(bytes) => match sanitize(bytes) {
                         Some(body) => body,
@@ -53,19 +49,7 @@ pub fn guard<R: AsyncRead + Unpin + Send + 'static>(mut input: R) -> DuplexStrea
                     return;
                 }
             }
-            // Waiting for the rest of a body that holds a header: if the
-            // client goes quiet, the length was wrong (see `Framer::stall`).
-            let read = if framer.body_holds_header() {
-                match tokio::time::timeout(STALL, input.read(&mut chunk)).await {
-                    Ok(r) => r,
-                    Err(_) => {
-                        stalled = framer.stall();
-                        continue;
-                    }
-                }
-            } else {
-                input.read(&mut chunk).await
-            };
+            let read = input.read(&mut chunk).await;
             match read {
                 Ok(0) | Err(_) => break,
                 Ok(n) => framer.push(&chunk[..n]),
@@ -122,58 +106,44 @@ impl Framer {
         &self.buf[self.at..]
     }
 
-    /// An incomplete body holds a `Content-Length:` after its first byte.
-    pub fn body_holds_header(&self) -> bool {
-        match self.state {
-            State::Body(n) => {
-                let rest = self.rest();
-                rest.len() < n && rest.len() > 1 && find_content_length(&rest[1..]).is_some()
-            }
-            _ => false,
-        }
-    }
-
-    /// The client stopped sending in the middle of a body that holds the
-    /// next header: the announced length was too large (the messages after
-    /// it would otherwise wait until enough bytes arrive, and a client
-    /// waiting for an answer sends none). Reports the frame and goes on at
-    /// that header.
-    pub fn stall(&mut self) -> Option<Frame> {
-        let State::Body(n) = self.state else {
-            return None;
-        };
-        let rest = self.rest();
-        if rest.len() >= n || rest.len() < 2 {
-            return None;
-        }
-        let j = find_content_length(&rest[1..])? + 1;
-        self.at += j;
-        self.state = State::Header;
-        self.reported = true;
-        Some(Frame::Broken(format!(
-            "the body is shorter than its Content-Length of {n} bytes (the sender went quiet inside it)"
-        )))
-    }
-
-    /// Where a header starts inside an incomplete body that is one complete
-    /// JSON value before it. Each byte is searched once; the JSON check runs
-    /// only where a `Content-Length:` is found.
+    /// Where the next frame starts inside an incomplete body: a
+    /// `Content-Length:` after one complete JSON value, or one that begins a
+    /// whole frame — a header block ending in a blank line and a body of
+    /// its length that is JSON. Neither can occur inside a JSON body (a
+    /// header is no JSON token, and a string cannot hold a raw line break),
+    /// so a real body is never cut. Each byte is searched once; a candidate
+    /// whose frame is still arriving is looked at again when more comes.
     fn overshoot(&mut self) -> Option<usize> {
         let rest = &self.buf[self.at..];
         let from = self.scanned.saturating_sub(CONTENT_LENGTH.len() - 1);
-        let mut found = None;
-        let mut at = from;
-        while let Some(j) = find_content_length(&rest[at..]) {
+        let mut at = from.max(1);
+        let mut pending = None;
+        let json = |b: &[u8]| serde_json::from_slice::<serde::de::IgnoredAny>(b).is_ok();
+        while at < rest.len()
+            && let Some(j) = find_content_length(&rest[at..])
+        {
             let j = at + j;
-            let before = &rest[..j];
-            if serde_json::from_slice::<serde::de::IgnoredAny>(before).is_ok() {
-                found = Some(j);
-                break;
+            if json(&rest[..j]) {
+                return Some(j);
+            }
+            match parse_header(&rest[j..]) {
+                HeaderParse::Done { length, used } => {
+                    let body = j + used..j + used + length;
+                    if body.end > rest.len() {
+                        pending.get_or_insert(j);
+                    } else if json(&rest[body]) {
+                        return Some(j);
+                    }
+                }
+                HeaderParse::Incomplete => {
+                    pending.get_or_insert(j);
+                }
+                HeaderParse::Broken { .. } => {}
             }
             at = j + 1;
         }
-        self.scanned = rest.len();
-        found
+        self.scanned = pending.unwrap_or(rest.len());
+        None
     }
 
     /// The next complete frame, or `None` when more input is needed.
@@ -192,7 +162,7 @@ impl Framer {
                             self.state = State::Header;
                             self.reported = true;
                             return Some(Frame::Broken(format!(
-                                "the body is shorter than its Content-Length of {n} bytes (the next header follows it)"
+                                "the body is shorter than its Content-Length of {n} bytes (the next message starts inside it)"
                             )));
                         }
                         return None;
@@ -649,15 +619,28 @@ mod tests {
         assert!(cut(partial.as_bytes(), 3).is_empty());
     }
 
+    /// Found by the server fuzzer: a truncated body with a length far past
+    /// it, then a whole frame — resumed at that frame as soon as it is
+    /// complete, in any chunking.
     #[test]
-    fn a_stalled_body_holding_a_header_resumes_there() {
-        let mut f = Framer::default();
-        f.push(b"Content-Length: 5454\r\n\r\n{\"jsonrpc\":\"");
-        f.push(&frame(GOOD));
-        assert_eq!(f.next_frame(), None);
-        assert!(f.body_holds_header());
-        assert!(matches!(f.stall(), Some(Frame::Broken(_))));
-        assert_eq!(f.next_frame(), Some(Frame::Body(GOOD.as_bytes().to_vec())));
+    fn a_whole_frame_inside_an_unfinished_body_is_taken_out() {
+        let mut input = b"Content-Length: 5454\r\n\r\n{\"jsonrpc\":\"".to_vec();
+        input.extend(frame(GOOD));
+        for step in [1, 3, 4096] {
+            let frames = cut(&input, step);
+            assert_eq!(frames.len(), 2, "{frames:?}");
+            assert!(matches!(frames[0], Frame::Broken(_)));
+            ends_with_good(&frames);
+        }
+        // A body whose strings mention headers is never cut.
+        let tricky = r#"{"jsonrpc":"2.0","method":"x","params":{"t":"Content-Length: 2\r\n\r\n{}","u":"Content-Length: 2"}}"#;
+        let partial = format!("Content-Length: {}\r\n\r\n{}", tricky.len() + 10, tricky);
+        assert!(cut(partial.as_bytes(), 5).is_empty());
+        let whole = frame(tricky);
+        assert_eq!(
+            cut(&whole, 5),
+            vec![Frame::Body(tricky.as_bytes().to_vec())]
+        );
     }
 
     #[test]
