@@ -9,6 +9,7 @@
 //! shapes (`*`, a literal, `prefix*`, `prefix *`) never build an automaton.
 
 use super::paths::expand_home;
+use crate::core::pattern_algebra::Pattern;
 use regex::bytes::{Regex, RegexBuilder};
 
 /// Matching options the runtime applies on Windows path surfaces.
@@ -29,8 +30,8 @@ enum Matcher {
     /// Compiled over UTF-16LE bytes.
     Utf16(Regex),
     /// A long pattern (or one whose automaton would be too large), matched
-    /// segment by segment in constant memory.
-    Segments(Segments),
+    /// by the pattern algebra's glob matcher in constant memory.
+    Glob(Pattern),
 }
 
 /// A compiled wildcard pattern.
@@ -93,7 +94,7 @@ impl Wildcard {
                     && (value.len() == p.len() || value.as_bytes()[p.len()] == b' ')
             }
             Matcher::Utf16(re) => re.is_match(&utf16le(value)),
-            Matcher::Segments(s) => s.is_match(&value.encode_utf16().collect::<Vec<u16>>()),
+            Matcher::Glob(g) => g.is_match(value),
         }
     }
 
@@ -163,87 +164,9 @@ fn classify(p: &str) -> Matcher {
         }
     }
     if p.len() > MAX_REGEX_PATTERN {
-        return Matcher::Segments(Segments::new(p));
+        return Matcher::Glob(Pattern::from_expanded(p));
     }
     compile_utf16(p)
-}
-
-/// A wildcard as its literal segments between stars, over UTF-16 code units
-/// (`None` is `?`): anchored at both ends, the middle segments found
-/// leftmost-first, which is exact for patterns whose only operator is `*`.
-/// Memory is the pattern's size; time is at most value × pattern.
-#[derive(Debug, Clone)]
-struct Segments {
-    parts: Vec<Vec<Option<u16>>>,
-    /// The runtime's trailing ` *` → `( .*)?`: also matches the bare prefix.
-    bare: Option<Vec<Vec<Option<u16>>>>,
-}
-
-impl Segments {
-    fn new(p: &str) -> Segments {
-        let units = |s: &str| -> Vec<Option<u16>> {
-            let mut out = Vec::new();
-            for ch in s.chars() {
-                if ch == '?' {
-                    out.push(None);
-                } else {
-                    let mut buf = [0u16; 2];
-                    out.extend(ch.encode_utf16(&mut buf).iter().map(|u| Some(*u)));
-                }
-            }
-            out
-        };
-        let raw: Vec<&str> = p.split('*').collect();
-        let last = raw.len() - 1;
-        // Same condition as the regex form: `… *` with one final star.
-        let bare = (last > 0 && raw[last].is_empty() && raw[last - 1].ends_with(' ')).then(|| {
-            let mut b: Vec<Vec<Option<u16>>> = raw[..last].iter().map(|s| units(s)).collect();
-            if let Some(l) = b.last_mut() {
-                l.pop();
-            }
-            b
-        });
-        Segments {
-            parts: raw.iter().map(|s| units(s)).collect(),
-            bare,
-        }
-    }
-
-    fn is_match(&self, v: &[u16]) -> bool {
-        glob(&self.parts, v) || self.bare.as_ref().is_some_and(|b| glob(b, v))
-    }
-}
-
-/// `parts` joined by `*`, anchored at both ends.
-fn glob(parts: &[Vec<Option<u16>>], v: &[u16]) -> bool {
-    let eq = |seg: &[Option<u16>], at: &[u16]| {
-        seg.iter().zip(at).all(|(p, u)| p.is_none_or(|p| p == *u))
-    };
-    let Some((first, rest)) = parts.split_first() else {
-        return v.is_empty();
-    };
-    let Some((last, middle)) = rest.split_last() else {
-        return first.len() == v.len() && eq(first, v);
-    };
-    if v.len() < first.len() + last.len()
-        || !eq(first, &v[..first.len()])
-        || !eq(last, &v[v.len() - last.len()..])
-    {
-        return false;
-    }
-    let mut at = first.len();
-    let end = v.len() - last.len();
-    for seg in middle.iter().filter(|s| !s.is_empty()) {
-        let window = &v[at..end];
-        if window.len() < seg.len() {
-            return false;
-        }
-        match (0..=window.len() - seg.len()).find(|&i| eq(seg, &window[i..])) {
-            Some(i) => at += i + seg.len(),
-            None => return false,
-        }
-    }
-    true
 }
 
 /// `^…$` over UTF-16LE bytes: a literal code unit is its two bytes, `?` is
@@ -295,7 +218,7 @@ fn compile_utf16(p: &str) -> Matcher {
         .build()
     {
         Ok(r) => Matcher::Utf16(r),
-        Err(_) => Matcher::Segments(Segments::new(p)),
+        Err(_) => Matcher::Glob(Pattern::from_expanded(p)),
     }
 }
 
@@ -330,7 +253,7 @@ mod tests {
 
     /// The constant-memory matcher answers as the automaton does.
     #[test]
-    fn segments_agree_with_the_automaton() {
+    fn glob_agrees_with_the_automaton() {
         let pats = [
             "git *",
             "a*b",
@@ -389,11 +312,10 @@ mod tests {
             let Matcher::Utf16(re) = compile_utf16(p) else {
                 continue;
             };
-            let seg = Segments::new(p);
+            let seg = Pattern::from_expanded(p);
             for v in vals {
-                let units: Vec<u16> = v.encode_utf16().collect();
                 assert_eq!(
-                    seg.is_match(&units),
+                    seg.is_match(v),
                     re.is_match(&utf16le(v)),
                     "pattern {p:?} value {v:?}"
                 );
@@ -405,7 +327,7 @@ mod tests {
     fn long_patterns_match_in_bounded_memory() {
         let p = "a*".repeat(200_000);
         let w = Wildcard::compile(&p, "/h", MatchOptions::default());
-        assert!(matches!(w.matcher, Matcher::Segments(_)));
+        assert!(matches!(w.matcher, Matcher::Glob(_)));
         assert!(!w.is_match("aaa"));
         assert!(w.is_match(&"a".repeat(200_000)));
     }
