@@ -339,56 +339,50 @@ pub fn analyse_scope_file(
     // Past this size the merge with the other scopes (a second copy of
     // every rule, compiled) would break the memory budget: the file is
     // checked on its own and says so.
-    if text.len() > MAX_SCOPE_ANALYSIS_BYTES {
-        let mut analysis = if agent_file {
-            crate::formats::Analysis {
-                root: None,
-                diagnostics: crate::formats::pi::lints::agent_file::analyze_agent_in_scopes(
-                    text, options, None,
-                ),
-                accepted: true,
-            }
-        } else {
-            crate::formats::pi::lints::config_file::analyze_config_text(text, options).into()
-        };
-        let mut d = crate::analysis::Diagnostic::new(
-            crate::formats::pi::codes::Code::AnalysisLimited,
-            0..0,
-            format!(
-                "too large: analysis limited — this file has {} bytes (more than {} MiB), so it is checked on its own; precedence across the other scope files is not analysed (`permission-lsp simulate` and `explain` still merge every file)",
-                text.len(),
-                MAX_SCOPE_ANALYSIS_BYTES >> 20
-            ),
-        );
-        if let Some(sev) = options.levels.severity(d.code) {
-            d.severity = sev;
-            analysis.diagnostics.insert(0, d);
-        }
-        return analysis;
-    }
+    let limited = text.len() > MAX_SCOPE_ANALYSIS_BYTES;
     // A config document is read once, for the merge and the analysis.
     let file = (!agent_file)
         .then(|| crate::formats::pi::model::read::read_config(text, options.profile.version));
-    let scoped = scope_context_with(ctx, file.as_ref());
+    let scoped = if limited {
+        None
+    } else {
+        scope_context_with(ctx, file.as_ref())
+    };
     let scopes = scoped.as_ref().and_then(|(i, l, d)| scope_rules(i, l, d));
-    let refused = refused_agent.and_then(|why| {
-        let mut d = crate::analysis::Diagnostic::new(
-            crate::formats::pi::codes::Code::AgentNameRefused,
-            0..0,
-            format!(
-                "{why}; the agent's files are not read, the other scope files are checked without them"
-            ),
-        );
+    // Notes about the analysis itself, at the top of the file.
+    let note = |code: crate::formats::pi::codes::Code, message: String| {
+        let mut d = crate::analysis::Diagnostic::new(code, 0..0, message);
         d.severity = options.levels.severity(d.code)?;
         Some(d)
-    });
+    };
+    let notes: Vec<crate::analysis::Diagnostic> = [
+        refused_agent.and_then(|why| {
+            note(
+                crate::formats::pi::codes::Code::AgentNameRefused,
+                format!("{why}; the agent's files are not read, the other scope files are checked without them"),
+            )
+        }),
+        limited.then(|| {
+            note(
+                crate::formats::pi::codes::Code::AnalysisLimited,
+                format!(
+                    "too large: analysis limited — this file has {} bytes (more than {} MiB), so it is checked on its own; precedence across the other scope files is not analysed (`permission-lsp simulate` and `explain` still merge every file)",
+                    text.len(),
+                    MAX_SCOPE_ANALYSIS_BYTES >> 20
+                ),
+            )
+        }).flatten(),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
     if agent_file {
         let mut diagnostics = crate::formats::pi::lints::agent_file::analyze_agent_in_scopes(
             text,
             options,
             scopes.as_ref(),
         );
-        diagnostics.splice(0..0, refused);
+        diagnostics.splice(0..0, notes);
         return crate::formats::Analysis {
             root: None,
             diagnostics,
@@ -416,6 +410,6 @@ pub fn analyse_scope_file(
             .diagnostics
             .sort_by_key(|d| (d.range.start, d.range.end));
     }
-    analysis.diagnostics.splice(0..0, refused);
+    analysis.diagnostics.splice(0..0, notes);
     analysis
 }
