@@ -111,7 +111,7 @@ fn documents_keep_every_invariant() {
         None => 1..=cases() as u64,
     };
     for seed in seeds {
-        let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+        let mut rng = Rng::new(seed);
         let base = &corpus[rng.below(corpus.len())];
         let doc = mutate(&mut rng, base);
         let result = std::panic::catch_unwind(|| permission_lsp::fuzzing::document(&doc));

@@ -255,10 +255,14 @@ pub fn spawn_server() -> (
     (child, LspClient::new(stdout, stdin))
 }
 
-/// A small seeded generator (xorshift) for reproducible random cases.
+/// A small seeded generator (xorshift) for reproducible random cases: the
+/// differential test's configs and calls, the fuzz tests' mutations.
 pub struct Rng(pub u64);
 
 impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
     pub fn next(&mut self) -> u64 {
         self.0 ^= self.0 << 13;
         self.0 ^= self.0 >> 7;
@@ -267,5 +271,11 @@ impl Rng {
     }
     pub fn below(&mut self, n: usize) -> usize {
         (self.next() % n.max(1) as u64) as usize
+    }
+    pub fn chance(&mut self, percent: u64) -> bool {
+        self.next() % 100 < percent
+    }
+    pub fn pick<T: Clone>(&mut self, items: &[T]) -> T {
+        items[self.below(items.len())].clone()
     }
 }
