@@ -63,11 +63,6 @@ impl Publisher {
             }
         }
     }
-
-    /// Analyses in flight (for tests and the load benchmark).
-    pub fn in_flight(&self) -> usize {
-        self.running.lock().map(|r| r.len()).unwrap_or(0)
-    }
 }
 
 /// The resolved context of a document: the one resolver, with the
