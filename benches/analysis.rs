@@ -23,17 +23,25 @@ fn analysis(c: &mut Criterion) {
     let options = AnalysisOptions::default();
     let small = data("small.json");
     let large = data("bash-10k.json");
+    let gen_big = data("gen-big-10k.json");
     c.bench_function("diagnose/small (5 KB real config)", |b| {
         b.iter(|| analyze_config_text(black_box(&small), &options))
     });
     c.bench_function("diagnose/bash-10k (10,000 rules, 489 KB)", |b| {
         b.iter(|| analyze_config_text(black_box(&large), &options))
     });
-    // Every iteration edits a rule: the memoised precedence findings cannot
-    // be reused (what typing inside a pattern costs).
-    for (name, text) in [("small", &small), ("bash-10k", &large)] {
+    c.bench_function("diagnose/gen-big-10k (gen_big.py 10000, 429 KB)", |b| {
+        b.iter(|| analyze_config_text(black_box(&gen_big), &options))
+    });
+    // Every iteration adds a rule: the memoised precedence findings cannot
+    // be reused, and the list changed length (a fresh analysis).
+    for (name, text) in [
+        ("small", &small),
+        ("bash-10k", &large),
+        ("gen-big-10k", &gen_big),
+    ] {
         let mut n = 0u64;
-        c.bench_function(&format!("diagnose/{name}, a rule edited each time"), |b| {
+        c.bench_function(&format!("diagnose/{name}, a rule added each time"), |b| {
             b.iter(|| {
                 n += 1;
                 let edited = text.replacen(
@@ -41,6 +49,26 @@ fn analysis(c: &mut Criterion) {
                     &format!("\"bash\": {{\"edit{n} *\": \"ask\", "),
                     1,
                 );
+                analyze_config_text(black_box(&edited), &options)
+            })
+        });
+    }
+    // Typing inside a pattern: each iteration's text differs from the
+    // last in one rule (the precedence analysis is updated, not redone).
+    for (name, text, needle) in [
+        ("small", &small, "\"printf"),
+        ("bash-10k", &large, "\"git sub04993"),
+        ("gen-big-10k", &gen_big, "\"python push"),
+    ] {
+        let at = text.find(needle).expect("needle") + needle.len();
+        let mut n = 0u64;
+        c.bench_function(&format!("diagnose/{name}, typing in a pattern"), |b| {
+            b.iter(|| {
+                n += 1;
+                let mut edited = String::with_capacity(text.len() + 8);
+                edited.push_str(&text[..at]);
+                edited.push_str(&format!("{}", n % 64));
+                edited.push_str(&text[at..]);
                 analyze_config_text(black_box(&edited), &options)
             })
         });

@@ -1,6 +1,8 @@
 //! Keystroke to diagnostics through the real binary over stdio: the time
 //! from sending `didChange` to receiving the `publishDiagnostics` of that
-//! version, for a small config and a 10,000-rule config.
+//! version, for a small config and a 10,000-rule config: a keystroke that
+//! changes no rule (a space before the first key) and one that types
+//! inside a bash pattern.
 //! Run: `cargo bench --bench lsp_roundtrip`.
 
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -108,12 +110,57 @@ fn roundtrip(c: &mut Criterion, name: &str, text: &str) {
     });
 }
 
+/// Typing inside a pattern: each keystroke adds a letter after `needle`
+/// (the first line that has it); every 32 letters the run is deleted again
+/// (not timed), so patterns stay short and every version is new.
+fn typing_in_a_pattern(c: &mut Criterion, name: &str, text: &str, needle: &str) {
+    let (line, at) = text
+        .lines()
+        .enumerate()
+        .find_map(|(n, l)| l.find(needle).map(|i| (n, i + needle.len())))
+        .expect("the needle is in the file");
+    let mut s = Session::start();
+    s.send(json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {"uri": URI, "languageId": "jsonc", "version": 1, "text": text}}}));
+    s.wait(|m| m["method"] == "textDocument/publishDiagnostics");
+    let mut version = 1;
+    let mut typed = 0usize;
+    let change = |s: &mut Session, version: i64, change: Value| {
+        s.send(json!({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {"textDocument": {"uri": URI, "version": version}, "contentChanges": [change]}}));
+        s.wait(|m| {
+            m["method"] == "textDocument/publishDiagnostics" && m["params"]["version"] == version
+        });
+    };
+    c.bench_function(&format!("lsp/typing in a pattern -> publishDiagnostics ({name})"), |b| {
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iters {
+                if typed == 32 {
+                    version += 1;
+                    change(&mut s, version, json!({"range": {"start": {"line": line, "character": at}, "end": {"line": line, "character": at + typed}}, "text": ""}));
+                    typed = 0;
+                }
+                version += 1;
+                let letter = ["a", "b", "c", "d"][typed % 4];
+                let edit = json!({"range": {"start": {"line": line, "character": at + typed}, "end": {"line": line, "character": at + typed}}, "text": letter});
+                let start = Instant::now();
+                change(&mut s, version, edit);
+                total += start.elapsed();
+                typed += 1;
+            }
+            total
+        })
+    });
+}
+
 fn bench(c: &mut Criterion) {
     let data = |f: &str| {
         std::fs::read_to_string(format!("{}/benches/data/{f}", env!("CARGO_MANIFEST_DIR"))).unwrap()
     };
-    roundtrip(c, "small config", &data("small.json"));
-    roundtrip(c, "10,000 rules", &data("bash-10k.json"));
+    let (small, large) = (data("small.json"), data("bash-10k.json"));
+    roundtrip(c, "small config", &small);
+    roundtrip(c, "10,000 rules", &large);
+    typing_in_a_pattern(c, "small config", &small, "\"printf");
+    typing_in_a_pattern(c, "10,000 rules", &large, "\"git sub04993");
 }
 
 criterion_group! {

@@ -401,17 +401,48 @@ fn overlap_linear(a: &[Tok], b: &[Tok], fresh: u16) -> Option<Vec<u16>> {
     None
 }
 
+/// Work a series of questions may spend. A step that does not fit is
+/// refused: the answer is unknown, nothing is left, and `refused` is set
+/// (so a caller can tell an answer cut short from one the limit did not
+/// touch — the same question asked with at least as much work left gets
+/// the same answer when nothing was refused).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Work {
+    pub left: usize,
+    pub refused: bool,
+}
+
+impl Work {
+    pub fn new(left: usize) -> Work {
+        Work {
+            left,
+            refused: false,
+        }
+    }
+
+    /// Take `cost`, or refuse it (and give up what is left).
+    pub fn take(&mut self, cost: usize) -> bool {
+        if self.left < cost {
+            self.left = 0;
+            self.refused = true;
+            false
+        } else {
+            self.left -= cost;
+            true
+        }
+    }
+}
+
 /// Is every string `b` matches also matched by one of `including`?
 pub fn included_in_union(b: &Pattern, including: &[&Pattern]) -> Inclusion {
-    let mut budget = SEARCH_WORK;
-    included_in_union_within(b, including, &mut budget)
+    included_in_union_within(b, including, &mut Work::new(SEARCH_WORK))
 }
 
 /// [`included_in_union`] drawing on a shared work budget.
 pub fn included_in_union_within(
     b: &Pattern,
     including: &[&Pattern],
-    budget: &mut usize,
+    budget: &mut Work,
 ) -> Inclusion {
     if including.iter().any(|a| a.is_universal()) {
         return Inclusion::Included;
@@ -508,7 +539,7 @@ fn start(alts: &[&[Tok]]) -> PosSet {
 }
 
 /// Inclusion by search: a string `b` accepts and no includer does.
-fn subset_inclusion(b: &Pattern, including: &[&Pattern], budget: &mut usize) -> Inclusion {
+fn subset_inclusion(b: &Pattern, including: &[&Pattern], budget: &mut Work) -> Inclusion {
     let mut all: Vec<&Pattern> = vec![b];
     all.extend_from_slice(including);
     match search_within(
@@ -539,8 +570,7 @@ pub enum Search {
 /// `patterns[k]` matches the string. Only strings `patterns[required]`
 /// can still match are explored. Past the budget the answer is unknown.
 pub fn search(patterns: &[&Pattern], required: usize, wanted: impl Fn(&[bool]) -> bool) -> Search {
-    let mut budget = SEARCH_WORK;
-    search_within(patterns, required, wanted, &mut budget)
+    search_within(patterns, required, wanted, &mut Work::new(SEARCH_WORK))
 }
 
 /// Work (positions stepped) one [`search`] may spend.
@@ -552,7 +582,7 @@ pub fn search_within(
     patterns: &[&Pattern],
     required: usize,
     wanted: impl Fn(&[bool]) -> bool,
-    budget: &mut usize,
+    budget: &mut Work,
 ) -> Search {
     let mut alts: Vec<&[Tok]> = Vec::new();
     let mut owner: Vec<usize> = Vec::new();
@@ -607,11 +637,9 @@ pub fn search_within(
         for &c in &alphabet {
             let next = step(&alts, &states[head].0, c);
             let cost = states[head].0.len() + 1;
-            if *budget < cost {
-                *budget = 0;
+            if !budget.take(cost) {
                 return Search::Unknown;
             }
-            *budget -= cost;
             if !alive(&next) || seen.contains_key(&next) {
                 continue;
             }

@@ -6,7 +6,8 @@
 //! question the bounded search cannot answer produces no finding.
 
 use crate::core::pattern_algebra::{
-    Inclusion, Overlap, Pattern, Search, included_in_union_within, overlap, overlaps, search_within,
+    Inclusion, Overlap, Pattern, Search, Work, included_in_union_within, overlap, overlaps,
+    search_within,
 };
 use crate::formats::pi::engine::wildcard::{MatchOptions, Wildcard};
 use crate::formats::pi::model::State;
@@ -94,6 +95,21 @@ const MAX_UNION: usize = 48;
 /// Search work for the whole document (see `pattern_algebra::search_within`).
 const SEARCH_BUDGET: usize = 10_000;
 
+/// The two budgets of one analysis (tests make them small to reach the
+/// places where they run out).
+fn budgets() -> [usize; 2] {
+    #[cfg(test)]
+    if let Some(b) = TEST_BUDGETS.with(|b| b.get()) {
+        return b;
+    }
+    [OVERLAP_BUDGET, SEARCH_BUDGET]
+}
+
+#[cfg(test)]
+thread_local! {
+    static TEST_BUDGETS: std::cell::Cell<Option<[usize; 2]>> = const { std::cell::Cell::new(None) };
+}
+
 /// Surfaces whose calls carry several values (aliases or candidates): a
 /// rule's removal may change which value decides, so "removing it changes
 /// nothing" is not claimed there.
@@ -119,24 +135,41 @@ struct Group<'a> {
     /// Indices into the rule list, in order.
     members: Vec<usize>,
     patterns: Vec<&'a Pattern>,
+    /// Does the member's pattern match the value `*` (the tool-level check)?
+    star: Vec<bool>,
 }
 
 /// What the precedence findings depend on: the rules' contents in order,
 /// not where they are written — every field, length-prefixed, in one
-/// buffer (compared whole on a hit: exact, not a hash).
-#[derive(PartialEq)]
-struct OrderKey(Vec<u8>);
+/// buffer (compared whole on a hit: exact, not a hash). `spans` locates
+/// each rule's fields, so two lists can be compared rule by rule.
+struct OrderKey {
+    bytes: Vec<u8>,
+    spans: Vec<Range<usize>>,
+}
+
+impl PartialEq for OrderKey {
+    fn eq(&self, other: &OrderKey) -> bool {
+        self.bytes == other.bytes
+    }
+}
+
+fn put(b: &mut Vec<u8>, s: &str) {
+    b.extend_from_slice(&(s.len() as u64).to_le_bytes());
+    b.extend_from_slice(s.as_bytes());
+}
 
 impl OrderKey {
     fn new(rules: &[OrderedRule], default: State, home: &str) -> OrderKey {
         let mut b: Vec<u8> = Vec::with_capacity(rules.len() * 32 + home.len() + 16);
-        let put = |b: &mut Vec<u8>, s: &str| {
-            b.extend_from_slice(&(s.len() as u64).to_le_bytes());
-            b.extend_from_slice(s.as_bytes());
-        };
+        let mut spans = Vec::with_capacity(rules.len());
         put(&mut b, home);
+        for n in budgets() {
+            b.extend_from_slice(&(n as u64).to_le_bytes());
+        }
         b.push(default as u8);
         for r in rules {
+            let from = b.len();
             put(&mut b, &r.surface);
             put(&mut b, &r.pattern);
             b.push(r.action as u8);
@@ -155,47 +188,197 @@ impl OrderKey {
                 None => b.push(0),
             }
             b.push(r.replaces_lower as u8);
+            spans.push(from..b.len());
         }
-        OrderKey(b)
+        OrderKey { bytes: b, spans }
+    }
+
+    /// The home directory, the budgets and the default: everything before
+    /// the rules.
+    fn head(&self) -> &[u8] {
+        &self.bytes[..self.spans.first().map_or(self.bytes.len(), |s| s.start)]
+    }
+
+    fn rule(&self, i: usize) -> &[u8] {
+        &self.bytes[self.spans[i].clone()]
+    }
+
+    /// The rule's surface key (the first field).
+    fn surface(&self, i: usize) -> &[u8] {
+        let r = self.rule(i);
+        let n = u64::from_le_bytes(r[..8].try_into().expect("a length")) as usize;
+        &r[..8 + n]
     }
 }
 
-/// Recently analysed rule lists (a few documents' worth).
-static ORDER_CACHE: std::sync::Mutex<Vec<(OrderKey, std::sync::Arc<Vec<Finding>>)>> =
-    std::sync::Mutex::new(Vec::new());
-const ORDER_CACHE_ENTRIES: usize = 8;
+/// One member's value-precedence result, and how it met the two shared
+/// budgets (overlap checks, search steps): what was left when it started,
+/// what it spent, whether a step was refused. Its answer is a function of
+/// the rules it can overlap and of those budgets — and for each budget,
+/// starting with the same amount, or with at least what it spent when
+/// nothing was refused, gives the same answer.
+#[derive(Clone, Default)]
+struct Outcome {
+    /// False for the rest of a group after the overlap budget ran out.
+    reached: bool,
+    finding: Option<Finding>,
+    start: [usize; 2],
+    spent: [usize; 2],
+    refused: [bool; 2],
+}
 
-/// [`analyze_rule_order`], memoised on the rules' contents: an edit that
-/// changes no rule (spacing, comments, knobs, a reason's position) reuses
-/// the findings of the last analysis of the same rules. The analysis is a
-/// pure function of the key, so the answer is the same either way.
+impl Outcome {
+    /// Would this member get the same answer with these budgets?
+    fn holds(&self, budgets: [&Work; 2]) -> bool {
+        self.reached
+            && (0..2).all(|b| {
+                budgets[b].left == self.start[b]
+                    || (!self.refused[b] && budgets[b].left >= self.spent[b])
+            })
+    }
+}
+
+/// Member `k`'s outcome with the budgets as they are; `None` (with the
+/// outcome) when the overlap budget ran out and the group ends there.
+fn measured(ctx: &ValueOrder<'_>, k: usize, budget: &mut Work, work: &mut Work) -> (Outcome, bool) {
+    let start = [budget.left, work.left];
+    budget.refused = false;
+    work.refused = false;
+    let r = ctx.outcome(k, budget, work);
+    let outcome = Outcome {
+        reached: true,
+        finding: r.clone().flatten(),
+        start,
+        spent: [start[0] - budget.left, start[1] - work.left],
+        refused: [budget.refused, work.refused],
+    };
+    (outcome, r.is_none())
+}
+
+/// The rules whose key matches one literal surface, with what the
+/// analysis found for them.
+struct GroupState {
+    surface: String,
+    members: Vec<usize>,
+    /// Tool-hidden and extension-order findings (cheap; redone on every
+    /// update).
+    head: Vec<Finding>,
+    /// Value surfaces: the members' outcomes, by group position.
+    value: bool,
+    outcomes: Vec<Outcome>,
+    /// Group positions sorted by literal prefix, and the positions of each
+    /// exact prefix (ascending).
+    sorted: Vec<usize>,
+    by_prefix: FxHashMap<Vec<u16>, Vec<usize>>,
+    /// How many members have a literal prefix of each length.
+    lengths: std::collections::BTreeMap<usize, usize>,
+}
+
+/// Everything one analysis of a rule list computed, kept so that a list
+/// that differs in a few rules (a keystroke inside a pattern) is analysed
+/// again only where those rules can change a finding. The result is the
+/// same as a fresh analysis: a rule's outcome depends only on its own
+/// contents, the rules whose literal prefixes are compatible with its own
+/// (its only possible overlaps), the group's catch-alls and the rules
+/// after the last one, and on the shared budgets (see [`Outcome`]).
+struct OrderState {
+    key: OrderKey,
+    default: State,
+    patterns: Vec<Pattern>,
+    prefixes: Vec<Vec<u16>>,
+    suffixes: Vec<Vec<u16>>,
+    star: Vec<bool>,
+    groups: Vec<GroupState>,
+    findings: std::sync::Arc<Vec<Finding>>,
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Updates made on this thread (tests check the path is taken).
+    static UPDATES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Recently analysed rule lists (a few documents' worth).
+static ORDER_CACHE: std::sync::Mutex<Vec<OrderState>> = std::sync::Mutex::new(Vec::new());
+const ORDER_CACHE_ENTRIES: usize = 8;
+/// An update handles at most this many changed rules; more is a new list.
+const UPDATE_LIMIT: usize = 16;
+
+/// [`analyze_rule_order`], memoised on the rules' contents and updated
+/// in place for small edits: an edit that changes no rule (spacing,
+/// comments, knobs, a reason's position) reuses the findings of the last
+/// analysis of the same rules; an edit that changes a few rules re-examines
+/// only the rules they can affect. Either way the answer is the one a
+/// fresh analysis gives (tested against it on random edits).
 pub fn analyze_rule_order_memo(
     rules: &[OrderedRule],
     default: State,
     home: &str,
 ) -> std::sync::Arc<Vec<Finding>> {
     let key = OrderKey::new(rules, default, home);
-    if let Ok(mut cache) = ORDER_CACHE.lock()
-        && let Some(i) = cache.iter().position(|(k, _)| *k == key)
-    {
-        let hit = cache.remove(i);
-        let findings = hit.1.clone();
-        cache.insert(0, hit);
-        return findings;
-    }
-    let findings = std::sync::Arc::new(analyze_rule_order(rules, default, home));
+    let mut base: Option<(OrderState, Vec<usize>)> = None;
     if let Ok(mut cache) = ORDER_CACHE.lock() {
-        cache.insert(0, (key, findings.clone()));
+        if let Some(i) = cache.iter().position(|s| s.key == key) {
+            let hit = cache.remove(i);
+            let findings = hit.findings.clone();
+            cache.insert(0, hit);
+            return findings;
+        }
+        // The most recent state this list is a small edit of.
+        if let Some((i, changed)) = cache
+            .iter()
+            .enumerate()
+            .find_map(|(i, s)| changed_rules(s, &key).map(|c| (i, c)))
+        {
+            base = Some((cache.remove(i), changed));
+        }
+    }
+    let state = match base {
+        Some((old, changed)) => update(old, &changed, rules, key, home)
+            .unwrap_or_else(|key| analyse(rules, default, home, key)),
+        None => analyse(rules, default, home, key),
+    };
+    let findings = state.findings.clone();
+    if let Ok(mut cache) = ORDER_CACHE.lock() {
+        cache.insert(0, state);
         cache.truncate(ORDER_CACHE_ENTRIES);
     }
     findings
 }
 
+/// The rules that differ between `old` and `key` when the lists are a
+/// small edit of each other: same length, home, default and surfaces.
+fn changed_rules(old: &OrderState, key: &OrderKey) -> Option<Vec<usize>> {
+    if old.key.spans.len() != key.spans.len() || old.key.head() != key.head() {
+        return None;
+    }
+    let mut changed = Vec::new();
+    for i in 0..key.spans.len() {
+        if old.key.rule(i) != key.rule(i) {
+            if old.key.surface(i) != key.surface(i) || changed.len() == UPDATE_LIMIT {
+                return None;
+            }
+            changed.push(i);
+        }
+    }
+    Some(changed)
+}
+
 pub fn analyze_rule_order(rules: &[OrderedRule], default: State, home: &str) -> Vec<Finding> {
+    let key = OrderKey::new(rules, default, home);
+    let state = analyse(rules, default, home, key);
+    std::sync::Arc::try_unwrap(state.findings).unwrap_or_else(|a| (*a).clone())
+}
+
+/// A fresh analysis of the whole list.
+fn analyse(rules: &[OrderedRule], default: State, home: &str, key: OrderKey) -> OrderState {
     let patterns: Vec<Pattern> = rules
         .iter()
         .map(|r| crate::formats::pi::engine::wildcard::algebra_pattern(&r.pattern, home))
         .collect();
+    let prefixes: Vec<Vec<u16>> = patterns.iter().map(Pattern::literal_prefix).collect();
+    let suffixes: Vec<Vec<u16>> = patterns.iter().map(Pattern::literal_suffix).collect();
+    let star: Vec<bool> = patterns.iter().map(|p| p.is_match("*")).collect();
     // Each distinct surface key is compiled once (10,000 rules usually
     // have a handful of surfaces).
     let mut keys: Vec<&str> = rules.iter().map(|r| r.surface.as_str()).collect();
@@ -216,63 +399,223 @@ pub fn analyze_rule_order(rules: &[OrderedRule], default: State, home: &str) -> 
         .collect();
     literal_surfaces.sort_unstable();
     literal_surfaces.dedup();
-    let mut out = Vec::new();
-    let mut budget = OVERLAP_BUDGET;
-    let mut work = SEARCH_BUDGET;
+    let [overlap_budget, search_budget] = budgets();
+    let mut budget = Work::new(overlap_budget);
+    let mut work = Work::new(search_budget);
+    let mut groups = Vec::with_capacity(literal_surfaces.len());
     for surface in &literal_surfaces {
         let matching: Vec<bool> = compiled.iter().map(|w| w.is_match(surface)).collect();
         let members: Vec<usize> = (0..rules.len()).filter(|&i| matching[key_of[i]]).collect();
-        let group = Group {
-            patterns: members.iter().map(|&i| &patterns[i]).collect(),
+        let mut group = GroupState {
+            surface: surface.to_string(),
             members,
+            head: Vec::new(),
+            value: !is_extension_surface(surface),
+            outcomes: Vec::new(),
+            sorted: Vec::new(),
+            by_prefix: FxHashMap::default(),
+            lengths: Default::default(),
         };
-        if TOOLS.contains(surface) || is_extension_surface(surface) {
-            tool_hidden(surface, rules, &group, default, &mut out);
+        let g = view(&group.members, &patterns, &star);
+        head_findings(&mut group, rules, &g, default);
+        if group.value {
+            let n = group.members.len();
+            let pre = |k: usize| prefixes[group.members[k]].as_slice();
+            let mut sorted: Vec<usize> = (0..n).collect();
+            sorted.sort_by(|&a, &b| pre(a).cmp(pre(b)));
+            for k in 0..n {
+                group.by_prefix.entry(pre(k).to_vec()).or_default().push(k);
+                *group.lengths.entry(pre(k).len()).or_default() += 1;
+            }
+            group.sorted = sorted;
+            let mut outcomes = vec![Outcome::default(); n];
+            let ctx = ValueOrder::new(surface, rules, &g, &group, &prefixes, &suffixes);
+            for (k, o) in outcomes.iter_mut().enumerate() {
+                let (outcome, ends) = measured(&ctx, k, &mut budget, &mut work);
+                *o = outcome;
+                if ends {
+                    // The budget is spent: no finding for the rest of the
+                    // group (and the later groups start with none).
+                    break;
+                }
+            }
+            group.outcomes = outcomes;
         }
-        if is_extension_surface(surface) {
-            extension_order(surface, rules, &group, &mut out);
-        } else {
-            value_order(surface, rules, &group, &mut budget, &mut work, &mut out);
-        }
+        groups.push(group);
+    }
+    OrderState {
+        key,
+        default,
+        findings: std::sync::Arc::new(assemble(&groups)),
+        patterns,
+        prefixes,
+        suffixes,
+        star,
+        groups,
+    }
+}
+
+fn view<'a>(members: &[usize], patterns: &'a [Pattern], star: &[bool]) -> Group<'a> {
+    Group {
+        members: members.to_vec(),
+        patterns: members.iter().map(|&i| &patterns[i]).collect(),
+        star: members.iter().map(|&i| star[i]).collect(),
+    }
+}
+
+fn head_findings(group: &mut GroupState, rules: &[OrderedRule], g: &Group<'_>, default: State) {
+    group.head.clear();
+    let surface = group.surface.as_str();
+    if TOOLS.contains(&surface) || is_extension_surface(surface) {
+        tool_hidden(surface, rules, g, default, &mut group.head);
+    }
+    if !group.value {
+        extension_order(surface, rules, g, &mut group.head);
+    }
+}
+
+/// Findings in the order of a fresh analysis: surface by surface, the
+/// tool-level ones first, then rule by rule.
+fn assemble(groups: &[GroupState]) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for g in groups {
+        out.extend(g.head.iter().cloned());
+        out.extend(g.outcomes.iter().filter_map(|o| o.finding.clone()));
     }
     out
 }
 
-/// D21: `evaluate(tool, "*")` is deny, so the tool is not offered.
-fn tool_hidden(
-    tool: &str,
+/// Analyse again after `changed` rules were edited (nothing else moved):
+/// the members whose overlaps may involve a changed rule are examined
+/// again, and so is every member whose budgets would not give the same
+/// answer as before (around the place where a budget runs out). `Err`
+/// gives the key back when a rule became or stopped being a catch-all
+/// (every rule before it changes): then only a fresh analysis will do.
+fn update(
+    mut st: OrderState,
+    changed: &[usize],
     rules: &[OrderedRule],
-    g: &Group<'_>,
-    default: State,
-    out: &mut Vec<Finding>,
-) {
-    let decider = g
-        .members
-        .iter()
-        .zip(&g.patterns)
-        .rev()
-        .find(|(_, p)| p.is_match("*"))
-        .map(|(i, _)| *i);
-    let state = decider.map_or(default, |i| rules[i].action);
-    if state != State::Deny {
+    key: OrderKey,
+    home: &str,
+) -> Result<OrderState, OrderKey> {
+    let mut old_prefix: Vec<(usize, Vec<u16>)> = Vec::with_capacity(changed.len());
+    for &j in changed {
+        let p = crate::formats::pi::engine::wildcard::algebra_pattern(&rules[j].pattern, home);
+        if p.is_universal() || st.patterns[j].is_universal() {
+            return Err(key);
+        }
+        let new = p.literal_prefix();
+        old_prefix.push((j, std::mem::replace(&mut st.prefixes[j], new)));
+        st.suffixes[j] = p.literal_suffix();
+        st.star[j] = p.is_match("*");
+        st.patterns[j] = p;
+    }
+    let default = st.default;
+    let [overlap_budget, search_budget] = budgets();
+    let mut budget = Work::new(overlap_budget);
+    let mut work = Work::new(search_budget);
+    for group in &mut st.groups {
+        let g = view(&group.members, &st.patterns, &st.star);
+        head_findings(group, rules, &g, default);
+        if !group.value {
+            continue;
+        }
+        // A rule before the last catch-all names its decider from the rules
+        // after it that match its example — and such a rule's prefix is
+        // compatible with its own (both begin the example), so it is among
+        // the compatible members too.
+        let mut dirty: Vec<usize> = Vec::new();
+        for (j, old) in &old_prefix {
+            if let Ok(k) = group.members.binary_search(j) {
+                reindex(group, k, old, &st.prefixes);
+                dirty.push(k);
+                compatible_members(group, old, &st.prefixes, &mut dirty);
+                let new = &st.prefixes[*j];
+                compatible_members(group, new, &st.prefixes, &mut dirty);
+            }
+        }
+        dirty.sort_unstable();
+        dirty.dedup();
+        let ctx = ValueOrder::new(&group.surface, rules, &g, group, &st.prefixes, &st.suffixes);
+        let mut fresh: Vec<(usize, Outcome)> = Vec::new();
+        let mut end = group.outcomes.len();
+        for (k, o) in group.outcomes.iter().enumerate() {
+            if dirty.binary_search(&k).is_err() && o.holds([&budget, &work]) {
+                budget.left -= o.spent[0];
+                work.left -= o.spent[1];
+                continue;
+            }
+            let (outcome, ends) = measured(&ctx, k, &mut budget, &mut work);
+            fresh.push((k, outcome));
+            if ends {
+                end = k + 1;
+                break;
+            }
+        }
+        for (k, o) in fresh {
+            group.outcomes[k] = o;
+        }
+        for o in &mut group.outcomes[end..] {
+            *o = Outcome::default();
+        }
+    }
+    #[cfg(test)]
+    UPDATES.with(|u| u.set(u.get() + 1));
+    st.key = key;
+    st.findings = std::sync::Arc::new(assemble(&st.groups));
+    Ok(st)
+}
+
+/// Move member `k` from its old prefix's place in the group's index to
+/// its new one.
+fn reindex(group: &mut GroupState, k: usize, old: &[u16], prefixes: &[Vec<u16>]) {
+    let new = &prefixes[group.members[k]];
+    if old == new.as_slice() {
         return;
     }
-    let unreachable: Vec<usize> = g
-        .members
-        .iter()
-        .copied()
-        .filter(|&i| {
-            rules[i].action != State::Deny
-                && rules[i].surface == tool
-                && rules[i].elsewhere.is_none()
-        })
-        .collect();
-    if !unreachable.is_empty() {
-        out.push(Finding::ToolHidden {
-            tool: tool.to_string(),
-            decided_by: decider,
-            unreachable,
-        });
+    if let Some(v) = group.by_prefix.get_mut(old) {
+        v.retain(|&x| x != k);
+        if v.is_empty() {
+            group.by_prefix.remove(old);
+        }
+    }
+    let v = group.by_prefix.entry(new.clone()).or_default();
+    let at = v.partition_point(|&x| x < k);
+    v.insert(at, k);
+    if let Some(c) = group.lengths.get_mut(&old.len()) {
+        *c -= 1;
+        if *c == 0 {
+            group.lengths.remove(&old.len());
+        }
+    }
+    *group.lengths.entry(new.len()).or_default() += 1;
+    // `sorted` without `k`, then `k` at its new place (ties keep the
+    // stable order of a fresh sort: by position).
+    group.sorted.retain(|&x| x != k);
+    let pre = |x: usize| prefixes[group.members[x]].as_slice();
+    let at = group
+        .sorted
+        .partition_point(|&x| (pre(x), x) < (new.as_slice(), k));
+    group.sorted.insert(at, k);
+}
+
+/// Members whose literal prefix starts `p` or starts with it: every rule
+/// a rule with prefix `p` may overlap.
+fn compatible_members(group: &GroupState, p: &[u16], prefixes: &[Vec<u16>], out: &mut Vec<usize>) {
+    for (&len, _) in group.lengths.range(..=p.len()) {
+        if let Some(v) = group.by_prefix.get(&p[..len]) {
+            out.extend_from_slice(v);
+        }
+    }
+    let pre = |x: usize| prefixes[group.members[x]].as_slice();
+    let from = group.sorted.partition_point(|&x| pre(x) < p);
+    for &x in &group.sorted[from..] {
+        if !pre(x).starts_with(p) {
+            break;
+        }
+        if pre(x).len() > p.len() {
+            out.push(x);
+        }
     }
 }
 
@@ -282,8 +625,8 @@ fn extension_order(surface: &str, rules: &[OrderedRule], g: &Group<'_>, out: &mu
     let matching: Vec<usize> = g
         .members
         .iter()
-        .zip(&g.patterns)
-        .filter(|(_, p)| p.is_match("*"))
+        .zip(&g.star)
+        .filter(|(_, s)| **s)
         .map(|(i, _)| *i)
         .collect();
     let Some(&last) = matching.last() else { return };
@@ -311,63 +654,102 @@ fn extension_order(surface: &str, rules: &[OrderedRule], g: &Group<'_>, out: &mu
     }
 }
 
-/// Candidate overlaps by literal prefix and suffix: two patterns can only
-/// share a string when one's literal prefix starts the other's (and the
-/// same for suffixes).
-fn compatible(a: &[u16], b: &[u16]) -> bool {
-    let n = a.len().min(b.len());
-    a[..n] == b[..n]
+/// D21: `evaluate(tool, "*")` is deny, so the tool is not offered.
+fn tool_hidden(
+    tool: &str,
+    rules: &[OrderedRule],
+    g: &Group<'_>,
+    default: State,
+    out: &mut Vec<Finding>,
+) {
+    let decider = g
+        .members
+        .iter()
+        .zip(&g.star)
+        .rev()
+        .find(|(_, s)| **s)
+        .map(|(i, _)| *i);
+    let state = decider.map_or(default, |i| rules[i].action);
+    if state != State::Deny {
+        return;
+    }
+    let unreachable: Vec<usize> = g
+        .members
+        .iter()
+        .copied()
+        .filter(|&i| {
+            rules[i].action != State::Deny
+                && rules[i].surface == tool
+                && rules[i].elsewhere.is_none()
+        })
+        .collect();
+    if !unreachable.is_empty() {
+        out.push(Finding::ToolHidden {
+            tool: tool.to_string(),
+            decided_by: decider,
+            unreachable,
+        });
+    }
 }
 
+/// Candidate overlaps by literal suffix: two patterns can only share a
+/// string when one's literal suffix ends the other's (the prefixes are
+/// matched by the index).
 fn compatible_suffix(a: &[u16], b: &[u16]) -> bool {
     let n = a.len().min(b.len());
     a[a.len() - n..] == b[b.len() - n..]
 }
 
-fn value_order(
-    surface: &str,
-    rules: &[OrderedRule],
-    g: &Group<'_>,
-    budget: &mut usize,
-    work: &mut usize,
-    out: &mut Vec<Finding>,
-) {
-    let n = g.members.len();
-    let prefixes: Vec<Vec<u16>> = g.patterns.iter().map(|p| p.literal_prefix()).collect();
-    let suffixes: Vec<Vec<u16>> = g.patterns.iter().map(|p| p.literal_suffix()).collect();
-    // Index by prefix: the exact prefixes, and the set of prefix lengths.
-    let mut by_prefix: FxHashMap<&[u16], Vec<usize>> = FxHashMap::default();
-    for (k, p) in prefixes.iter().enumerate() {
-        by_prefix.entry(p.as_slice()).or_default().push(k);
+/// The value-precedence analysis of one literal surface's group, rule by
+/// rule.
+struct ValueOrder<'a> {
+    surface: &'a str,
+    rules: &'a [OrderedRule],
+    g: &'a Group<'a>,
+    group: &'a GroupState,
+    prefixes: &'a [Vec<u16>],
+    suffixes: &'a [Vec<u16>],
+    universal: Vec<usize>,
+    tail: Vec<usize>,
+}
+
+impl<'a> ValueOrder<'a> {
+    fn new(
+        surface: &'a str,
+        rules: &'a [OrderedRule],
+        g: &'a Group<'a>,
+        group: &'a GroupState,
+        prefixes: &'a [Vec<u16>],
+        suffixes: &'a [Vec<u16>],
+    ) -> ValueOrder<'a> {
+        let n = g.members.len();
+        // Rules that match everything make every earlier rule dead; the
+        // rules after the last of them are the only other possible
+        // deciders.
+        let universal: Vec<usize> = (0..n).filter(|&c| g.patterns[c].is_universal()).collect();
+        let tail: Vec<usize> = universal
+            .last()
+            .map_or(Vec::new(), |&u| (u + 1..n).collect());
+        ValueOrder {
+            surface,
+            rules,
+            g,
+            group,
+            prefixes,
+            suffixes,
+            universal,
+            tail,
+        }
     }
-    let mut sorted: Vec<usize> = (0..n).collect();
-    sorted.sort_by(|&a, &b| prefixes[a].cmp(&prefixes[b]));
-    let mut lengths: Vec<usize> = prefixes.iter().map(Vec::len).collect();
-    lengths.sort_unstable();
-    lengths.dedup();
-    // `None`: the budget is spent; `Some(None)`: this rule is skipped.
-    let overlapping = |k: usize, budget: &mut usize| -> Option<Option<Vec<usize>>> {
-        let p = &prefixes[k];
+
+    /// The group positions whose patterns overlap member `k`'s, ascending.
+    /// `None`: the budget is spent; `Some(None)`: too many candidates, no
+    /// finding for this rule.
+    fn overlapping(&self, k: usize, budget: &mut Work) -> Option<Option<Vec<usize>>> {
+        let g = self.g;
+        let i = g.members[k];
         let mut cands: Vec<usize> = Vec::new();
-        for &len in lengths.iter().take_while(|&&l| l <= p.len()) {
-            if let Some(v) = by_prefix.get(&p[..len]) {
-                cands.extend(
-                    v.iter()
-                        .copied()
-                        .filter(|&c| prefixes[c].len() != p.len() || len == p.len()),
-                );
-            }
-        }
-        // Longer prefixes that start with `p`.
-        let from = sorted.partition_point(|&x| prefixes[x].as_slice() < p.as_slice());
-        for &x in &sorted[from..] {
-            if !prefixes[x].starts_with(p) {
-                break;
-            }
-            if prefixes[x].len() > p.len() {
-                cands.push(x);
-            }
-        }
+        compatible_members(self.group, &self.prefixes[i], self.prefixes, &mut cands);
         cands.sort_unstable();
         cands.dedup();
         if cands.len() > CANDIDATE_LIMIT {
@@ -376,47 +758,45 @@ fn value_order(
         }
         let mut res = Vec::new();
         for c in cands {
-            if c == k
-                || !compatible(&prefixes[c], p)
-                || !compatible_suffix(&suffixes[c], &suffixes[k])
-            {
+            if c == k || !compatible_suffix(&self.suffixes[g.members[c]], &self.suffixes[i]) {
                 continue;
             }
             let cost = g.patterns[k].size() * g.patterns[c].size() + 1;
-            if *budget < cost {
-                *budget = 0;
+            if !budget.take(cost) {
                 return None;
             }
-            *budget -= cost;
             if overlaps(g.patterns[k], g.patterns[c]) != Some(false) {
                 res.push(c);
             }
         }
         Some(Some(res))
-    };
-    // Rules that match everything make every earlier rule dead; the rules
-    // after the last of them are the only other possible deciders.
-    let universal: Vec<usize> = (0..n).filter(|&c| g.patterns[c].is_universal()).collect();
-    let tail: Vec<usize> = universal
-        .last()
-        .map_or(Vec::new(), |&u| (u + 1..n).collect());
-    for k in 0..n {
+    }
+
+    /// Member `k`'s finding, if any; `None` when the budget is spent.
+    fn outcome(&self, k: usize, budget: &mut Work, work: &mut Work) -> Option<Option<Finding>> {
+        let (rules, g) = (self.rules, self.g);
         let i = g.members[k];
-        if rules[i].surface != surface || rules[i].elsewhere.is_some() {
-            continue;
+        if rules[i].surface != self.surface || rules[i].elsewhere.is_some() {
+            return Some(None);
         }
-        if let Some(&u_last) = universal.last()
+        if let Some(&u_last) = self.universal.last()
             && u_last > k
         {
-            if tail.len() <= TAIL_LIMIT {
-                out.push(dead_by_universal(rules, g, k, &universal, &tail));
+            if self.tail.len() <= TAIL_LIMIT {
+                return Some(Some(dead_by_universal(
+                    rules,
+                    g,
+                    k,
+                    &self.universal,
+                    &self.tail,
+                )));
             }
-            continue;
+            return Some(None);
         }
-        let Some(near) = overlapping(k, budget) else {
-            return;
+        let near = self.overlapping(k, budget)?;
+        let Some(near) = near else {
+            return Some(None);
         };
-        let Some(near) = near else { continue };
         let later: Vec<usize> = near.iter().copied().filter(|&c| c > k).collect();
         let earlier: Vec<usize> = near.iter().copied().filter(|&c| c < k).collect();
         if later.len() > MAX_UNION {
@@ -428,9 +808,9 @@ fn value_order(
             if single.is_some() {
                 let near_later: Vec<usize> =
                     later.iter().copied().rev().take(MAX_UNION).rev().collect();
-                out.extend(dead(rules, g, k, &near_later, work));
+                return Some(dead(rules, g, k, &near_later, work));
             }
-            continue;
+            return Some(None);
         }
         // A call this rule decides (its example, unless a later rule
         // matches that).
@@ -438,25 +818,20 @@ fn value_order(
         if !later.is_empty() {
             let inc: Vec<&Pattern> = later.iter().map(|&c| g.patterns[c]).collect();
             match included_in_union_within(g.patterns[k], &inc, work) {
-                Inclusion::Included => {
-                    out.extend(dead(rules, g, k, &later, work));
-                    continue;
-                }
-                Inclusion::Unknown => continue,
+                Inclusion::Included => return Some(dead(rules, g, k, &later, work)),
+                Inclusion::Unknown => return Some(None),
                 Inclusion::NotIncluded(w) => decided = Some(w),
             }
         }
         if earlier.is_empty()
-            || multi_valued(surface)
+            || multi_valued(self.surface)
             || rules[i].replaces_lower
             || earlier.len() + later.len() > MAX_UNION
         {
-            continue;
+            return Some(None);
         }
         let decided = decided.unwrap_or_else(|| g.patterns[k].example());
-        if let Some(f) = redundant(rules, g, k, &earlier, &later, &decided, work) {
-            out.push(f);
-        }
+        Some(redundant(rules, g, k, &earlier, &later, &decided, work))
     }
 }
 
@@ -526,7 +901,7 @@ fn dead(
     g: &Group<'_>,
     k: usize,
     later: &[usize],
-    work: &mut usize,
+    work: &mut Work,
 ) -> Option<Finding> {
     let i = g.members[k];
     let action = rules[i].action;
@@ -585,7 +960,7 @@ fn redundant(
     earlier: &[usize],
     later: &[usize],
     decided: &str,
-    work: &mut usize,
+    work: &mut Work,
 ) -> Option<Finding> {
     let i = g.members[k];
     // Same decision and same message: action and reason.
@@ -740,6 +1115,95 @@ mod tests {
                 unreachable: vec![0]
             }]
         );
+    }
+
+    /// A small deterministic generator (the analysis is what is tested).
+    struct Lcg(u64);
+    impl Lcg {
+        fn below(&mut self, n: usize) -> usize {
+            self.0 = self
+                .0
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((self.0 >> 33) % n as u64) as usize
+        }
+        fn pattern(&mut self) -> String {
+            const PARTS: [&str; 10] = ["git", "npm", " ", "*", "?", "a", "b", "push", " *", "x"];
+            if self.below(10) == 0 {
+                return "*".into();
+            }
+            let n = 1 + self.below(4);
+            (0..n).map(|_| PARTS[self.below(PARTS.len())]).collect()
+        }
+        fn action(&mut self) -> State {
+            [State::Allow, State::Ask, State::Deny][self.below(3)]
+        }
+    }
+
+    fn random_rules(rng: &mut Lcg, n: usize) -> Vec<OrderedRule> {
+        const SURFACES: [&str; 8] = ["bash", "bash", "bash", "read", "ba*", "*", "mcp", "myext"];
+        (0..n)
+            .map(|i| OrderedRule {
+                surface: SURFACES[rng.below(SURFACES.len())].into(),
+                pattern: rng.pattern(),
+                action: rng.action(),
+                reason: (rng.below(4) == 0).then(|| format!("r{}", rng.below(2))),
+                key_range: i..i,
+                value_range: i..i,
+                elsewhere: (rng.below(6) == 0).then(|| "the global config".into()),
+                replaces_lower: rng.below(8) == 0,
+            })
+            .collect()
+    }
+
+    /// An edit of one to three rules, as typing makes them: a character
+    /// added or removed, a new pattern, another action.
+    fn edit(rng: &mut Lcg, rules: &mut [OrderedRule]) {
+        for _ in 0..1 + rng.below(3) {
+            let r = &mut rules[rng.below(rules.len())];
+            match rng.below(4) {
+                0 => r.pattern.push(['a', '*', ' ', '?', 'x'][rng.below(5)]),
+                1 => {
+                    r.pattern.pop();
+                }
+                2 => r.pattern = rng.pattern(),
+                _ => r.action = rng.action(),
+            }
+        }
+    }
+
+    #[test]
+    fn an_update_after_an_edit_equals_a_fresh_analysis() {
+        updates_equal_fresh_analyses(7, None);
+    }
+
+    /// Budgets small enough to run out in most lists: the members around
+    /// the place where one runs out are examined again.
+    #[test]
+    fn an_update_where_a_budget_runs_out_equals_a_fresh_analysis() {
+        for (seed, budgets) in [(11, [400, 60]), (12, [2_000, 300]), (13, [150, 5_000])] {
+            updates_equal_fresh_analyses(seed, Some(budgets));
+        }
+    }
+
+    fn updates_equal_fresh_analyses(seed: u64, budgets: Option<[usize; 2]>) {
+        TEST_BUDGETS.with(|b| b.set(budgets));
+        let mut rng = Lcg(seed);
+        let before = UPDATES.with(|u| u.get());
+        for round in 0..600 {
+            let n = 4 + rng.below(40);
+            let mut rules = random_rules(&mut rng, n);
+            let home = format!("/home/u{seed}-{round}");
+            analyze_rule_order_memo(&rules, State::Ask, &home);
+            for _ in 0..4 {
+                edit(&mut rng, &mut rules);
+                let updated = analyze_rule_order_memo(&rules, State::Ask, &home);
+                let fresh = analyze_rule_order(&rules, State::Ask, &home);
+                assert_eq!(*updated, fresh, "round {round}: {rules:#?}");
+            }
+        }
+        // Most edits were updates, not fresh analyses.
+        assert!(UPDATES.with(|u| u.get()) - before > 1200);
     }
 
     #[test]
