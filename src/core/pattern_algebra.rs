@@ -60,7 +60,8 @@ impl Pattern {
     /// ` *` also the bare prefix. A [`PatternLanguage`] turns its own
     /// patterns into this form (pi expands `~/` first).
     pub fn from_expanded(p: &str) -> Pattern {
-        let units: Vec<u16> = p.encode_utf16().collect();
+        let mut units: Vec<u16> = Vec::with_capacity(p.len());
+        units.extend(p.encode_utf16());
         let n = units.len();
         let star = u16::from(b'*');
         let space = u16::from(b' ');
@@ -78,7 +79,8 @@ impl Pattern {
             u => Tok::Lit(u),
         }));
         let alts = if command_form {
-            let mut with_args = toks.clone();
+            let mut with_args = Vec::with_capacity(toks.len() + 2);
+            with_args.extend_from_slice(&toks);
             with_args.push(Tok::Lit(space));
             with_args.push(Tok::Star);
             vec![toks, normalize(with_args.into_iter())]
@@ -135,36 +137,35 @@ impl Pattern {
     /// The literal text before the first wildcard (of the first branch; a
     /// trailing ` *` branch shares it).
     pub fn literal_prefix(&self) -> Vec<u16> {
-        self.alts[0]
-            .iter()
-            .map_while(|t| match t {
-                Tok::Lit(c) => Some(*c),
-                _ => None,
-            })
-            .collect()
+        let alt = &self.alts[0];
+        let n = alt.iter().take_while(|t| matches!(t, Tok::Lit(_))).count();
+        alt[..n].iter().map(Tok::unit).collect()
     }
 
     /// The literal text after the last wildcard, when every branch ends
     /// with the same one (else empty: no constraint).
     pub fn literal_suffix(&self) -> Vec<u16> {
-        let mut suffixes = self.alts.iter().map(|a| {
-            let mut s: Vec<u16> = a
+        let tail = |a: &[Tok]| {
+            let n = a
                 .iter()
                 .rev()
-                .map_while(|t| match t {
-                    Tok::Lit(c) => Some(*c),
-                    _ => None,
-                })
-                .collect();
-            s.reverse();
-            s
-        });
-        let first = suffixes.next().unwrap_or_default();
-        if suffixes.all(|s| s == first) {
-            first
+                .take_while(|t| matches!(t, Tok::Lit(_)))
+                .count();
+            a.len() - n
+        };
+        let first = &self.alts[0][tail(&self.alts[0])..];
+        if self.alts[1..].iter().all(|a| &a[tail(a)..] == first) {
+            first.iter().map(Tok::unit).collect()
         } else {
             Vec::new()
         }
+    }
+
+    /// Does the pattern match the value `*` (a tool-level check)?
+    pub fn matches_star(&self) -> bool {
+        self.alts
+            .iter()
+            .any(|a| glob_match_by(a, 1, |_| u16::from(b'*')))
     }
 
     fn len(&self) -> usize {
@@ -177,9 +178,21 @@ impl Pattern {
     }
 }
 
+impl Tok {
+    /// The unit of a literal (only called on literals).
+    fn unit(&self) -> u16 {
+        match self {
+            Tok::Lit(c) => *c,
+            _ => 0,
+        }
+    }
+}
+
 /// `**` is `*`; a run of wildcards puts its `?`s first (`*?` ≡ `?*`).
-fn normalize(toks: impl Iterator<Item = Tok>) -> Vec<Tok> {
-    let toks: Vec<Tok> = toks.collect();
+fn normalize(toks: impl ExactSizeIterator<Item = Tok>) -> Vec<Tok> {
+    let mut all = Vec::with_capacity(toks.len());
+    all.extend(toks);
+    let toks = all;
     let mut out = Vec::with_capacity(toks.len());
     let mut i = 0;
     while i < toks.len() {
@@ -208,9 +221,14 @@ fn normalize(toks: impl Iterator<Item = Tok>) -> Vec<Tok> {
 /// Anchored glob match over code units (the classic star-backtracking
 /// walk; linear in practice, O(n·m) at worst).
 fn glob_match(p: &[Tok], v: &[u16]) -> bool {
+    glob_match_by(p, v.len(), |i| v[i])
+}
+
+/// [`glob_match`] over a value given unit by unit.
+fn glob_match_by(p: &[Tok], n: usize, v: impl Fn(usize) -> u16) -> bool {
     let (mut pi, mut vi) = (0, 0);
     let mut back: Option<(usize, usize)> = None;
-    while vi < v.len() {
+    while vi < n {
         match p.get(pi) {
             Some(Tok::Star) => {
                 back = Some((pi, vi));
@@ -220,7 +238,7 @@ fn glob_match(p: &[Tok], v: &[u16]) -> bool {
                 pi += 1;
                 vi += 1;
             }
-            Some(Tok::Lit(c)) if *c == v[vi] => {
+            Some(Tok::Lit(c)) if *c == v(vi) => {
                 pi += 1;
                 vi += 1;
             }
@@ -282,42 +300,31 @@ pub fn overlaps(a: &Pattern, b: &Pattern) -> Option<bool> {
 }
 
 fn overlaps_linear(a: &[Tok], b: &[Tok]) -> Option<bool> {
-    let lit = |t: &[Tok]| -> Option<Vec<u16>> {
-        t.iter()
-            .map(|x| match x {
-                Tok::Lit(c) => Some(*c),
-                _ => None,
-            })
-            .collect()
+    let literal = |t: &[Tok]| t.iter().all(|x| matches!(x, Tok::Lit(_)));
+    let unit = |t: &[Tok], i: usize| match t[i] {
+        Tok::Lit(c) => c,
+        _ => 0,
     };
-    if let Some(w) = lit(a) {
-        return Some(glob_match(b, &w));
+    if literal(a) {
+        return Some(glob_match_by(b, a.len(), |i| unit(a, i)));
     }
-    if let Some(w) = lit(b) {
-        return Some(glob_match(a, &w));
+    if literal(b) {
+        return Some(glob_match_by(a, b.len(), |i| unit(b, i)));
     }
     if a.contains(&Tok::Any) || b.contains(&Tok::Any) {
         return None;
     }
-    let edge = |t: &[Tok], rev: bool| -> Vec<u16> {
-        let it: Box<dyn Iterator<Item = &Tok>> = if rev {
-            Box::new(t.iter().rev())
-        } else {
-            Box::new(t.iter())
-        };
-        it.map_while(|x| match x {
-            Tok::Lit(c) => Some(*c),
+    // Without `?`, two patterns with wildcards share a string exactly when
+    // their literal prefixes agree as far as both go, and so do their
+    // literal suffixes.
+    let agree = |x: &mut dyn Iterator<Item = (&Tok, &Tok)>| {
+        x.map_while(|p| match p {
+            (Tok::Lit(c), Tok::Lit(d)) => Some(c == d),
             _ => None,
         })
-        .collect()
+        .all(|same| same)
     };
-    let (pa, pb) = (edge(a, false), edge(b, false));
-    let (sa, sb) = (edge(a, true), edge(b, true));
-    let agree = |x: &[u16], y: &[u16]| {
-        let n = x.len().min(y.len());
-        x[..n] == y[..n]
-    };
-    Some(agree(&pa, &pb) && agree(&sa, &sb))
+    Some(agree(&mut a.iter().zip(b)) && agree(&mut a.iter().rev().zip(b.iter().rev())))
 }
 
 /// Do `a` and `b` match a common string? The witness is a shortest one.

@@ -266,10 +266,11 @@ struct GroupState {
     /// Value surfaces: the members' outcomes, by group position.
     value: bool,
     outcomes: Vec<Outcome>,
-    /// Group positions sorted by literal prefix, and the positions of each
-    /// exact prefix (ascending).
+    /// Group positions sorted by literal prefix (ties by position), and
+    /// where the run of each exact prefix starts and ends in it, by the
+    /// prefix's hash (a lookup checks the prefix: see [`runs`]).
     sorted: Vec<usize>,
-    by_prefix: FxHashMap<Vec<u16>, Vec<usize>>,
+    by_prefix: FxHashMap<u64, (u32, u32)>,
     /// How many members have a literal prefix of each length.
     lengths: std::collections::BTreeMap<usize, usize>,
 }
@@ -378,7 +379,7 @@ fn analyse(rules: &[OrderedRule], default: State, home: &str, key: OrderKey) -> 
         .collect();
     let prefixes: Vec<Vec<u16>> = patterns.iter().map(Pattern::literal_prefix).collect();
     let suffixes: Vec<Vec<u16>> = patterns.iter().map(Pattern::literal_suffix).collect();
-    let star: Vec<bool> = patterns.iter().map(|p| p.is_match("*")).collect();
+    let star: Vec<bool> = patterns.iter().map(Pattern::matches_star).collect();
     // Each distinct surface key is compiled once (10,000 rules usually
     // have a handful of surfaces).
     let mut keys: Vec<&str> = rules.iter().map(|r| r.surface.as_str()).collect();
@@ -421,13 +422,13 @@ fn analyse(rules: &[OrderedRule], default: State, home: &str, key: OrderKey) -> 
         if group.value {
             let n = group.members.len();
             let pre = |k: usize| prefixes[group.members[k]].as_slice();
-            let mut sorted: Vec<usize> = (0..n).collect();
-            sorted.sort_by(|&a, &b| pre(a).cmp(pre(b)));
+            let mut keyed: Vec<(&[u16], usize)> = (0..n).map(|k| (pre(k), k)).collect();
+            keyed.sort_unstable();
+            group.sorted = keyed.into_iter().map(|(_, k)| k).collect();
             for k in 0..n {
-                group.by_prefix.entry(pre(k).to_vec()).or_default().push(k);
                 *group.lengths.entry(pre(k).len()).or_default() += 1;
             }
-            group.sorted = sorted;
+            runs(&mut group, &prefixes);
             let mut outcomes = vec![Outcome::default(); n];
             let ctx = ValueOrder::new(surface, rules, &g, &group, &prefixes, &suffixes);
             for (k, o) in outcomes.iter_mut().enumerate() {
@@ -507,7 +508,7 @@ fn update(
         let new = p.literal_prefix();
         old_prefix.push((j, std::mem::replace(&mut st.prefixes[j], new)));
         st.suffixes[j] = p.literal_suffix();
-        st.star[j] = p.is_match("*");
+        st.star[j] = p.matches_star();
         st.patterns[j] = p;
     }
     let default = st.default;
@@ -525,13 +526,23 @@ fn update(
         // compatible with its own (both begin the example), so it is among
         // the compatible members too.
         let mut dirty: Vec<usize> = Vec::new();
+        let mut moved: Vec<(usize, &[u16])> = Vec::new();
         for (j, old) in &old_prefix {
             if let Ok(k) = group.members.binary_search(j) {
-                reindex(group, k, old, &st.prefixes);
+                if *old != st.prefixes[*j] {
+                    moved.push((k, old));
+                }
                 dirty.push(k);
+            }
+        }
+        if !moved.is_empty() {
+            reindex(group, &moved, &st.prefixes);
+            runs(group, &st.prefixes);
+        }
+        for (j, old) in &old_prefix {
+            if group.members.binary_search(j).is_ok() {
                 compatible_members(group, old, &st.prefixes, &mut dirty);
-                let new = &st.prefixes[*j];
-                compatible_members(group, new, &st.prefixes, &mut dirty);
+                compatible_members(group, &st.prefixes[*j], &st.prefixes, &mut dirty);
             }
         }
         dirty.sort_unstable();
@@ -566,48 +577,82 @@ fn update(
     Ok(st)
 }
 
-/// Move member `k` from its old prefix's place in the group's index to
-/// its new one.
-fn reindex(group: &mut GroupState, k: usize, old: &[u16], prefixes: &[Vec<u16>]) {
-    let new = &prefixes[group.members[k]];
-    if old == new.as_slice() {
-        return;
-    }
-    if let Some(v) = group.by_prefix.get_mut(old) {
-        v.retain(|&x| x != k);
-        if v.is_empty() {
-            group.by_prefix.remove(old);
-        }
-    }
-    let v = group.by_prefix.entry(new.clone()).or_default();
-    let at = v.partition_point(|&x| x < k);
-    v.insert(at, k);
-    if let Some(c) = group.lengths.get_mut(&old.len()) {
-        *c -= 1;
-        if *c == 0 {
-            group.lengths.remove(&old.len());
-        }
-    }
-    *group.lengths.entry(new.len()).or_default() += 1;
-    // `sorted` without `k`, then `k` at its new place (ties keep the
-    // stable order of a fresh sort: by position).
-    group.sorted.retain(|&x| x != k);
+/// The hash of a literal prefix, one unit at a time (so that every prefix
+/// of a string is hashed in one pass).
+const PREFIX_SEED: u64 = 0x243f_6a88_85a3_08d3;
+fn prefix_step(h: u64, unit: u16) -> u64 {
+    (h.rotate_left(5) ^ u64::from(unit)).wrapping_mul(0x517c_c1b7_2722_0a95)
+}
+fn prefix_hash(p: &[u16]) -> u64 {
+    p.iter().fold(PREFIX_SEED, |h, &u| prefix_step(h, u))
+}
+
+/// Index the runs of equal prefixes in `group.sorted`. Two prefixes with
+/// the same hash keep the first run; a lookup that finds another prefix
+/// there searches `sorted` instead.
+fn runs(group: &mut GroupState, prefixes: &[Vec<u16>]) {
     let pre = |x: usize| prefixes[group.members[x]].as_slice();
-    let at = group
-        .sorted
-        .partition_point(|&x| (pre(x), x) < (new.as_slice(), k));
-    group.sorted.insert(at, k);
+    group.by_prefix.clear();
+    let mut i = 0;
+    while i < group.sorted.len() {
+        let p = pre(group.sorted[i]);
+        let mut j = i + 1;
+        while j < group.sorted.len() && pre(group.sorted[j]) == p {
+            j += 1;
+        }
+        group
+            .by_prefix
+            .entry(prefix_hash(p))
+            .or_insert((i as u32, j as u32));
+        i = j;
+    }
+}
+
+/// Move the members whose prefixes changed (group position, old prefix)
+/// to their new places in the group's index (the runs are indexed again
+/// by the caller). All leave `sorted` before any comes back, so that
+/// each is placed by a search over entries that are all in order.
+fn reindex(group: &mut GroupState, moved: &[(usize, &[u16])], prefixes: &[Vec<u16>]) {
+    for &(k, old) in moved {
+        let new = &prefixes[group.members[k]];
+        if let Some(c) = group.lengths.get_mut(&old.len()) {
+            *c -= 1;
+            if *c == 0 {
+                group.lengths.remove(&old.len());
+            }
+        }
+        *group.lengths.entry(new.len()).or_default() += 1;
+    }
+    group.sorted.retain(|x| !moved.iter().any(|(k, _)| k == x));
+    let pre = |x: usize| prefixes[group.members[x]].as_slice();
+    for &(k, _) in moved {
+        let at = group.sorted.partition_point(|&x| (pre(x), x) < (pre(k), k));
+        group.sorted.insert(at, k);
+    }
 }
 
 /// Members whose literal prefix starts `p` or starts with it: every rule
 /// a rule with prefix `p` may overlap.
 fn compatible_members(group: &GroupState, p: &[u16], prefixes: &[Vec<u16>], out: &mut Vec<usize>) {
-    for (&len, _) in group.lengths.range(..=p.len()) {
-        if let Some(v) = group.by_prefix.get(&p[..len]) {
-            out.extend_from_slice(v);
-        }
-    }
     let pre = |x: usize| prefixes[group.members[x]].as_slice();
+    let (mut h, mut hashed) = (PREFIX_SEED, 0);
+    for (&len, _) in group.lengths.range(..=p.len()) {
+        while hashed < len {
+            h = prefix_step(h, p[hashed]);
+            hashed += 1;
+        }
+        let q = &p[..len];
+        let run = match group.by_prefix.get(&h) {
+            Some(&(a, b)) if pre(group.sorted[a as usize]) == q => a as usize..b as usize,
+            Some(_) => {
+                let a = group.sorted.partition_point(|&x| pre(x) < q);
+                let b = group.sorted.partition_point(|&x| pre(x) <= q);
+                a..b
+            }
+            None => continue,
+        };
+        out.extend_from_slice(&group.sorted[run]);
+    }
     let from = group.sorted.partition_point(|&x| pre(x) < p);
     for &x in &group.sorted[from..] {
         if !pre(x).starts_with(p) {
