@@ -97,18 +97,27 @@ pub fn run(
     }
     match format {
         Format::Json => {
-            let doc = serde_json::json!({
-                "files": checked,
-                "errors": errors,
-                "warnings": warnings,
-                "diagnostics": json_out,
-                "io_errors": io_errors,
-            });
-            let _ = writeln!(
-                out,
-                "{}",
-                serde_json::to_string_pretty(&doc).unwrap_or_default()
-            );
+            #[derive(serde::Serialize)]
+            struct Report<'a> {
+                files: usize,
+                errors: usize,
+                warnings: usize,
+                diagnostics: &'a [super::render::JsonDiagnostic],
+                io_errors: &'a [String],
+            }
+            let report = Report {
+                files: checked,
+                errors,
+                warnings,
+                diagnostics: &json_out,
+                io_errors: &io_errors,
+            };
+            // Streamed: a report with thousands of findings is never built
+            // as a tree or a string first.
+            let mut w = std::io::BufWriter::with_capacity(64 * 1024, &mut *out);
+            let _ = serde_json::to_writer_pretty(&mut w, &report);
+            let _ = writeln!(w);
+            let _ = w.flush();
         }
         Format::Sarif => {
             let _ = writeln!(

@@ -137,24 +137,63 @@ fn window(line: &str, at: usize, max: usize) -> (&str, usize) {
 }
 
 /// The JSON form of one diagnostic (`check --format json`).
-pub fn json(path: &str, text: &str, index: &LineIndex, d: &Diagnostic) -> serde_json::Value {
+/// A position in `check --format json` output (1-based line and column).
+#[derive(serde::Serialize)]
+pub struct JsonPosition {
+    line: usize,
+    column: usize,
+    offset: usize,
+}
+
+#[derive(serde::Serialize)]
+pub struct JsonRelated {
+    message: String,
+    start: JsonPosition,
+    end: JsonPosition,
+}
+
+/// One finding of `check --format json` (fields in output order).
+#[derive(serde::Serialize)]
+pub struct JsonDiagnostic {
+    path: String,
+    code: &'static str,
+    name: &'static str,
+    severity: &'static str,
+    message: String,
+    start: JsonPosition,
+    end: JsonPosition,
+    runtime_issue: Option<String>,
+    related: Vec<JsonRelated>,
+}
+
+pub fn json(path: &str, text: &str, index: &LineIndex, d: &Diagnostic) -> JsonDiagnostic {
     let pos = |o: usize| {
         let (line, column) = line_col_1(index, text, o);
-        serde_json::json!({ "line": line, "column": column, "offset": o })
+        JsonPosition {
+            line,
+            column,
+            offset: o,
+        }
     };
-    serde_json::json!({
-        "path": path,
-        "code": d.code.as_str(),
-        "name": d.code.name(),
-        "severity": d.severity.as_str(),
-        "message": d.message,
-        "start": pos(d.range.start),
-        "end": pos(d.range.end),
-        "runtime_issue": d.runtime_issue.as_ref().map(|r| r.replace("<path>", path)),
-        "related": d.related.iter().map(|r| serde_json::json!({
-            "message": r.message, "start": pos(r.range.start), "end": pos(r.range.end)
-        })).collect::<Vec<_>>(),
-    })
+    JsonDiagnostic {
+        path: path.to_string(),
+        code: d.code.as_str(),
+        name: d.code.name(),
+        severity: d.severity.as_str(),
+        message: d.message.clone(),
+        start: pos(d.range.start),
+        end: pos(d.range.end),
+        runtime_issue: d.runtime_issue.as_ref().map(|r| r.replace("<path>", path)),
+        related: d
+            .related
+            .iter()
+            .map(|r| JsonRelated {
+                message: r.message.clone(),
+                start: pos(r.range.start),
+                end: pos(r.range.end),
+            })
+            .collect(),
+    }
 }
 
 /// One GitHub Actions workflow command (`::warning file=…::message`): the
