@@ -41,6 +41,61 @@ pub struct CodeInfo {
     pub unnecessary: bool,
 }
 
+/// A format's code table: an enum `Code` with one variant per code, its
+/// static [`CodeInfo`]s (`INFOS`), lookups, and the conversion to
+/// [`DiagnosticCode`]. Used in a format's `codes.rs`, where `FORMAT` (the
+/// format id) is in scope. `unnecessary` lists the codes editors show
+/// faded (rules that never decide).
+#[macro_export]
+macro_rules! code_table {
+    (unnecessary: [$($unn:ident),*];
+     $($variant:ident = $code:literal, $name:literal, $sev:ident, $summary:literal;)*) => {
+        /// A diagnostic code.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum Code { $($variant),* }
+
+        /// Every code's static description, in declaration order.
+        pub static INFOS: &[$crate::core::diagnostic::CodeInfo] = &[$($crate::core::diagnostic::CodeInfo {
+            format: FORMAT,
+            id: $code,
+            name: $name,
+            severity: $crate::core::diagnostic::Severity::$sev,
+            summary: $summary,
+            unnecessary: Code::$variant.faded(),
+        }),*];
+
+        impl Code {
+            /// Shown faded: the rule never decides.
+            const fn faded(self) -> bool {
+                false $(|| matches!(self, Code::$unn))*
+            }
+            pub const ALL: &'static [Code] = &[$(Code::$variant),*];
+            pub fn info(self) -> &'static $crate::core::diagnostic::CodeInfo { &INFOS[self as usize] }
+            pub fn as_str(self) -> &'static str { self.info().id }
+            /// A short kebab-case name.
+            pub fn name(self) -> &'static str { self.info().name }
+            pub fn default_severity(self) -> $crate::core::diagnostic::Severity { self.info().severity }
+            /// One line: what the runtime does.
+            pub fn summary(self) -> &'static str { self.info().summary }
+            pub fn parse(s: &str) -> Option<Code> {
+                match s { $($code | $name => Some(Code::$variant),)* _ => None }
+            }
+        }
+
+        impl From<Code> for $crate::core::diagnostic::DiagnosticCode {
+            fn from(c: Code) -> $crate::core::diagnostic::DiagnosticCode {
+                $crate::core::diagnostic::DiagnosticCode(c.info())
+            }
+        }
+
+        impl PartialEq<Code> for $crate::core::diagnostic::DiagnosticCode {
+            fn eq(&self, other: &Code) -> bool {
+                *self == $crate::core::diagnostic::DiagnosticCode::from(*other)
+            }
+        }
+    };
+}
+
 /// A diagnostic code: a handle on its format's static [`CodeInfo`].
 #[derive(Debug, Clone, Copy)]
 pub struct DiagnosticCode(pub &'static CodeInfo);

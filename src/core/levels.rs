@@ -38,6 +38,20 @@ impl LintLevels {
     }
 
     /// The severity to report `code` with, or `None` when it is off.
+    /// The findings at their configured severity; those turned off go.
+    pub fn apply(
+        &self,
+        diagnostics: Vec<crate::core::diagnostic::Diagnostic>,
+    ) -> Vec<crate::core::diagnostic::Diagnostic> {
+        diagnostics
+            .into_iter()
+            .filter_map(|mut d| {
+                d.severity = self.severity(d.code)?;
+                Some(d)
+            })
+            .collect()
+    }
+
     pub fn severity(&self, code: impl Into<DiagnosticCode>) -> Option<Severity> {
         let code = code.into();
         match self.overrides.get(&code) {

@@ -2,6 +2,7 @@
 //! trait; the editor features, the CLI and the resolver reach a format only
 //! through here, so adding a format touches no LSP handler.
 
+pub mod claude;
 pub mod pi;
 
 use crate::analysis::report::{EffectivePolicyReport, SimulationReport};
@@ -140,7 +141,7 @@ pub trait Simulator {
     fn simulate(&self, call: &CallRequest) -> SimulationReport;
 }
 
-static FORMATS: &[&dyn Format] = &[&pi::Pi];
+static FORMATS: &[&dyn Format] = &[&pi::Pi, &claude::Claude];
 
 /// Every registered format.
 pub fn all() -> &'static [&'static dyn Format] {

@@ -37,6 +37,16 @@ pub struct Stripped {
 }
 
 impl Stripped {
+    /// Text for a strict parser that strips nothing: `text` starts at
+    /// byte `base` of the original (after a byte order mark, say).
+    pub fn verbatim(text: &str, base: usize) -> Stripped {
+        Stripped {
+            text: text.to_string(),
+            comments: Vec::new(),
+            runs: vec![(0, base)],
+        }
+    }
+
     /// Maps a byte offset in the stripped text to the original text.
     #[inline]
     pub fn to_original(&self, offset: usize) -> usize {

@@ -2,44 +2,12 @@
 //! `docs/lints/pi/<code>.md`.
 
 pub use crate::core::diagnostic::Severity;
-use crate::core::diagnostic::{CodeInfo, DiagnosticCode};
 
 /// The format id: the codes' namespace and docs folder.
 pub const FORMAT: &str = "pi";
 
-macro_rules! codes {
-    ($($variant:ident = $code:literal, $name:literal, $sev:ident, $summary:literal;)*) => {
-        /// A diagnostic code.
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-        pub enum Code { $($variant),* }
-
-        /// Every code's static description, in declaration order.
-        pub static INFOS: &[CodeInfo] = &[$(CodeInfo {
-            format: FORMAT,
-            id: $code,
-            name: $name,
-            severity: Severity::$sev,
-            summary: $summary,
-            unnecessary: matches!(Code::$variant, Code::ShadowedRule | Code::RedundantRule),
-        }),*];
-
-        impl Code {
-            pub const ALL: &'static [Code] = &[$(Code::$variant),*];
-            pub fn info(self) -> &'static CodeInfo { &INFOS[self as usize] }
-            pub fn as_str(self) -> &'static str { self.info().id }
-            /// A short kebab-case name.
-            pub fn name(self) -> &'static str { self.info().name }
-            pub fn default_severity(self) -> Severity { self.info().severity }
-            /// One line: what the runtime does.
-            pub fn summary(self) -> &'static str { self.info().summary }
-            pub fn parse(s: &str) -> Option<Code> {
-                match s { $($code | $name => Some(Code::$variant),)* _ => None }
-            }
-        }
-    };
-}
-
-codes! {
+crate::code_table! {
+    unnecessary: [ShadowedRule, RedundantRule];
     InvalidJson = "PL001", "invalid-json", Error, "The file is not strict JSON; the runtime ignores the whole file.";
     TrailingComma = "PL002", "trailing-comma", Error, "A trailing comma makes JSON.parse fail; the runtime ignores the whole file.";
     ByteOrderMark = "PL003", "byte-order-mark", Error, "A UTF-8 byte order mark makes JSON.parse fail; the runtime ignores the whole file.";
@@ -92,18 +60,6 @@ codes! {
     FrontmatterNotRead = "PL301", "frontmatter-not-read", Warning, "The runtime finds no frontmatter (it must start with `---` and end with a `---` line), so the agent file has no rules.";
     FrontmatterEntryDropped = "PL302", "frontmatter-entry-dropped", Warning, "The runtime's mini-YAML silently drops this entry (inline comment, flow map, `:` in a key, invalid state).";
     StarWithoutSpace = "PL224", "star-without-space", Hint, "`npm*` also matches `npmx …`; `npm *` matches `npm` and `npm …` only.";
-}
-
-impl From<Code> for DiagnosticCode {
-    fn from(c: Code) -> DiagnosticCode {
-        DiagnosticCode(c.info())
-    }
-}
-
-impl PartialEq<Code> for DiagnosticCode {
-    fn eq(&self, other: &Code) -> bool {
-        *self == DiagnosticCode::from(*other)
-    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,54 @@
+//! Claude Code's diagnostic codes (`CC…`). Each has a page under
+//! `docs/lints/claude/<code>.md`.
+
+/// The format id: the codes' namespace and docs folder.
+pub const FORMAT: &str = "claude";
+
+crate::code_table! {
+    unnecessary: [RuleNeverDecides, DuplicateRule];
+    InvalidJson = "CC001", "invalid-json", Error, "The file is not strict JSON (a comment or a trailing comma is enough); Claude Code silently ignores the whole file.";
+    EmptyFile = "CC002", "empty-file", Warning, "An empty settings file holds no rules.";
+    SettingsRejected = "CC003", "settings-rejected", Error, "A permissions value of the wrong type makes Claude Code ignore the whole file, rules of every list included.";
+    NonStringRule = "CC004", "non-string-rule", Warning, "A rule that is not a string is removed from its list.";
+    RuleSkipped = "CC005", "rule-skipped", Error, "Claude Code skips this rule when it loads the file (with the reason shown); the rule decides nothing.";
+    UnknownTool = "CC006", "unknown-tool", Warning, "A rule naming no known tool loads but never matches.";
+    SpacedToolName = "CC007", "spaced-tool-name", Warning, "Spaces around the tool name: the rule loads without a warning and matches nothing.";
+    StarWithColonStar = "CC008", "star-with-colon-star", Warning, "A `*` before a trailing `:*` is taken literally, not as a wildcard.";
+    ColonStarInside = "CC009", "colon-star-inside", Warning, "`:*` is the prefix form only at the end of a Bash rule; elsewhere the rule matches nothing.";
+    UnknownPermissionsKey = "CC010", "unknown-permissions-key", Warning, "An unknown key under `permissions` is ignored without a word.";
+    DuplicateKey = "CC011", "duplicate-key", Warning, "A repeated key: the last value wins and the earlier one is ignored.";
+    PermissionsKeyTypo = "CC012", "permissions-key-typo", Error, "A top-level key that looks like `permissions` is not read: none of its rules apply.";
+    DuplicateRule = "CC013", "duplicate-rule", Hint, "The same rule twice in one list.";
+    TopLevelType = "CC015", "top-level-type", Error, "A top-level setting of the wrong type makes Claude Code ignore the whole file, without a word.";
+    RuleNeverDecides = "CC014", "rule-never-decides", Warning, "Deny beats ask beats allow: this rule is always overridden by a rule in a stronger list.";
+}
+
+#[cfg(test)]
+mod docs_tests {
+    use super::*;
+
+    /// Every code has a page under docs/lints/claude with its name and
+    /// severity.
+    #[test]
+    fn every_code_has_a_docs_page() {
+        for c in Code::ALL {
+            let path = format!(
+                "{}/docs/lints/claude/{}.md",
+                env!("CARGO_MANIFEST_DIR"),
+                c.as_str()
+            );
+            let page = std::fs::read_to_string(&path).unwrap_or_else(|_| panic!("missing {path}"));
+            assert!(
+                page.starts_with(&format!("# {} `{}`", c.as_str(), c.name())),
+                "{path}"
+            );
+            assert!(
+                page.contains(&format!(
+                    "**Default severity:** {}",
+                    c.default_severity().as_str()
+                )),
+                "{path}"
+            );
+        }
+    }
+}

@@ -1,0 +1,555 @@
+//! One Claude Code settings file, checked as Claude Code 2.1.332 loads it:
+//! strict JSON (a byte order mark is accepted), `permissions` validated as
+//! the CLI validates it (a wrong type drops the whole file), each rule read
+//! by [`super::rules`], and the rules that can never decide because a
+//! stronger list always wins (deny > ask > allow).
+
+use super::codes::Code;
+use super::rules::{self, Flaw, List, Reading, Skip};
+use crate::core::diagnostic::{Diagnostic, Fix, Related, TextEdit};
+use crate::formats::Analysis;
+use crate::syntax::json::{Member, Node, SyntaxErrorKind, Value};
+use crate::syntax::strip::Stripped;
+
+/// The keys of `permissions` the CLI reads.
+pub const PERMISSIONS_KEYS: &[&str] = &[
+    "allow",
+    "deny",
+    "ask",
+    "defaultMode",
+    "disableBypassPermissionsMode",
+    "disableAutoMode",
+    "additionalDirectories",
+    "blockReadsOutsideWorkingDirectories",
+    "blockWritesOutsideWorkingDirectories",
+    "denyInsteadOfPrompting",
+    "blockReadsExemptPaths",
+    "workingDirectoriesAsGiven",
+    "workingDirectoriesExclude",
+];
+
+/// The modes `permissions.defaultMode` accepts (the CLI's list).
+pub const MODES: &[&str] = &[
+    "acceptEdits",
+    "auto",
+    "bypassPermissions",
+    "default",
+    "dontAsk",
+    "plan",
+];
+
+/// What `defaultMode` accepts: the modes, and `manual` (an alias of
+/// `default` the CLI's message does not list; probe r5).
+const ACCEPTED_MODES: &[&str] = &[
+    "acceptEdits",
+    "auto",
+    "bypassPermissions",
+    "default",
+    "dontAsk",
+    "plan",
+    "manual",
+];
+
+/// Top-level settings whose value of another JSON type makes the CLI drop
+/// the whole file silently (each observed: probe4). Others were seen to be
+/// tolerated (`hooks`, `effortLevel`, `theme`) and are not checked.
+const TOP_LEVEL_TYPES: &[(&str, &str)] = &[
+    ("model", "string"),
+    ("env", "object"),
+    ("statusLine", "object"),
+    ("enabledPlugins", "object"),
+    ("includeCoAuthoredBy", "boolean"),
+    ("cleanupPeriodDays", "number"),
+    ("apiKeyHelper", "string"),
+    ("outputStyle", "string"),
+    ("alwaysThinkingEnabled", "boolean"),
+    ("sandbox", "object"),
+    ("enableAllProjectMcpServers", "boolean"),
+];
+
+/// Keys whose value must be an array of strings (a wrong type drops the
+/// file; observed for the three lists and `additionalDirectories`).
+const ARRAY_KEYS: &[&str] = &["allow", "deny", "ask", "additionalDirectories"];
+
+/// Checks one settings file.
+pub fn analyse(text: &str) -> Analysis {
+    let mut out = Vec::new();
+    let body = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let base = text.len() - body.len();
+    if body.trim().is_empty() {
+        out.push(Diagnostic::new(
+            Code::EmptyFile,
+            0..text.len(),
+            "this settings file is empty: Claude Code reads no settings and no rules from it"
+                .into(),
+        ));
+        return Analysis {
+            root: None,
+            diagnostics: out,
+            accepted: false,
+        };
+    }
+    let parsed = crate::syntax::json::parse(&Stripped::verbatim(body, base));
+    let root = parsed.root;
+    if !parsed.errors.is_empty() {
+        // The deny rules lost, counted in the file read as a lenient
+        // reader would (comments stripped, errors recovered).
+        let lenient = crate::syntax::json::parse(&crate::syntax::strip::strip_json_comments(body));
+        let lost = lenient
+            .root
+            .as_ref()
+            .or(root.as_ref())
+            .map_or(0, |r| count_rules(r, List::Deny));
+        let consequence = if lost > 0 {
+            format!(
+                "Claude Code silently ignores this whole file — its {lost} deny rule{} with it",
+                if lost == 1 { "" } else { "s" }
+            )
+        } else {
+            "Claude Code silently ignores this whole file".to_string()
+        };
+        for e in &parsed.errors {
+            let here = &text[e.range.start..];
+            let what = if here.starts_with("//") || here.starts_with("/*") {
+                "comments are not JSON".to_string()
+            } else {
+                e.message.clone()
+            };
+            let mut d = Diagnostic::new(
+                Code::InvalidJson,
+                e.range.clone(),
+                format!("{what}: {consequence} (`claude doctor`: \"Invalid or malformed JSON\")"),
+            );
+            if e.kind == SyntaxErrorKind::TrailingComma {
+                d = d.with_fix(Fix::Edit {
+                    title: "Remove the trailing comma".into(),
+                    edits: vec![TextEdit::replace(e.range.clone(), "")],
+                });
+            }
+            out.push(d);
+        }
+        return Analysis {
+            root,
+            diagnostics: out,
+            accepted: false,
+        };
+    }
+    let Some(root) = root else {
+        return Analysis::default();
+    };
+    let mut accepted = true;
+    if root.value.as_object().is_none() {
+        out.push(Diagnostic::new(
+            Code::SettingsRejected,
+            root.range.clone(),
+            format!(
+                "settings must be a JSON object, not {}: Claude Code reads no settings and no rules from this file",
+                root.value.type_name()
+            ),
+        ));
+        accepted = false;
+    }
+    if let Some(members) = root.value.as_object() {
+        duplicate_keys(members, &mut out);
+        let has_permissions = members.iter().any(|m| m.key == "permissions");
+        for m in members {
+            if m.key != "permissions" && looks_like_permissions(&m.key) {
+                let mut d = Diagnostic::new(
+                    Code::PermissionsKeyTypo,
+                    m.key_range.clone(),
+                    format!(
+                        "`{}` is not a settings key: Claude Code ignores it, so none of the rules under it apply — did you mean `permissions`?",
+                        m.key
+                    ),
+                );
+                // Renaming next to a real `permissions` would replace it.
+                if !has_permissions {
+                    d = d.with_fix(Fix::RenameKey {
+                        to: "permissions".into(),
+                    });
+                }
+                out.push(d);
+            }
+        }
+        for (key, ty) in TOP_LEVEL_TYPES {
+            if let Some(m) = members.iter().rev().find(|m| m.key == *key)
+                && m.value.value.type_name() != *ty
+            {
+                out.push(Diagnostic::new(
+                    Code::TopLevelType,
+                    m.value.range.clone(),
+                    format!(
+                        "`{key}` must be a {ty}, not a {}: Claude Code ignores this whole file without a word — every allow, ask and deny rule in it",
+                        m.value.value.type_name()
+                    ),
+                ));
+                accepted = false;
+            }
+        }
+        // JSON.parse keeps the last of repeated keys.
+        if let Some(p) = members.iter().rev().find(|m| m.key == "permissions") {
+            accepted &= permissions(p, &mut out);
+        }
+    }
+    Analysis {
+        root: Some(root),
+        diagnostics: out,
+        accepted,
+    }
+}
+
+/// `Permissions`, `permission`, `permisions`: a near miss of the key.
+fn looks_like_permissions(key: &str) -> bool {
+    rules::closest(key, &["permissions"]).is_some()
+}
+
+fn count_rules(root: &Node, list: List) -> usize {
+    let Some(p) = root
+        .value
+        .as_object()
+        .and_then(|m| m.iter().rev().find(|m| m.key == "permissions"))
+    else {
+        return 0;
+    };
+    p.value
+        .value
+        .as_object()
+        .and_then(|m| m.iter().rev().find(|m| m.key == list.key()))
+        .and_then(|m| match &m.value.value {
+            Value::Array(items) => Some(items.len()),
+            _ => None,
+        })
+        .unwrap_or(0)
+}
+
+/// Checks `permissions`; false when a wrong type makes the CLI drop the
+/// file.
+fn permissions(p: &Member, out: &mut Vec<Diagnostic>) -> bool {
+    let Some(members) = p.value.value.as_object() else {
+        out.push(rejected(
+            p.value.range.clone(),
+            format!(
+                "permissions: Expected object, but received {}",
+                p.value.value.type_name()
+            ),
+        ));
+        return false;
+    };
+    duplicate_keys(members, out);
+    let mut accepted = true;
+    let last = |key: &str| members.iter().rev().find(|m| m.key == key);
+    for m in members {
+        if !PERMISSIONS_KEYS.contains(&m.key.as_str()) {
+            let mut d = Diagnostic::new(
+                Code::UnknownPermissionsKey,
+                m.key_range.clone(),
+                format!("Claude Code ignores `permissions.{}` without a word", m.key),
+            );
+            if let Some(s) = rules::closest(&m.key, PERMISSIONS_KEYS)
+                && last(s).is_none()
+            {
+                d.message.push_str(&format!(": did you mean `{s}`?"));
+                d = d.with_fix(Fix::RenameKey { to: s.into() });
+            }
+            out.push(d);
+        }
+    }
+    for key in ARRAY_KEYS {
+        if let Some(m) = last(key)
+            && !matches!(m.value.value, Value::Array(_))
+        {
+            out.push(rejected(
+                m.value.range.clone(),
+                format!(
+                    "permissions.{key}: Expected array, but received {}",
+                    m.value.value.type_name()
+                ),
+            ));
+            accepted = false;
+        }
+    }
+    if let Some(m) = last("defaultMode")
+        && !m
+            .value
+            .value
+            .as_str()
+            .is_some_and(|s| ACCEPTED_MODES.contains(&s))
+    {
+        let list: Vec<String> = MODES.iter().map(|s| format!("\"{s}\"")).collect();
+        out.push(rejected(
+            m.value.range.clone(),
+            format!(
+                "permissions.defaultMode: Invalid value. Expected one of: {}",
+                list.join(", ")
+            ),
+        ));
+        accepted = false;
+    }
+    let mut loaded: Vec<(List, &str, &Node)> = Vec::new();
+    for list in [List::Allow, List::Ask, List::Deny] {
+        let Some(Member {
+            value:
+                Node {
+                    value: Value::Array(items),
+                    ..
+                },
+            ..
+        }) = last(list.key())
+        else {
+            continue;
+        };
+        let mut seen: Vec<(&str, &Node)> = Vec::new();
+        for item in items {
+            let Some(rule) = item.value.as_str() else {
+                let mut d = Diagnostic::new(
+                    Code::NonStringRule,
+                    item.range.clone(),
+                    format!(
+                        "a rule must be a string: Claude Code removes this {} from the {} list",
+                        item.value.type_name(),
+                        list.key()
+                    ),
+                );
+                d.runtime_issue = Some(format!(
+                    "permissions.{0}: Non-string value in {0} array was removed",
+                    list.key()
+                ));
+                out.push(d);
+                continue;
+            };
+            if let Some((_, first)) = seen.iter().find(|(r, _)| *r == rule) {
+                let mut d = Diagnostic::new(
+                    Code::DuplicateRule,
+                    item.range.clone(),
+                    format!("`{rule}` is already in the {} list", list.key()),
+                );
+                d.related.push(Related {
+                    range: first.range.clone(),
+                    message: "the first one".into(),
+                });
+                out.push(d);
+                continue;
+            }
+            seen.push((rule, item));
+            if rule_diagnostics(rule, list, item, out) {
+                loaded.push((list, rule, item));
+            }
+        }
+    }
+    never_decides(&loaded, out);
+    accepted
+}
+
+fn rejected(range: std::ops::Range<usize>, cli: String) -> Diagnostic {
+    let mut d = Diagnostic::new(
+        Code::SettingsRejected,
+        range,
+        format!(
+            "Claude Code ignores this whole file — every allow, ask and deny rule in it: \"{cli}\""
+        ),
+    );
+    d.runtime_issue = Some(cli);
+    d
+}
+
+/// Findings for one rule; true when the CLI loads it.
+fn rule_diagnostics(rule: &str, list: List, node: &Node, out: &mut Vec<Diagnostic>) -> bool {
+    let range = node.range.clone();
+    let lost = match list {
+        List::Deny => "this deny protects nothing",
+        List::Ask => "these calls are not asked about",
+        List::Allow => "these calls are not allowed by it",
+    };
+    match rules::read(rule, list) {
+        Reading::Skipped(skip) => {
+            let reason = rules::skip_reason(&skip, rule);
+            let mut d = Diagnostic::new(
+                Code::RuleSkipped,
+                range.clone(),
+                format!("Claude Code skips this rule ({lost}): {reason}"),
+            );
+            d.runtime_issue = Some(format!(
+                "permissions.{}: Invalid permission rule \"{rule}\" was skipped: {reason}",
+                list.key()
+            ));
+            for (title, fixed) in skip_fixes(&skip, rule, list) {
+                d = d.with_fix(replace_rule(&range, title, &fixed));
+            }
+            out.push(d);
+            false
+        }
+        Reading::Loaded(r, Some(flaw)) => {
+            let (code, message) = match &flaw {
+                Flaw::UnknownTool { suggestion } => (
+                    Code::UnknownTool,
+                    format!(
+                        "`{}` is not a Claude Code tool: this rule never matches ({lost}){}",
+                        r.tool,
+                        suggestion.map_or(String::new(), |s| format!(" — did you mean `{s}`?"))
+                    ),
+                ),
+                Flaw::SpacedToolName => (
+                    Code::SpacedToolName,
+                    format!(
+                        "the tool name `{}` has spaces around it: Claude Code loads the rule without a warning, and it matches nothing ({lost})",
+                        r.tool
+                    ),
+                ),
+                Flaw::StarWithColonStar => (
+                    Code::StarWithColonStar,
+                    "the `*` before `:*` is literal: this rule matches only commands with a `*` at that place".to_string(),
+                ),
+                Flaw::ColonStarInside => (
+                    Code::ColonStarInside,
+                    format!(
+                        "`:*` means \"any arguments\" only at the end of the rule: here the rule matched no command on Claude Code 2.1.332, not even its own text ({lost})"
+                    ),
+                ),
+            };
+            let mut d = Diagnostic::new(code, range.clone(), message);
+            d.runtime_issue = rules::flaw_warning(&flaw, rule, list);
+            let fixed = match &flaw {
+                Flaw::UnknownTool {
+                    suggestion: Some(s),
+                } => Some((format!("Use `{s}`"), rebuild(s, r.content))),
+                Flaw::SpacedToolName => Some((
+                    format!("Use `{}`", r.tool.trim()),
+                    rebuild(r.tool.trim(), r.content),
+                )),
+                _ => None,
+            };
+            if let Some((title, fixed)) = fixed {
+                d = d.with_fix(replace_rule(&range, title, &fixed));
+            }
+            out.push(d);
+            true
+        }
+        Reading::Loaded(_, None) => true,
+    }
+}
+
+fn rebuild(tool: &str, content: Option<&str>) -> String {
+    match content {
+        Some(c) => format!("{tool}({c})"),
+        None => tool.to_string(),
+    }
+}
+
+/// Rewrites of a skipped rule that keep what it evidently means. A fix
+/// never widens an allow to a whole tool.
+fn skip_fixes(skip: &Skip, rule: &str, list: List) -> Vec<(String, String)> {
+    let split = rules::split(rule);
+    match skip {
+        Skip::LowerCaseTool {
+            canonical: Some(tool),
+        } => {
+            let content = split.and_then(|r| r.content);
+            vec![(format!("Use `{tool}`"), rebuild(tool, content))]
+        }
+        Skip::WebFetchWithoutDomain => {
+            let host = split.and_then(|r| r.content).unwrap_or("");
+            vec![("Use `domain:`".into(), format!("WebFetch(domain:{host})"))]
+        }
+        Skip::EmptyParentheses | Skip::EmptyPrefix if list != List::Allow => {
+            let tool = split.map_or(rule, |r| r.tool);
+            vec![(
+                format!("Use `{tool}` (every call of the tool)"),
+                tool.to_string(),
+            )]
+        }
+        Skip::Malformed => {
+            // `Bash(npm run test)*`: the star belongs inside.
+            if let Some(open) = rule.find('(')
+                && let Some(close) = rule.rfind(')')
+                && close > open
+                && rule[close + 1..].trim() == "*"
+            {
+                let (tool, inner) = (&rule[..open], &rule[open + 1..close]);
+                return vec![
+                    (
+                        format!("Use `{tool}({inner}:*)` (the command, alone or with arguments)"),
+                        format!("{tool}({inner}:*)"),
+                    ),
+                    (
+                        format!("Use `{tool}({inner}*)` (every command starting with it)"),
+                        format!("{tool}({inner}*)"),
+                    ),
+                ];
+            }
+            if rule.find('(').is_some() && !rule.trim_end().ends_with(')') && !rule.contains(')') {
+                return vec![(
+                    "Close the parenthesis".into(),
+                    format!("{})", rule.trim_end()),
+                )];
+            }
+            if rule.ends_with(char::is_whitespace) && rule.trim_end().ends_with(')') {
+                return vec![(
+                    "Remove the trailing space".into(),
+                    rule.trim_end().to_string(),
+                )];
+            }
+            Vec::new()
+        }
+        _ => Vec::new(),
+    }
+}
+
+fn replace_rule(range: &std::ops::Range<usize>, title: String, rule: &str) -> Fix {
+    Fix::Edit {
+        title,
+        edits: vec![TextEdit::replace(
+            range.clone(),
+            serde_json::to_string(rule).unwrap_or_default(),
+        )],
+    }
+}
+
+/// Deny beats ask beats allow. An allow or ask rule never decides when the
+/// same rule, or the bare name of its tool (every call of it), is in a
+/// stronger list.
+fn never_decides(loaded: &[(List, &str, &Node)], out: &mut Vec<Diagnostic>) {
+    for &(list, rule, node) in loaded {
+        let tool = rules::split(rule).map_or(rule, |r| r.tool);
+        let stronger = loaded
+            .iter()
+            .find(|&&(l, r, _)| l > list && (r == rule || (r == tool && !tool.contains('*'))));
+        if let Some(&(l, r, by)) = stronger {
+            let mut d = Diagnostic::new(
+                Code::RuleNeverDecides,
+                node.range.clone(),
+                format!(
+                    "this {} rule never decides: `{r}` in {} matches every call it matches, and {} wins",
+                    list.key(),
+                    l.key(),
+                    l.key()
+                ),
+            );
+            d.related.push(Related {
+                range: by.range.clone(),
+                message: format!("the {} rule that wins", l.key()),
+            });
+            out.push(d);
+        }
+    }
+}
+
+/// Repeated keys in one object: JSON.parse keeps the last.
+fn duplicate_keys(members: &[Member], out: &mut Vec<Diagnostic>) {
+    for (i, m) in members.iter().enumerate() {
+        if let Some(later) = members[i + 1..].iter().find(|x| x.key == m.key) {
+            let mut d = Diagnostic::new(
+                Code::DuplicateKey,
+                m.key_range.clone(),
+                format!(
+                    "`{}` appears again later: Claude Code keeps only the last one and ignores this value",
+                    m.key
+                ),
+            );
+            d.related.push(Related {
+                range: later.key_range.clone(),
+                message: "the value Claude Code uses".into(),
+            });
+            out.push(d);
+        }
+    }
+}

@@ -1,0 +1,361 @@
+//! Claude Code settings (`.claude/settings.json`, `settings.local.json`,
+//! `~/.claude/settings.json`, managed settings): the `permissions` object
+//! read as Claude Code 2.1.332 reads it. What the CLI was seen to do is in
+//! `tests/fixtures/claude/oracle/`; each file is checked on its own so far
+//! (merging the sources and simulating calls are not built yet, and the
+//! simulate and effective-policy commands say so).
+
+pub mod codes;
+pub mod lints;
+pub mod rules;
+
+use crate::analysis::report::EffectivePolicyReport;
+use crate::core::diagnostic::CodeInfo;
+use crate::core::profile::{RuntimeProfile, Version};
+use crate::formats::{Analysis, CallRequest, Format, Role, Simulator};
+use crate::ide::code_actions::Action;
+use crate::ide::items::{HoverInfo, Item, ItemKind};
+use crate::ide::symbols::{Symbol, SymbolKind};
+use crate::syntax::{Node, Value};
+use crate::workspace::Context;
+use rules::{List, Reading};
+use std::ops::Range;
+
+/// The Claude Code settings format.
+pub struct Claude;
+
+/// The CLI version whose behaviour was observed.
+pub const VERSION: Version = Version(2, 1, 332);
+
+const SCHEMA: &str = "json.schemastore.org/claude-code-settings.json";
+
+/// Is `path` a settings file Claude Code reads?
+pub fn is_settings_path(path: &str) -> bool {
+    let path = path.replace('\\', "/");
+    path.ends_with("/.claude/settings.json")
+        || path.ends_with("/.claude/settings.local.json")
+        || path == ".claude/settings.json"
+        || path == ".claude/settings.local.json"
+        || path.ends_with("/managed-settings.json")
+        || path == "managed-settings.json"
+        || (path.contains("/managed-settings.d/") && path.ends_with(".json"))
+}
+
+impl Format for Claude {
+    fn id(&self) -> &'static str {
+        codes::FORMAT
+    }
+
+    fn display_name(&self) -> &'static str {
+        "Claude Code"
+    }
+
+    fn codes(&self) -> &'static [CodeInfo] {
+        codes::INFOS
+    }
+
+    fn default_profile(&self) -> RuntimeProfile {
+        RuntimeProfile {
+            format: codes::FORMAT,
+            version: VERSION,
+        }
+    }
+
+    fn profile(&self, version: &str) -> Result<RuntimeProfile, String> {
+        match Version::parse(version) {
+            Some(v) if v == VERSION => Ok(self.default_profile()),
+            Some(_) => Err(format!(
+                "Claude Code {version} is not known: only {VERSION} was observed"
+            )),
+            None => Err(format!("`{version}` is not a version like {VERSION}")),
+        }
+    }
+
+    fn detect(&self, path: &str, head: &str) -> Option<Role> {
+        (is_settings_path(path)
+            || (path.ends_with(".json") && head.contains("$schema") && head.contains(SCHEMA)))
+        .then_some(Role::Config)
+    }
+
+    fn watch_globs(&self, _ctx: &Context<'_>) -> (Vec<String>, Vec<(std::path::PathBuf, String)>) {
+        (
+            [
+                "**/.claude/settings.json",
+                "**/.claude/settings.local.json",
+                "**/managed-settings.json",
+                "**/managed-settings.d/*.json",
+            ]
+            .iter()
+            .map(|s| s.to_string())
+            .collect(),
+            Vec::new(),
+        )
+    }
+
+    fn analyse(&self, _role: Role, text: &str, ctx: &Context<'_>) -> Analysis {
+        checked(text, &ctx.options.levels)
+    }
+
+    fn analyse_file(
+        &self,
+        _role: Role,
+        bytes: &[u8],
+        options: &crate::analysis::AnalysisOptions,
+        _ctx: Option<&Context<'_>>,
+    ) -> (String, Analysis) {
+        let text = String::from_utf8_lossy(bytes).into_owned();
+        let a = checked(&text, &options.levels);
+        (text, a)
+    }
+
+    fn hover(
+        &self,
+        _role: Role,
+        _text: &str,
+        analysis: &Analysis,
+        offset: usize,
+        _ctx: &Context<'_>,
+    ) -> Option<HoverInfo> {
+        let root = analysis.root.as_ref()?;
+        let at = crate::ide::locate::locate(root, offset)?;
+        match at.path.as_slice() {
+            [p, l, _] if p == "permissions" => {
+                let list = List::from_key(l)?;
+                let rule = at.node.value.as_str()?;
+                Some(HoverInfo {
+                    range: Some(at.range.clone()),
+                    markdown: rule_hover(rule, list),
+                })
+            }
+            [p, k] if p == "permissions" && at.on_key => Some(HoverInfo {
+                range: Some(at.range.clone()),
+                markdown: key_hover(k)?,
+            }),
+            _ => None,
+        }
+    }
+
+    fn completions(
+        &self,
+        _role: Role,
+        text: &str,
+        offset: usize,
+        _ctx: &Context<'_>,
+        _snippets: bool,
+    ) -> Vec<Item> {
+        let root = lints::analyse(text).root;
+        let Some(root) = root else {
+            return Vec::new();
+        };
+        let Some(at) = crate::ide::locate::locate(&root, offset) else {
+            return Vec::new();
+        };
+        let quoted = |r: &Range<usize>| r.start + 1..r.end.saturating_sub(1).max(r.start + 1);
+        match at.path.as_slice() {
+            [p, l, _] if p == "permissions" && List::from_key(l).is_some() => {
+                if at.node.value.as_str().is_none() {
+                    return Vec::new();
+                }
+                rules::TOOLS
+                    .iter()
+                    .filter(|t| **t != "Task")
+                    .map(|t| Item {
+                        label: t.to_string(),
+                        kind: ItemKind::Surface,
+                        detail: Some("Claude Code tool".into()),
+                        insert: t.to_string(),
+                        snippet: false,
+                        range: quoted(&at.range),
+                    })
+                    .collect()
+            }
+            [p, _] if p == "permissions" && at.on_key => lints::PERMISSIONS_KEYS
+                .iter()
+                .map(|k| Item {
+                    label: k.to_string(),
+                    kind: ItemKind::Key,
+                    detail: key_hover(k).map(|h| h.lines().next().unwrap_or("").to_string()),
+                    insert: k.to_string(),
+                    snippet: false,
+                    range: quoted(&at.range),
+                })
+                .collect(),
+            [p, m] if p == "permissions" && m == "defaultMode" && !at.on_key => lints::MODES
+                .iter()
+                .map(|k| Item {
+                    label: k.to_string(),
+                    kind: ItemKind::Value,
+                    detail: None,
+                    insert: k.to_string(),
+                    snippet: false,
+                    range: quoted(&at.range),
+                })
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    fn symbols(&self, _role: Role, analysis: &Analysis) -> Vec<Symbol> {
+        let Some(members) = analysis.root.as_ref().and_then(|r| r.value.as_object()) else {
+            return Vec::new();
+        };
+        members
+            .iter()
+            .map(|m| {
+                let children = if m.key == "permissions" {
+                    m.value
+                        .value
+                        .as_object()
+                        .map(|ps| ps.iter().map(list_symbol).collect())
+                        .unwrap_or_default()
+                } else {
+                    Vec::new()
+                };
+                Symbol {
+                    name: m.key.clone(),
+                    detail: None,
+                    kind: SymbolKind::Key,
+                    range: m.key_range.start..m.value.range.end,
+                    selection: m.key_range.clone(),
+                    children,
+                }
+            })
+            .collect()
+    }
+
+    fn lens_anchor(&self, _role: Role, _analysis: &Analysis) -> Option<Range<usize>> {
+        // No lens until calls can be simulated for this format.
+        None
+    }
+
+    fn assists(
+        &self,
+        _role: Role,
+        _text: &str,
+        _analysis: &Analysis,
+        _at: Range<usize>,
+    ) -> Vec<Action> {
+        Vec::new()
+    }
+
+    fn parse_command_line(&self, _line: &str) -> Option<CallRequest> {
+        None
+    }
+
+    fn simulator(&self, _ctx: &Context<'_>) -> Result<Box<dyn Simulator>, String> {
+        Err(NOT_YET.into())
+    }
+
+    fn effective_policy(&self, _ctx: &Context<'_>) -> Result<EffectivePolicyReport, String> {
+        Err(NOT_YET.into())
+    }
+}
+
+/// The file's findings at the configured levels, in document order.
+fn checked(text: &str, levels: &crate::core::levels::LintLevels) -> Analysis {
+    let mut a = lints::analyse(text);
+    a.diagnostics = levels.apply(a.diagnostics);
+    a.diagnostics.sort_by(|x, y| {
+        (x.range.start, x.range.end, x.code).cmp(&(y.range.start, y.range.end, y.code))
+    });
+    a
+}
+
+const NOT_YET: &str = "simulating Claude Code settings is not supported yet: permission-lsp checks each Claude Code settings file on its own, but does not merge them or decide calls";
+
+fn list_symbol(m: &crate::syntax::Member) -> Symbol {
+    let children = match &m.value.value {
+        Value::Array(items) if List::from_key(&m.key).is_some() => items
+            .iter()
+            .filter_map(|i: &Node| {
+                i.value.as_str().map(|s| Symbol {
+                    name: s.to_string(),
+                    detail: Some(m.key.clone()),
+                    kind: SymbolKind::Rule,
+                    range: i.range.clone(),
+                    selection: i.range.clone(),
+                    children: Vec::new(),
+                })
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    Symbol {
+        name: m.key.clone(),
+        detail: match &m.value.value {
+            Value::Array(items) => Some(format!(
+                "{} rule{}",
+                items.len(),
+                if items.len() == 1 { "" } else { "s" }
+            )),
+            Value::String(s) => Some(s.clone()),
+            _ => None,
+        },
+        kind: SymbolKind::Surface,
+        range: m.key_range.start..m.value.range.end,
+        selection: m.key_range.clone(),
+        children,
+    }
+}
+
+fn key_hover(key: &str) -> Option<String> {
+    let text = match key {
+        "allow" => {
+            "Rules Claude Code runs without asking. Deny and ask rules win over them, in any settings file."
+        }
+        "deny" => {
+            "Rules Claude Code refuses without asking. They win over ask and allow rules in every settings file; a bare tool name removes the tool."
+        }
+        "ask" => {
+            "Rules Claude Code always asks about, even when an allow rule matches. Deny rules win over them."
+        }
+        "defaultMode" => {
+            "The permission mode a session starts in: `default`, `acceptEdits`, `plan`, `dontAsk`, `auto` or `bypassPermissions` (the last is ignored in project settings)."
+        }
+        "additionalDirectories" => {
+            "More working directories: reads there are allowed like in the project."
+        }
+        "disableBypassPermissionsMode" => "`\"disable\"` forbids bypassPermissions mode.",
+        "disableAutoMode" => "`\"disable\"` forbids auto mode.",
+        _ => return None,
+    };
+    Some(format!("**permissions.{key}**\n\n{text}"))
+}
+
+fn rule_hover(rule: &str, list: List) -> String {
+    let mut md = format!(
+        "**{} rule** `{rule}` — Claude Code {VERSION}\n\n",
+        list.key()
+    );
+    match rules::read(rule, list) {
+        Reading::Skipped(skip) => {
+            md.push_str(&format!(
+                "Skipped when the file loads: {}",
+                rules::skip_reason(&skip, rule)
+            ));
+        }
+        Reading::Loaded(r, flaw) => {
+            let what = match (r.tool, r.content) {
+                ("Bash", c) => format!("Bash commands: {}", rules::bash_meaning(c)),
+                (t, None) => format!("every call of `{t}`"),
+                ("WebFetch", Some(c)) => format!(
+                    "fetches from exactly the host `{}` (not its subdomains)",
+                    c.trim_start_matches("domain:")
+                ),
+                (t, Some(c)) => format!("`{t}` calls matching `{c}`"),
+            };
+            md.push_str(&format!("Matches {what}.\n\n"));
+            md.push_str(match list {
+                List::Deny => "Deny wins over ask and allow rules in every settings file.",
+                List::Ask => "Asks even when an allow rule matches; a deny rule wins over it.",
+                List::Allow => "Runs without asking unless a deny or ask rule in any settings file also matches.",
+            });
+            if let Some(f) = flaw
+                && let Some(w) = rules::flaw_warning(&f, rule, list)
+            {
+                md.push_str(&format!("\n\nClaude Code warns: {w}"));
+            }
+        }
+    }
+    md
+}

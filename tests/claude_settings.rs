@@ -1,0 +1,220 @@
+//! Claude Code settings files: the findings on a file with every kind of
+//! mistake (snapshot), each quick fix applied (it repairs what it says and
+//! touches nothing else), the public corpus, and an editor session over
+//! stdio. Fixtures: `tests/fixtures/claude/` (the corpus files are copies
+//! of `.claude/settings*.json` files from public repositories, from the
+//! project's shared corpus).
+
+mod common;
+
+use permission_lsp::analysis::AnalysisOptions;
+use permission_lsp::cli::render::{Style, human};
+use permission_lsp::core::diagnostic::Fix;
+use permission_lsp::formats::{self, Analysis, Format, Role};
+use permission_lsp::text::LineIndex;
+use serde_json::json;
+
+fn claude() -> &'static dyn Format {
+    formats::by_id("claude").expect("the Claude Code format")
+}
+
+fn analyse(text: &str) -> Analysis {
+    let options = AnalysisOptions::for_profile(claude().default_profile());
+    claude()
+        .analyse_file(Role::Config, text.as_bytes(), &options, None)
+        .1
+}
+
+fn fixture(path: &str) -> String {
+    std::fs::read_to_string(format!(
+        "{}/tests/fixtures/claude/{path}",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap()
+}
+
+fn render(text: &str, a: &Analysis) -> String {
+    let index = LineIndex::new(text);
+    let mut out = format!("Claude Code reads the file: {}\n\n", a.accepted);
+    for d in &a.diagnostics {
+        out.push_str(&human(
+            ".claude/settings.json",
+            text,
+            &index,
+            d,
+            Style { color: false },
+        ));
+        for f in &d.fixes {
+            out.push_str(&format!("\n  fix: {f:?}"));
+        }
+        out.push('\n');
+    }
+    out
+}
+
+#[test]
+fn every_kind_of_mistake() {
+    let text = fixture("mistakes/.claude/settings.json");
+    let a = analyse(&text);
+    insta::assert_snapshot!(render(&text, &a));
+}
+
+/// Each edit fix, applied alone: the finding it answers is gone, the file
+/// still parses, and outside the replaced rule not a byte changed.
+#[test]
+fn every_fix_repairs_its_rule_and_nothing_else() {
+    let text = fixture("mistakes/.claude/settings.json");
+    let a = analyse(&text);
+    let mut applied = 0;
+    for d in &a.diagnostics {
+        for f in &d.fixes {
+            let Fix::Edit { edits, title } = f else {
+                continue;
+            };
+            assert_eq!(edits.len(), 1, "{title}");
+            let e = &edits[0];
+            let fixed = format!(
+                "{}{}{}",
+                &text[..e.range.start],
+                e.new_text,
+                &text[e.range.end..]
+            );
+            let after = analyse(&fixed);
+            assert!(after.accepted, "{title}: {fixed}");
+            let still = after
+                .diagnostics
+                .iter()
+                .any(|x| x.code == d.code && x.range.start == e.range.start);
+            assert!(!still, "{title} leaves {:?}", d.code);
+            assert!(fixed.starts_with(&text[..e.range.start]));
+            assert!(fixed.ends_with(&text[e.range.end..]));
+            applied += 1;
+        }
+    }
+    assert!(applied >= 6, "{applied}");
+}
+
+#[test]
+fn a_comment_or_a_trailing_comma_drops_the_whole_file() {
+    for text in [
+        "{\n  // no comments\n  \"permissions\": {\"deny\": [\"Bash(rm:*)\"]}\n}\n",
+        "{\"permissions\": {\"deny\": [\"Bash(rm:*)\",]}}",
+    ] {
+        let a = analyse(text);
+        assert!(!a.accepted);
+        let d = &a.diagnostics[0];
+        assert_eq!(d.code.as_str(), "CC001");
+        assert!(
+            d.message.contains("its 1 deny rule with it"),
+            "{}",
+            d.message
+        );
+    }
+    // A byte order mark is accepted.
+    assert!(analyse("\u{feff}{\"permissions\": {\"deny\": [\"Bash(rm:*)\"]}}").accepted);
+}
+
+/// The public corpus: every file is read; the codes found are snapshotted.
+#[test]
+fn corpus_claude_settings() {
+    let dir = format!(
+        "{}/tests/fixtures/claude/corpus",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let mut names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.ends_with(".json"))
+        .collect();
+    names.sort();
+    assert!(names.len() >= 70);
+    let mut out = String::new();
+    for n in &names {
+        let text = std::fs::read_to_string(format!("{dir}/{n}")).unwrap();
+        let a = analyse(&text);
+        let codes: Vec<&str> = a.diagnostics.iter().map(|d| d.code.as_str()).collect();
+        if !codes.is_empty() || !a.accepted {
+            out.push_str(&format!("{n}: read {} {codes:?}\n", a.accepted));
+        }
+    }
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn detected_by_path_and_schema() {
+    let kind = |p: &str, t: &str| formats::detect(p, t).map(|k| k.format.id());
+    assert_eq!(kind("/w/p/.claude/settings.json", "{}"), Some("claude"));
+    assert_eq!(
+        kind("/w/p/.claude/settings.local.json", "{}"),
+        Some("claude")
+    );
+    assert_eq!(
+        kind("/etc/claude-code/managed-settings.json", "{}"),
+        Some("claude")
+    );
+    assert_eq!(
+        kind(
+            "/w/p/team.json",
+            "{\"$schema\": \"https://json.schemastore.org/claude-code-settings.json\"}"
+        ),
+        Some("claude")
+    );
+    assert_eq!(kind("/w/p/other.json", "{}"), None);
+}
+
+#[tokio::test]
+async fn an_editor_session_on_a_settings_file() {
+    let (mut child, mut c) = common::spawn_server();
+    c.initialize(&[]).await;
+    let uri = "file:///w/p/.claude/settings.json";
+    let text = "{\"permissions\": {\"allow\": [\"bash(ls)\", \"Bash(npm run test:*)\"]}}";
+    c.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri, "languageId": "json", "version": 1, "text": text}}),
+    )
+    .await;
+    let diags = c.diagnostics(uri, Some(1)).await;
+    assert_eq!(common::codes(&diags), ["CC005"]);
+    // The quick fix is sent as data and offered as a code action.
+    let d = &diags["diagnostics"][0];
+    let actions = c
+        .request(
+            "textDocument/codeAction",
+            json!({"textDocument": {"uri": uri}, "range": d["range"], "context": {"diagnostics": [d]}}),
+        )
+        .await;
+    let titles: Vec<&str> = actions["result"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|a| a["title"].as_str())
+        .collect();
+    assert!(titles.contains(&"Use `Bash`"), "{titles:?}");
+    // Hover on the second rule says what it matches.
+    let at = text.find("npm run test").unwrap() as u32;
+    let hover = c
+        .request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": uri}, "position": {"line": 0, "character": at}}),
+        )
+        .await;
+    let md = hover["result"]["contents"]["value"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        md.contains("`npm run test` alone or followed by a space"),
+        "{md}"
+    );
+    // Simulation says plainly that it is not available for this format.
+    let sim = c
+        .request(
+            "workspace/executeCommand",
+            json!({"command": "permission-lsp.simulate", "arguments": [{"uri": uri, "tool": "Bash", "input": {"command": "ls"}}]}),
+        )
+        .await;
+    let said = sim.to_string();
+    assert!(said.contains("not supported yet"), "{said}");
+    c.request("shutdown", json!(null)).await;
+    c.notify("exit", json!(null)).await;
+    let _ = child.wait().await;
+}
