@@ -209,8 +209,19 @@ fn every_code_has_a_page_in_its_format_folder() {
         for c in f.codes() {
             assert_eq!(c.format, f.id());
             let code = permission_lsp::analysis::DiagnosticCode(c);
-            let page = root.join(code.docs_path());
-            assert!(page.is_file(), "{}", code.docs_path());
+            let page = std::fs::read_to_string(root.join(code.docs_path()))
+                .unwrap_or_else(|_| panic!("missing {}", code.docs_path()));
+            // The heading names the code; the page states its severity.
+            assert!(
+                page.starts_with(&format!("# {} `{}`", c.id, c.name)),
+                "{}",
+                code.docs_path()
+            );
+            assert!(
+                page.contains(&format!("**Default severity:** {}", c.severity.as_str())),
+                "{}",
+                code.docs_path()
+            );
             assert_eq!(
                 permission_lsp::analysis::code_by_name(c.id),
                 Some(code),

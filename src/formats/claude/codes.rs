@@ -22,33 +22,3 @@ crate::code_table! {
     TopLevelType = "CC015", "top-level-type", Error, "A top-level setting of the wrong type makes Claude Code ignore the whole file, without a word.";
     RuleNeverDecides = "CC014", "rule-never-decides", Warning, "Deny beats ask beats allow: this rule is always overridden by a rule in a stronger list.";
 }
-
-#[cfg(test)]
-mod docs_tests {
-    use super::*;
-
-    /// Every code has a page under docs/lints/claude with its name and
-    /// severity.
-    #[test]
-    fn every_code_has_a_docs_page() {
-        for c in Code::ALL {
-            let path = format!(
-                "{}/docs/lints/claude/{}.md",
-                env!("CARGO_MANIFEST_DIR"),
-                c.as_str()
-            );
-            let page = std::fs::read_to_string(&path).unwrap_or_else(|_| panic!("missing {path}"));
-            assert!(
-                page.starts_with(&format!("# {} `{}`", c.as_str(), c.name())),
-                "{path}"
-            );
-            assert!(
-                page.contains(&format!(
-                    "**Default severity:** {}",
-                    c.default_severity().as_str()
-                )),
-                "{path}"
-            );
-        }
-    }
-}

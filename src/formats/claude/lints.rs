@@ -38,18 +38,6 @@ pub const MODES: &[&str] = &[
     "plan",
 ];
 
-/// What `defaultMode` accepts: the modes, and `manual` (an alias of
-/// `default` the CLI's message does not list; probe r5).
-const ACCEPTED_MODES: &[&str] = &[
-    "acceptEdits",
-    "auto",
-    "bypassPermissions",
-    "default",
-    "dontAsk",
-    "plan",
-    "manual",
-];
-
 /// Top-level settings whose value of another JSON type makes the CLI drop
 /// the whole file silently (each observed: probe4). Others were seen to be
 /// tolerated (`hooks`, `effortLevel`, `theme`) and are not checked.
@@ -268,12 +256,14 @@ fn permissions(p: &Member, out: &mut Vec<Diagnostic>) -> bool {
             accepted = false;
         }
     }
+    // `manual` is accepted too: an alias of `default` that the CLI's
+    // message does not list (probe r5).
     if let Some(m) = last("defaultMode")
         && !m
             .value
             .value
             .as_str()
-            .is_some_and(|s| ACCEPTED_MODES.contains(&s))
+            .is_some_and(|s| MODES.contains(&s) || s == "manual")
     {
         let list: Vec<String> = MODES.iter().map(|s| format!("\"{s}\"")).collect();
         out.push(rejected(

@@ -76,32 +76,3 @@ mod tests {
         }
     }
 }
-
-#[cfg(test)]
-mod docs_tests {
-    use super::*;
-
-    /// Every code has a page under docs/lints with its name and severity.
-    #[test]
-    fn every_code_has_a_docs_page() {
-        for c in Code::ALL {
-            let path = format!(
-                "{}/docs/lints/pi/{}.md",
-                env!("CARGO_MANIFEST_DIR"),
-                c.as_str()
-            );
-            let page = std::fs::read_to_string(&path).unwrap_or_else(|_| panic!("missing {path}"));
-            assert!(
-                page.starts_with(&format!("# {} `{}`", c.as_str(), c.name())),
-                "{path}"
-            );
-            assert!(
-                page.contains(&format!(
-                    "**Default severity:** {}",
-                    c.default_severity().as_str()
-                )),
-                "{path}"
-            );
-        }
-    }
-}
