@@ -218,3 +218,82 @@ async fn an_editor_session_on_a_settings_file() {
     c.notify("exit", json!(null)).await;
     let _ = child.wait().await;
 }
+
+/// A project's settings next to the user's settings and the trust state:
+/// an allow rule a user deny always beats, allow rules ignored in an
+/// untrusted project, `bypassPermissions` ignored in project settings.
+#[test]
+fn project_rules_next_to_the_user_settings_and_the_trust_state() {
+    let dir = std::env::temp_dir().join(format!("plsp-claude-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let home = dir.join("home");
+    let project = dir.join("proj");
+    std::fs::create_dir_all(home.join(".claude")).unwrap();
+    std::fs::create_dir_all(project.join(".claude")).unwrap();
+    std::fs::write(
+        home.join(".claude/settings.json"),
+        r#"{"permissions": {"deny": ["Bash(npm run deploy)", "WebFetch"]}}"#,
+    )
+    .unwrap();
+    let doc = project.join(".claude/settings.json");
+    let text = r#"{"permissions": {"allow": ["Bash(npm run deploy)", "WebFetch(domain:example.com)", "Bash(npm test)"], "defaultMode": "bypassPermissions"}}"#;
+    let analyse_in = |text: &str| {
+        let mut options = AnalysisOptions::for_profile(claude().default_profile());
+        options.home = home.display().to_string();
+        let ctx = permission_lsp::workspace::resolve(
+            &options,
+            Some(&project),
+            Some(&doc),
+            &Default::default(),
+            None,
+        );
+        claude().analyse(Role::Config, text, &ctx)
+    };
+    let codes = |a: &Analysis| -> Vec<(String, String)> {
+        a.diagnostics
+            .iter()
+            .map(|d| {
+                (
+                    d.code.as_str().to_string(),
+                    text[d.range.clone()].to_string(),
+                )
+            })
+            .collect()
+    };
+    // Claude Code has not run here (no ~/.claude.json): nothing about trust.
+    let a = analyse_in(text);
+    assert_eq!(
+        codes(&a),
+        [
+            ("CC014".to_string(), "\"Bash(npm run deploy)\"".to_string()),
+            ("CC014".into(), "\"WebFetch(domain:example.com)\"".into()),
+            ("CC016".into(), "\"bypassPermissions\"".into()),
+        ]
+    );
+    assert!(a.diagnostics[0].message.contains("your user settings"));
+    // Not trusted: every allow rule of the project is ignored.
+    let key = project.display().to_string();
+    std::fs::write(
+        home.join(".claude.json"),
+        serde_json::to_string(
+            &json!({"projects": {key.clone(): {"hasTrustDialogAccepted": false}}}),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let a = analyse_in(text);
+    let untrusted: Vec<_> = codes(&a)
+        .into_iter()
+        .filter(|(c, _)| c == "CC017")
+        .collect();
+    assert_eq!(untrusted.len(), 3, "{:?}", codes(&a));
+    // Trusted: back to the first answer.
+    std::fs::write(
+        home.join(".claude.json"),
+        serde_json::to_string(&json!({"projects": {key: {"hasTrustDialogAccepted": true}}}))
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(codes(&analyse_in(text)).len(), 3);
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -20,5 +20,7 @@ crate::code_table! {
     PermissionsKeyTypo = "CC012", "permissions-key-typo", Error, "A top-level key that looks like `permissions` is not read: none of its rules apply.";
     DuplicateRule = "CC013", "duplicate-rule", Hint, "The same rule twice in one list.";
     TopLevelType = "CC015", "top-level-type", Error, "A top-level setting of the wrong type makes Claude Code ignore the whole file, without a word.";
+    ModeIgnored = "CC016", "mode-ignored", Warning, "`bypassPermissions` in project or local settings (and `auto` in project settings) is ignored: the session starts in the default mode.";
+    UntrustedAllowIgnored = "CC017", "untrusted-allow-ignored", Warning, "In a project not trusted in ~/.claude.json, Claude Code ignores the allow rules of its project and local settings.";
     RuleNeverDecides = "CC014", "rule-never-decides", Warning, "Deny beats ask beats allow: this rule is always overridden by a rule in a stronger list.";
 }

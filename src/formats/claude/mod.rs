@@ -1,13 +1,15 @@
 //! Claude Code settings (`.claude/settings.json`, `settings.local.json`,
 //! `~/.claude/settings.json`, managed settings): the `permissions` object
 //! read as Claude Code 2.1.332 reads it. What the CLI was seen to do is in
-//! `tests/fixtures/claude/oracle/`; each file is checked on its own so far
-//! (merging the sources and simulating calls are not built yet, and the
-//! simulate and effective-policy commands say so).
+//! `tests/fixtures/claude/oracle/`. Each file is checked, and its rules are
+//! set against the other settings files and the project's trust state
+//! (`scopes.rs`); simulating calls is not built yet, and the simulate and
+//! effective-policy commands say so.
 
 pub mod codes;
 pub mod lints;
 pub mod rules;
+pub mod scopes;
 
 use crate::analysis::report::EffectivePolicyReport;
 use crate::core::diagnostic::CodeInfo;
@@ -93,7 +95,7 @@ impl Format for Claude {
     }
 
     fn analyse(&self, _role: Role, text: &str, ctx: &Context<'_>) -> Analysis {
-        checked(text, &ctx.options.levels)
+        checked(text, Some(ctx), &ctx.options.levels)
     }
 
     fn analyse_file(
@@ -101,10 +103,10 @@ impl Format for Claude {
         _role: Role,
         bytes: &[u8],
         options: &crate::analysis::AnalysisOptions,
-        _ctx: Option<&Context<'_>>,
+        ctx: Option<&Context<'_>>,
     ) -> (String, Analysis) {
         let text = String::from_utf8_lossy(bytes).into_owned();
-        let a = checked(&text, &options.levels);
+        let a = checked(&text, ctx, &options.levels);
         (text, a)
     }
 
@@ -251,9 +253,19 @@ impl Format for Claude {
     }
 }
 
-/// The file's findings at the configured levels, in document order.
-fn checked(text: &str, levels: &crate::core::levels::LintLevels) -> Analysis {
+/// The file's findings (with the other settings files when there is a
+/// context) at the configured levels, in document order.
+fn checked(
+    text: &str,
+    ctx: Option<&Context<'_>>,
+    levels: &crate::core::levels::LintLevels,
+) -> Analysis {
     let mut a = lints::analyse(text);
+    if let Some(ctx) = ctx
+        && a.accepted
+    {
+        scopes::cross_file(a.root.as_ref(), ctx, &mut a.diagnostics);
+    }
     a.diagnostics = levels.apply(a.diagnostics);
     a.diagnostics.sort_by(|x, y| {
         (x.range.start, x.range.end, x.code).cmp(&(y.range.start, y.range.end, y.code))

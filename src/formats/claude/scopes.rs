@@ -1,0 +1,239 @@
+//! The settings files Claude Code reads together, and what one file's rules
+//! mean next to the others: the user's `~/.claude/settings.json`, the
+//! project's `.claude/settings.json` and `.claude/settings.local.json`, the
+//! managed settings, and the project's trust state in `~/.claude.json`
+//! (observed on 2.1.332: an untrusted project's allow rules are ignored —
+//! its ask and deny rules still apply; `bypassPermissions` is ignored in
+//! project and local settings).
+
+use super::codes::Code;
+use super::lints;
+use super::rules::{self, List, Reading};
+use crate::core::diagnostic::Diagnostic;
+use crate::syntax::{Node, Value};
+use crate::workspace::Context;
+use std::path::{Path, PathBuf};
+
+/// Where a settings file sits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    User,
+    Project,
+    Local,
+    Managed,
+}
+
+impl Source {
+    fn describe(self) -> &'static str {
+        match self {
+            Source::User => "your user settings (~/.claude/settings.json)",
+            Source::Project => "the project settings (.claude/settings.json)",
+            Source::Local => "the local settings (.claude/settings.local.json)",
+            Source::Managed => "the managed settings",
+        }
+    }
+}
+
+/// The largest settings file the CLI reads (2 MiB).
+const MAX_SETTINGS_BYTES: u64 = 2 * 1024 * 1024;
+/// `~/.claude.json` holds every project's state; it can be large.
+const MAX_STATE_BYTES: u64 = 64 * 1024 * 1024;
+/// Linux's managed settings file.
+const MANAGED: &str = "/etc/claude-code/managed-settings.json";
+
+/// The home directory: the configured one, else `$HOME`.
+pub fn home(ctx: &Context<'_>) -> Option<PathBuf> {
+    let h = ctx.options.home.as_str();
+    if !h.is_empty() && h != "~" {
+        return Some(PathBuf::from(h));
+    }
+    std::env::var_os("HOME").map(PathBuf::from)
+}
+
+/// The source of a settings file and its project directory (the folder
+/// holding `.claude/`).
+pub fn source_of(path: &Path, home: Option<&Path>) -> Option<(Source, PathBuf)> {
+    let name = path.file_name()?.to_str()?;
+    if name == "managed-settings.json" || path.parent()?.ends_with("managed-settings.d") {
+        return Some((Source::Managed, path.parent()?.to_path_buf()));
+    }
+    let dot = path.parent()?;
+    if dot.file_name()? != ".claude" {
+        return None;
+    }
+    let project = dot.parent()?.to_path_buf();
+    let source = match name {
+        "settings.json" if home == Some(project.as_path()) => Source::User,
+        "settings.json" => Source::Project,
+        "settings.local.json" => Source::Local,
+        _ => return None,
+    };
+    Some((source, project))
+}
+
+/// One other settings file as the CLI loads it: its rules, if it loads.
+struct Other {
+    source: Source,
+    rules: Vec<(List, String)>,
+}
+
+fn load(path: &Path, source: Source, ctx: &Context<'_>) -> Option<Other> {
+    let text =
+        (ctx.open)(path).or_else(|| crate::workspace::read_text(path, MAX_SETTINGS_BYTES))?;
+    let a = lints::analyse(&text);
+    if !a.accepted {
+        return None;
+    }
+    Some(Other {
+        source,
+        rules: loaded_rules(a.root.as_ref()?),
+    })
+}
+
+/// The rules of a file that the CLI loads, per list.
+pub fn loaded_rules(root: &Node) -> Vec<(List, String)> {
+    let mut out = Vec::new();
+    let Some(p) = permissions(root) else {
+        return out;
+    };
+    for list in [List::Allow, List::Ask, List::Deny] {
+        for item in list_items(p, list) {
+            if let Some(r) = item.value.as_str()
+                && matches!(rules::read(r, list), Reading::Loaded(_, None))
+            {
+                out.push((list, r.to_string()));
+            }
+        }
+    }
+    out
+}
+
+fn permissions(root: &Node) -> Option<&[crate::syntax::Member]> {
+    root.value
+        .as_object()?
+        .iter()
+        .rev()
+        .find(|m| m.key == "permissions")?
+        .value
+        .value
+        .as_object()
+}
+
+fn list_items(p: &[crate::syntax::Member], list: List) -> &[Node] {
+    match p
+        .iter()
+        .rev()
+        .find(|m| m.key == list.key())
+        .map(|m| &m.value.value)
+    {
+        Some(Value::Array(items)) => items,
+        _ => &[],
+    }
+}
+
+/// Is the project trusted in `~/.claude.json`? `None` when that file does
+/// not exist or cannot be read (Claude Code has not run here: say nothing).
+fn trusted(home: &Path, project: &Path) -> Option<bool> {
+    let text = crate::workspace::read_text(&home.join(".claude.json"), MAX_STATE_BYTES)?;
+    let v: serde_json::Value = serde_json::from_str(&text).ok()?;
+    let key = project.to_string_lossy();
+    Some(v["projects"][key.as_ref()]["hasTrustDialogAccepted"] == serde_json::Value::Bool(true))
+}
+
+/// The findings that need the other settings files.
+pub fn cross_file(root: Option<&Node>, ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+    let (Some(root), Some(doc)) = (root, ctx.document.as_deref()) else {
+        return;
+    };
+    let home = home(ctx);
+    let Some((source, project)) = source_of(doc, home.as_deref()) else {
+        return;
+    };
+    let Some(p) = permissions(root) else {
+        return;
+    };
+    // `bypassPermissions` (and `auto` in project settings) is ignored in
+    // project and local settings.
+    if let Some(m) = p.iter().rev().find(|m| m.key == "defaultMode")
+        && let Some(mode) = m.value.value.as_str()
+        && (matches!(source, Source::Project | Source::Local) && mode == "bypassPermissions"
+            || source == Source::Project && mode == "auto")
+    {
+        out.push(Diagnostic::new(
+            Code::ModeIgnored,
+            m.value.range.clone(),
+            format!(
+                "Claude Code ignores `\"defaultMode\": \"{mode}\"` in {} without a word: only user, managed or command-line settings can start a session in this mode",
+                source.describe()
+            ),
+        ));
+    }
+    // The other files.
+    let mut others: Vec<Other> = Vec::new();
+    let claude = project.join(".claude");
+    let candidates = [
+        (
+            Source::User,
+            home.as_ref().map(|h| h.join(".claude/settings.json")),
+        ),
+        (Source::Project, Some(claude.join("settings.json"))),
+        (Source::Local, Some(claude.join("settings.local.json"))),
+        (Source::Managed, Some(PathBuf::from(MANAGED))),
+    ];
+    for (s, path) in candidates {
+        let Some(path) = path else { continue };
+        let project_scoped = matches!(s, Source::Project | Source::Local);
+        if s == source || (project_scoped && source == Source::User) || path == doc {
+            continue;
+        }
+        others.extend(load(&path, s, ctx));
+    }
+    // An untrusted project: its allow rules are ignored.
+    let untrusted = matches!(source, Source::Project | Source::Local)
+        && home
+            .as_deref()
+            .and_then(|h| trusted(h, &project))
+            .is_some_and(|t| !t);
+    for (list, items) in [List::Allow, List::Ask].map(|l| (l, list_items(p, l))) {
+        for item in items {
+            let Some(rule) = item.value.as_str() else {
+                continue;
+            };
+            if !matches!(rules::read(rule, list), Reading::Loaded(_, None)) {
+                continue;
+            }
+            if untrusted && list == List::Allow {
+                out.push(Diagnostic::new(
+                    Code::UntrustedAllowIgnored,
+                    item.range.clone(),
+                    format!(
+                        "this project is not trusted in ~/.claude.json: Claude Code ignores the allow rules of {} (its ask and deny rules still apply); run Claude Code here once and accept the trust dialog",
+                        source.describe()
+                    ),
+                ));
+                continue;
+            }
+            let tool = rules::split(rule).map_or(rule, |r| r.tool);
+            let stronger = others.iter().find_map(|o| {
+                o.rules
+                    .iter()
+                    .find(|(l, r)| *l > list && (r == rule || (r == tool && !tool.contains('*'))))
+                    .map(|(l, r)| (o.source, *l, r))
+            });
+            if let Some((s, l, r)) = stronger {
+                out.push(Diagnostic::new(
+                    Code::RuleNeverDecides,
+                    item.range.clone(),
+                    format!(
+                        "this {} rule never decides: `{r}` in the {} list of {} matches every call it matches, and {} wins over {} in every file",
+                        list.key(),
+                        l.key(),
+                        s.describe(),
+                        l.key(),
+                        list.key()
+                    ),
+                ));
+            }
+        }
+    }
+}
