@@ -32,6 +32,18 @@ fn corpus() -> Vec<Vec<u8>> {
         .map(|e| e.path())
         .collect();
     files.sort();
+    // Claude Code settings from public repositories, and the mistakes
+    // fixture.
+    let claude = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/claude");
+    let mut more: Vec<_> = std::fs::read_dir(claude.join("corpus"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    more.sort();
+    more.push(claude.join("mistakes/.claude/settings.json"));
+    files.extend(more);
     let mut out: Vec<Vec<u8>> = files.iter().map(|p| std::fs::read(p).unwrap()).collect();
     out.push(b"---\nname: dev\npermission:\n  bash:\n    \"rm *\": deny\n---\nBody\n".to_vec());
     out
@@ -39,6 +51,10 @@ fn corpus() -> Vec<Vec<u8>> {
 
 const TOKENS: &[&[u8]] = &[
     b"\"*\"",
+    b"\"Bash(npm run:*)\"",
+    b"\"permissions\"",
+    b"(",
+    b")",
     b":",
     b",",
     b"{",

@@ -184,12 +184,13 @@ pub fn read(rule: &str, list: List) -> Reading<'_> {
         Some(Flaw::UnknownTool {
             suggestion: closest_tool(r.tool),
         })
-    } else if r.tool == "Bash"
-        && content.ends_with(":*")
-        && content[..content.len() - 2].contains('*')
-    {
+    } else if r.tool == "Bash" && content.strip_suffix(":*").is_some_and(|b| b.contains('*')) {
         Some(Flaw::StarWithColonStar)
-    } else if r.tool == "Bash" && content[..content.len().saturating_sub(2)].contains(":*") {
+    } else if r.tool == "Bash"
+        && content
+            .match_indices(":*")
+            .any(|(i, _)| i + 2 != content.len())
+    {
         Some(Flaw::ColonStarInside)
     } else {
         None
@@ -399,6 +400,9 @@ mod tests {
         assert_eq!(flaw(" Bash(pwd)"), Some(Flaw::SpacedToolName));
         assert_eq!(flaw("Bash(npm run x:*:*)"), Some(Flaw::StarWithColonStar));
         assert_eq!(flaw("Bash(npm:* run)"), Some(Flaw::ColonStarInside));
+        // Found by the fuzzer: a multibyte character before the end.
+        assert_eq!(flaw("Bash(git push:é)"), None);
+        assert_eq!(flaw("Bash(git é:*)"), None);
     }
 
     #[test]
