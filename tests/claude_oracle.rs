@@ -166,3 +166,89 @@ fn every_observed_case_is_read_as_the_cli_read_it() {
     }
     assert!(checked_messages >= 25, "{checked_messages}");
 }
+
+/// The recorded cases about modes and trust (`observed-scopes.json`),
+/// replayed through the analysis of each settings file next to the others:
+/// a file whose `defaultMode` the CLI ignored (the call was not decided by
+/// that mode) carries the mode-ignored finding, and only such a file; in an
+/// untrusted project exactly the allow rules whose calls the CLI did not
+/// allow carry the untrusted finding, as many as the CLI said it ignored.
+#[test]
+fn modes_and_trust_as_the_cli_applied_them() {
+    let claude = formats::by_id("claude").expect("the Claude Code format");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/claude/oracle/observed-scopes.json"
+    );
+    let cases: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    assert!(cases.len() >= 6);
+    for case in &cases {
+        let id = case["id"].as_str().unwrap();
+        let dir = std::env::temp_dir().join(format!("plsp-cc-{}-{id}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let (home, project) = (dir.join("home"), dir.join("proj"));
+        std::fs::create_dir_all(home.join(".claude")).unwrap();
+        std::fs::create_dir_all(project.join(".claude")).unwrap();
+        let trusted = case["trusted"].as_bool().unwrap();
+        let state = serde_json::json!({"projects": {project.display().to_string(): {"hasTrustDialogAccepted": trusted}}});
+        std::fs::write(home.join(".claude.json"), state.to_string()).unwrap();
+        let file = |source: &str| match source {
+            "user" => home.join(".claude/settings.json"),
+            "project" => project.join(".claude/settings.json"),
+            _ => project.join(".claude/settings.local.json"),
+        };
+        for (source, settings) in case["settings"].as_object().unwrap() {
+            std::fs::write(file(source), text_of(settings)).unwrap();
+        }
+        let mut options = AnalysisOptions::for_profile(claude.default_profile());
+        options.home = home.display().to_string();
+        let verdict = |cmd: &str| {
+            case["calls"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|c| c["input"]["command"] == cmd)
+                .map(|c| c["verdict"].as_str().unwrap().to_string())
+        };
+        let mut untrusted_findings = 0;
+        for (source, settings) in case["settings"].as_object().unwrap() {
+            let doc = file(source);
+            let text = text_of(settings);
+            let ctx = permission_lsp::workspace::resolve(
+                &options,
+                Some(&project),
+                Some(&doc),
+                &Default::default(),
+                None,
+            );
+            let a = claude.analyse(Role::Config, &text, &ctx);
+            let codes: Vec<&str> = a.diagnostics.iter().map(|d| d.code.as_str()).collect();
+            // The mode: bypassPermissions took effect iff the call was allowed.
+            if settings["permissions"]["defaultMode"] == "bypassPermissions" {
+                let honoured = verdict("npm run build").as_deref() == Some("ALLOW");
+                assert_eq!(
+                    codes.contains(&"CC016"),
+                    !honoured,
+                    "{id} {source}: {codes:?}"
+                );
+            } else {
+                assert!(!codes.contains(&"CC016"), "{id} {source}: {codes:?}");
+            }
+            // Trust: an allow rule flagged iff its call was not allowed.
+            for d in a.diagnostics.iter().filter(|d| d.code.as_str() == "CC017") {
+                let rule: String = serde_json::from_str(&text[d.range.clone()]).unwrap();
+                let cmd = rule.trim_start_matches("Bash(").trim_end_matches(')');
+                assert_ne!(verdict(cmd).as_deref(), Some("ALLOW"), "{id}: {rule}");
+                untrusted_findings += 1;
+            }
+        }
+        let stderr = case["stderr"].as_str().unwrap();
+        let said = stderr
+            .strip_prefix("Ignoring ")
+            .and_then(|s| s.split(' ').next())
+            .and_then(|n| n.parse::<usize>().ok())
+            .unwrap_or(0);
+        assert_eq!(untrusted_findings, said, "{id}: {stderr}");
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}
