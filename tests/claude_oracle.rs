@@ -137,7 +137,23 @@ fn every_observed_case_is_read_as_the_cli_read_it() {
                 checked_messages += 1;
             }
         }
-        // 3. Every warning is ours, and every CLI text we claim was printed.
+        // 3. A bypass we name for a deny rule was not denied by the CLI.
+        for (source, settings) in case["settings"].as_object().unwrap() {
+            let text = text_of(settings);
+            let (_, a) = claude.analyse_file(Role::Config, text.as_bytes(), &options, None);
+            for d in a.diagnostics.iter().filter(|d| d.code.as_str() == "CC018") {
+                let call = d.message.split('`').nth(1).unwrap();
+                let verdict = case["calls"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|c| c["input"]["command"] == call)
+                    .unwrap_or_else(|| panic!("{id} {source}: no recorded call `{call}`"));
+                assert_ne!(verdict["verdict"], "DENY", "{id}: {call}");
+                checked_messages += 1;
+            }
+        }
+        // 4. Every warning is ours, and every CLI text we claim was printed.
         let warnings: Vec<&str> = case["rule_warnings"]
             .as_array()
             .unwrap()

@@ -22,5 +22,6 @@ crate::code_table! {
     TopLevelType = "CC015", "top-level-type", Error, "A top-level setting of the wrong type makes Claude Code ignore the whole file, without a word.";
     ModeIgnored = "CC016", "mode-ignored", Warning, "`bypassPermissions` in project or local settings (and `auto` in project settings) is ignored: the session starts in the default mode.";
     UntrustedAllowIgnored = "CC017", "untrusted-allow-ignored", Warning, "In a project not trusted in ~/.claude.json, Claude Code ignores the allow rules of its project and local settings.";
+    DenyBypass = "CC018", "deny-bypass", Warning, "A Bash deny rule that a call can get around: `git -C . push` is not denied by `Bash(git push:*)`.";
     RuleNeverDecides = "CC014", "rule-never-decides", Warning, "Deny beats ask beats allow: this rule is always overridden by a rule in a stronger list.";
 }

@@ -389,12 +389,17 @@ fn rule_diagnostics(rule: &str, list: List, node: &Node, out: &mut Vec<Diagnosti
                     Code::StarWithColonStar,
                     "the `*` before `:*` is literal: this rule matches only commands with a `*` at that place".to_string(),
                 ),
-                Flaw::ColonStarInside => (
-                    Code::ColonStarInside,
-                    format!(
-                        "`:*` means \"any arguments\" only at the end of the rule: here the rule matched no command on Claude Code 2.1.332, not even its own text ({lost})"
-                    ),
-                ),
+                Flaw::ColonStarInside => {
+                    let c = r.content.unwrap_or("");
+                    let (before, after) = c.split_once(":*").unwrap_or((c, ""));
+                    let example = format!("{} x{}", before.trim_end(), after.trim_end());
+                    (
+                        Code::ColonStarInside,
+                        format!(
+                            "`:*` means \"any arguments\" only at the very end of a Bash rule; here it is followed by `{after}`, so the rule does not match calls such as `{example}` ({lost})"
+                        ),
+                    )
+                }
             };
             let mut d = Diagnostic::new(code, range.clone(), message);
             d.runtime_issue = rules::flaw_warning(&flaw, rule, list);
@@ -414,7 +419,21 @@ fn rule_diagnostics(rule: &str, list: List, node: &Node, out: &mut Vec<Diagnosti
             out.push(d);
             true
         }
-        Reading::Loaded(_, None) => true,
+        Reading::Loaded(r, None) => {
+            if list == List::Deny
+                && r.tool == "Bash"
+                && let Some(call) = r.content.and_then(rules::deny_bypass)
+            {
+                out.push(Diagnostic::new(
+                    Code::DenyBypass,
+                    range,
+                    format!(
+                        "`{call}` is not denied by this rule: git options before the subcommand (`-C <dir>`, `-c key=value`, `--no-pager`) change the command text the rule is matched against — on Claude Code 2.1.332 the call asks instead"
+                    ),
+                ));
+            }
+            true
+        }
     }
 }
 
