@@ -23,6 +23,20 @@ fn run_in(dir: &Path, args: &[&str], stdin: &str) -> (i32, String, String) {
     let feeder = std::thread::spawn(move || {
         let _ = input.write_all(stdin.as_bytes());
     });
+    // Output is read while the command runs: a report larger than the pipe
+    // buffer must not block it.
+    let mut stdout = child.stdout.take().unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    let out_reader = std::thread::spawn(move || {
+        let mut b = Vec::new();
+        let _ = std::io::Read::read_to_end(&mut stdout, &mut b);
+        b
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut b = Vec::new();
+        let _ = std::io::Read::read_to_end(&mut stderr, &mut b);
+        b
+    });
     let start = Instant::now();
     loop {
         if child.try_wait().expect("wait").is_some() {
@@ -36,11 +50,11 @@ fn run_in(dir: &Path, args: &[&str], stdin: &str) -> (i32, String, String) {
         std::thread::sleep(Duration::from_millis(10));
     }
     let _ = feeder.join();
-    let out = child.wait_with_output().expect("output");
+    let status = child.wait().expect("wait");
     (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
+        status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out_reader.join().unwrap()).into_owned(),
+        String::from_utf8_lossy(&err_reader.join().unwrap()).into_owned(),
     )
 }
 
@@ -278,4 +292,30 @@ fn a_refused_agent_name_is_reported_and_the_other_scopes_stay() {
         );
         assert!(out.contains("warning[PL225]"), "{agent}: {out}");
     }
+}
+
+/// A minified Claude Code settings file with tens of thousands of rules and
+/// keys on one line: every finding is printed (each with its source line
+/// cut to a window), none of the checks compares every rule with every
+/// other.
+#[test]
+fn a_minified_settings_file_with_many_rules() {
+    let dir = scratch("minified-claude");
+    std::fs::create_dir_all(dir.join(".claude")).unwrap();
+    let rules: Vec<String> = (0..30_000).map(|i| format!("\"Bash(cmd{i}:*)\"")).collect();
+    let keys: Vec<String> = (0..20_000).map(|i| format!("\"k{i}\": {i}")).collect();
+    let text = format!(
+        "{{\"permissions\": {{\"allow\": [{}], \"ask\": [{}]}}, {}}}",
+        rules.join(","),
+        rules[..20_000].join(","),
+        keys.join(",")
+    );
+    std::fs::write(dir.join(".claude/settings.json"), text).unwrap();
+    let (code, out, _) = run_in(&dir, &["check", "."], "");
+    assert_eq!(code, 0, "warnings only");
+    assert!(
+        out.contains("Checked 1 file: 0 errors, 20000 warnings."),
+        "{}",
+        &out[out.len().saturating_sub(300)..]
+    );
 }

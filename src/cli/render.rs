@@ -54,7 +54,7 @@ pub fn human(path: &str, text: &str, index: &LineIndex, d: &Diagnostic, style: S
     // Keep very long lines readable: show at most 200 characters around the caret.
     let caret_from = d.range.start.clamp(lr.start, lr.end) - lr.start;
     let caret_to = d.range.end.clamp(lr.start, lr.end) - lr.start;
-    let (shown, skip_chars) = window(src, caret_from, 200);
+    let (shown, lead) = window(src, caret_from, 200);
     let visible: String = shown
         .chars()
         .map(|c| {
@@ -65,9 +65,10 @@ pub fn human(path: &str, text: &str, index: &LineIndex, d: &Diagnostic, style: S
             }
         })
         .collect();
-    let lead = src[..caret_from].chars().count() - skip_chars;
+    // The caret covers the finding, up to the end of the window.
     let width = src[caret_from..caret_to.max(caret_from)]
         .chars()
+        .take(200 - lead.min(200))
         .count()
         .max(1);
     let bar = style.paint("1;34", "|");
@@ -121,19 +122,32 @@ fn printable(s: &str) -> String {
 
 /// At most `max` characters of `line` around byte `at`; returns the slice and
 /// how many characters were skipped at the start.
+/// At most `max` characters of `line` around byte `at` (half before it when
+/// the line is longer), and how many characters of the window come before
+/// `at`. Walks only the window, never the whole line: a minified file is
+/// one line of megabytes.
 fn window(line: &str, at: usize, max: usize) -> (&str, usize) {
-    let total = line.chars().count();
-    if total <= max {
-        return (line, 0);
+    let back = |from: usize, n: usize| {
+        let mut i = from;
+        for c in line[..from].chars().rev().take(n) {
+            i -= c.len_utf8();
+        }
+        i
+    };
+    let forward = |from: usize, n: usize| {
+        let mut i = from;
+        for c in line[from..].chars().take(n) {
+            i += c.len_utf8();
+        }
+        i
+    };
+    let mut start = back(at, max / 2);
+    let end = forward(start, max);
+    if end == line.len() {
+        // Near the end: the last `max` characters.
+        start = back(end, max);
     }
-    let at_char = line[..at].chars().count();
-    let skip = at_char.saturating_sub(max / 2).min(total - max);
-    let start = line.char_indices().nth(skip).map_or(line.len(), |(i, _)| i);
-    let end = line
-        .char_indices()
-        .nth(skip + max)
-        .map_or(line.len(), |(i, _)| i);
-    (&line[start..end], skip)
+    (&line[start..end], line[start..at].chars().count())
 }
 
 /// The JSON form of one diagnostic (`check --format json`).

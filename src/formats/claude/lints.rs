@@ -288,7 +288,7 @@ fn permissions(p: &Member, out: &mut Vec<Diagnostic>) -> bool {
         else {
             continue;
         };
-        let mut seen: Vec<(&str, &Node)> = Vec::new();
+        let mut seen: rustc_hash::FxHashMap<&str, &Node> = Default::default();
         for item in items {
             let Some(rule) = item.value.as_str() else {
                 let mut d = Diagnostic::new(
@@ -307,7 +307,7 @@ fn permissions(p: &Member, out: &mut Vec<Diagnostic>) -> bool {
                 out.push(d);
                 continue;
             };
-            if let Some((_, first)) = seen.iter().find(|(r, _)| *r == rule) {
+            if let Some(first) = seen.get(rule) {
                 let mut d = Diagnostic::new(
                     Code::DuplicateRule,
                     item.range.clone(),
@@ -320,7 +320,7 @@ fn permissions(p: &Member, out: &mut Vec<Diagnostic>) -> bool {
                 out.push(d);
                 continue;
             }
-            seen.push((rule, item));
+            seen.insert(rule, item);
             if rule_diagnostics(rule, list, item, out) {
                 loaded.push((list, rule, item));
             }
@@ -517,12 +517,29 @@ fn replace_rule(range: &std::ops::Range<usize>, title: String, rule: &str) -> Fi
 /// same rule, or the bare name of its tool (every call of it), is in a
 /// stronger list.
 fn never_decides(loaded: &[(List, &str, &Node)], out: &mut Vec<Diagnostic>) {
+    // The first place of each rule text in each list (linear, for files
+    // with any number of rules).
+    let mut first: [rustc_hash::FxHashMap<&str, (usize, &Node)>; 3] = Default::default();
+    for (i, &(l, r, node)) in loaded.iter().enumerate() {
+        first[l as usize].entry(r).or_insert((i, node));
+    }
     for &(list, rule, node) in loaded {
         let tool = rules::split(rule).map_or(rule, |r| r.tool);
-        let stronger = loaded
-            .iter()
-            .find(|&&(l, r, _)| l > list && (r == rule || (r == tool && !tool.contains('*'))));
-        if let Some(&(l, r, by)) = stronger {
+        let stronger = [List::Ask, List::Deny]
+            .into_iter()
+            .filter(|l| *l > list)
+            .find_map(|l| {
+                let by_rule = first[l as usize].get(rule).map(|&(i, n)| (i, rule, n));
+                let by_tool = (!tool.contains('*'))
+                    .then(|| first[l as usize].get(tool).map(|&(i, n)| (i, tool, n)))
+                    .flatten();
+                [by_rule, by_tool]
+                    .into_iter()
+                    .flatten()
+                    .min_by_key(|(i, _, _)| *i)
+                    .map(|(_, r, n)| (l, r, n))
+            });
+        if let Some((l, r, by)) = stronger {
             let mut d = Diagnostic::new(
                 Code::RuleNeverDecides,
                 node.range.clone(),
@@ -544,21 +561,28 @@ fn never_decides(loaded: &[(List, &str, &Node)], out: &mut Vec<Diagnostic>) {
 
 /// Repeated keys in one object: JSON.parse keeps the last.
 fn duplicate_keys(members: &[Member], out: &mut Vec<Diagnostic>) {
-    for (i, m) in members.iter().enumerate() {
-        if let Some(later) = members[i + 1..].iter().find(|x| x.key == m.key) {
-            let mut d = Diagnostic::new(
-                Code::DuplicateKey,
-                m.key_range.clone(),
-                format!(
-                    "`{}` appears again later: Claude Code keeps only the last one and ignores this value",
-                    m.key
-                ),
-            );
-            d.related.push(Related {
-                range: later.key_range.clone(),
-                message: "the value Claude Code uses".into(),
-            });
-            out.push(d);
-        }
+    // The nearest later member with the same key, found from the end.
+    let mut next: Vec<Option<usize>> = vec![None; members.len()];
+    let mut last_seen: rustc_hash::FxHashMap<&str, usize> = Default::default();
+    for (i, m) in members.iter().enumerate().rev() {
+        next[i] = last_seen.insert(m.key.as_str(), i);
+    }
+    for (m, later) in members.iter().zip(next) {
+        let Some(later) = later.map(|j| &members[j]) else {
+            continue;
+        };
+        let mut d = Diagnostic::new(
+            Code::DuplicateKey,
+            m.key_range.clone(),
+            format!(
+                "`{}` appears again later: Claude Code keeps only the last one and ignores this value",
+                m.key
+            ),
+        );
+        d.related.push(Related {
+            range: later.key_range.clone(),
+            message: "the value Claude Code uses".into(),
+        });
+        out.push(d);
     }
 }

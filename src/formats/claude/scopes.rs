@@ -74,7 +74,8 @@ pub fn source_of(path: &Path, home: Option<&Path>) -> Option<(Source, PathBuf)> 
 /// One other settings file as the CLI loads it: its rules, if it loads.
 struct Other {
     source: Source,
-    rules: Vec<(List, String)>,
+    /// The rule texts of each list (allow, ask, deny).
+    index: [rustc_hash::FxHashMap<String, ()>; 3],
 }
 
 fn load(path: &Path, source: Source, ctx: &Context<'_>) -> Option<Other> {
@@ -84,10 +85,11 @@ fn load(path: &Path, source: Source, ctx: &Context<'_>) -> Option<Other> {
     if !a.accepted {
         return None;
     }
-    Some(Other {
-        source,
-        rules: loaded_rules(a.root.as_ref()?),
-    })
+    let mut index: [rustc_hash::FxHashMap<String, ()>; 3] = Default::default();
+    for (l, r) in loaded_rules(a.root.as_ref()?) {
+        index[l as usize].insert(r, ());
+    }
+    Some(Other { source, index })
 }
 
 /// The rules of a file that the CLI loads, per list.
@@ -215,10 +217,19 @@ pub fn cross_file(root: Option<&Node>, ctx: &Context<'_>, out: &mut Vec<Diagnost
             }
             let tool = rules::split(rule).map_or(rule, |r| r.tool);
             let stronger = others.iter().find_map(|o| {
-                o.rules
-                    .iter()
-                    .find(|(l, r)| *l > list && (r == rule || (r == tool && !tool.contains('*'))))
-                    .map(|(l, r)| (o.source, *l, r))
+                [List::Ask, List::Deny]
+                    .into_iter()
+                    .filter(|l| *l > list)
+                    .find_map(|l| {
+                        let has = |r: &str| o.index[l as usize].contains_key(r);
+                        if has(rule) {
+                            Some((o.source, l, rule))
+                        } else if !tool.contains('*') && has(tool) {
+                            Some((o.source, l, tool))
+                        } else {
+                            None
+                        }
+                    })
             });
             if let Some((s, l, r)) = stronger {
                 out.push(Diagnostic::new(
