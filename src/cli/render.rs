@@ -65,10 +65,11 @@ pub fn human(path: &str, text: &str, index: &LineIndex, d: &Diagnostic, style: S
             }
         })
         .collect();
-    // The caret covers the finding, up to the end of the window.
+    // The caret covers the finding on this line (counted up to a bound:
+    // a finding may span megabytes).
     let width = src[caret_from..caret_to.max(caret_from)]
         .chars()
-        .take(200 - lead.min(200))
+        .take(10_000)
         .count()
         .max(1);
     let bar = style.paint("1;34", "|");
