@@ -208,6 +208,27 @@ pub fn utf16_len(s: &str) -> usize {
 }
 
 /// 1-based line and character column, as editors and compilers print them.
+/// Levenshtein distance over characters, for did-you-mean suggestions:
+/// `usize::MAX` when the lengths differ by more than 3 or either is longer
+/// than 64 characters (no such pair is a suggestion; long input stays cheap).
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().take(65).collect();
+    let b: Vec<char> = b.chars().take(65).collect();
+    if a.len().abs_diff(b.len()) > 3 || a.len() > 64 || b.len() > 64 {
+        return usize::MAX;
+    }
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for i in 1..=a.len() {
+        let mut cur = vec![i; b.len() + 1];
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            cur[j] = (prev[j] + 1).min(cur[j - 1] + 1).min(prev[j - 1] + cost);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
 pub fn line_col_1(index: &LineIndex, text: &str, offset: usize) -> (usize, usize) {
     let p = index.position(text, offset, PositionEncoding::Utf8);
     let start = index.line_range(text, p.line as usize).start;

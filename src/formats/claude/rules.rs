@@ -259,26 +259,15 @@ pub fn closest(name: &str, candidates: &[&'static str]) -> Option<&'static str> 
     let lower = name.trim().to_ascii_lowercase();
     candidates
         .iter()
-        .map(|c| (distance(&lower, &c.to_ascii_lowercase()), *c))
+        .map(|c| {
+            (
+                crate::text::edit_distance(&lower, &c.to_ascii_lowercase()),
+                *c,
+            )
+        })
         .filter(|(d, c)| *d <= 2.min(c.len() / 3 + 1))
         .min_by_key(|(d, _)| *d)
         .map(|(_, c)| c)
-}
-
-/// Levenshtein distance over chars (short strings only).
-fn distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            cur[j + 1] = (prev[j] + usize::from(ca != *cb))
-                .min(prev[j + 1] + 1)
-                .min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
 }
 
 /// What a loaded Bash rule matches, in words (observed on the CLI).
