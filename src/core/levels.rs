@@ -38,18 +38,23 @@ impl LintLevels {
     }
 
     /// The severity to report `code` with, or `None` when it is off.
-    /// The findings at their configured severity; those turned off go.
+    /// The findings at their configured severity (those turned off go), in
+    /// document order: by start, end and code.
     pub fn apply(
         &self,
         diagnostics: Vec<crate::core::diagnostic::Diagnostic>,
     ) -> Vec<crate::core::diagnostic::Diagnostic> {
-        diagnostics
+        let mut out: Vec<crate::core::diagnostic::Diagnostic> = diagnostics
             .into_iter()
             .filter_map(|mut d| {
                 d.severity = self.severity(d.code)?;
                 Some(d)
             })
-            .collect()
+            .collect();
+        out.sort_by(|a, b| {
+            (a.range.start, a.range.end, a.code).cmp(&(b.range.start, b.range.end, b.code))
+        });
+        out
     }
 
     pub fn severity(&self, code: impl Into<DiagnosticCode>) -> Option<Severity> {

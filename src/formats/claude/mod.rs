@@ -254,7 +254,7 @@ impl Format for Claude {
 }
 
 /// The file's findings (with the other settings files when there is a
-/// context) at the configured levels, in document order.
+/// context) at the configured levels, in document order (`apply`).
 fn checked(
     text: &str,
     ctx: Option<&Context<'_>>,
@@ -267,9 +267,6 @@ fn checked(
         scopes::cross_file(a.root.as_ref(), ctx, &mut a.diagnostics);
     }
     a.diagnostics = levels.apply(a.diagnostics);
-    a.diagnostics.sort_by(|x, y| {
-        (x.range.start, x.range.end, x.code).cmp(&(y.range.start, y.range.end, y.code))
-    });
     a
 }
 

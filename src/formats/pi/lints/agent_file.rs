@@ -304,17 +304,7 @@ pub fn analyze_agent_in_scopes(
             }
         }
     }
-    let mut out: Vec<Diagnostic> = out
-        .into_iter()
-        .filter_map(|mut d| {
-            d.severity = options.levels.severity(d.code)?;
-            Some(d)
-        })
-        .collect();
-    out.sort_by(|a, b| {
-        (a.range.start, a.range.end, a.code).cmp(&(b.range.start, b.range.end, b.code))
-    });
-    out
+    options.levels.apply(out)
 }
 
 #[cfg(test)]

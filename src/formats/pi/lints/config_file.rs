@@ -77,16 +77,7 @@ pub fn analyze_read_config(
     ) {
         out.push(Diagnostic::new(Code::IgnoreCommentCode, range, message));
     }
-    let mut diagnostics: Vec<Diagnostic> = out
-        .into_iter()
-        .filter_map(|mut d| {
-            d.severity = options.levels.severity(d.code)?;
-            Some(d)
-        })
-        .collect();
-    diagnostics.sort_by(|a, b| {
-        (a.range.start, a.range.end, a.code).cmp(&(b.range.start, b.range.end, b.code))
-    });
+    let mut diagnostics = options.levels.apply(out);
     diagnostics.dedup_by(|a, b| a.code == b.code && a.range == b.range && a.message == b.message);
     ConfigAnalysis { file, diagnostics }
 }
