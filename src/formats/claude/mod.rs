@@ -270,7 +270,7 @@ fn checked(
     a
 }
 
-const NOT_YET: &str = "simulating Claude Code settings is not supported yet: permission-lsp checks each Claude Code settings file on its own, but does not merge them or decide calls";
+const NOT_YET: &str = "simulating Claude Code settings is not supported yet: permission-lsp checks Claude Code settings files, but does not decide calls";
 
 fn list_symbol(m: &crate::syntax::Member) -> Symbol {
     let children = match &m.value.value {

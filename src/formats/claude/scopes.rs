@@ -135,11 +135,38 @@ fn list_items(p: &[crate::syntax::Member], list: List) -> &[Node] {
 
 /// Is the project trusted in `~/.claude.json`? `None` when that file does
 /// not exist or cannot be read (Claude Code has not run here: say nothing).
+/// The file is the CLI's whole state (history included) and can be large:
+/// the answer is kept until the file's size or modification time changes,
+/// so a keystroke does not parse it again.
 fn trusted(home: &Path, project: &Path) -> Option<bool> {
-    let text = crate::workspace::read_text(&home.join(".claude.json"), MAX_STATE_BYTES)?;
-    let v: serde_json::Value = serde_json::from_str(&text).ok()?;
-    let key = project.to_string_lossy();
-    Some(v["projects"][key.as_ref()]["hasTrustDialogAccepted"] == serde_json::Value::Bool(true))
+    type Key = (PathBuf, PathBuf, u64, Option<std::time::SystemTime>);
+    static LAST: std::sync::Mutex<Option<(Key, Option<bool>)>> = std::sync::Mutex::new(None);
+    let path = home.join(".claude.json");
+    let meta = std::fs::metadata(&path).ok()?;
+    let key: Key = (
+        path.clone(),
+        project.to_path_buf(),
+        meta.len(),
+        meta.modified().ok(),
+    );
+    if let Ok(last) = LAST.lock()
+        && let Some((k, answer)) = last.as_ref()
+        && *k == key
+    {
+        return *answer;
+    }
+    let answer = (|| {
+        let text = crate::workspace::read_text(&path, MAX_STATE_BYTES)?;
+        let v: serde_json::Value = serde_json::from_str(&text).ok()?;
+        let name = project.to_string_lossy();
+        Some(
+            v["projects"][name.as_ref()]["hasTrustDialogAccepted"] == serde_json::Value::Bool(true),
+        )
+    })();
+    if let Ok(mut last) = LAST.lock() {
+        *last = Some((key, answer));
+    }
+    answer
 }
 
 /// The findings that need the other settings files.
@@ -191,7 +218,9 @@ pub fn cross_file(root: Option<&Node>, ctx: &Context<'_>, out: &mut Vec<Diagnost
         others.extend(load(&path, s, ctx));
     }
     // An untrusted project: its allow rules are ignored.
+    // Read only when the file has allow rules it could concern.
     let untrusted = matches!(source, Source::Project | Source::Local)
+        && !list_items(p, List::Allow).is_empty()
         && home
             .as_deref()
             .and_then(|h| trusted(h, &project))
