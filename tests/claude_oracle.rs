@@ -78,6 +78,7 @@ fn every_observed_case_is_read_as_the_cli_read_it() {
     let cases = observed();
     assert!(cases.len() >= 27);
     let mut checked_messages = 0;
+    let mut never_matched = 0;
     for case in &cases {
         let id = case["id"].as_str().unwrap();
         let mut our_issues: Vec<(String, String)> = Vec::new();
@@ -153,7 +154,55 @@ fn every_observed_case_is_read_as_the_cli_read_it() {
                 checked_messages += 1;
             }
         }
-        // 4. Every warning is ours, and every CLI text we claim was printed.
+        // 4. A rule we say never matches did not decide the call we name
+        // (`:*` in the middle: the call in the message; spaces around the
+        // tool name: the rule's own command). Only `npm …` calls tell: the
+        // CLI asks about them by default, while read-only commands such as
+        // `git status` are allowed with or without a rule.
+        for (source, settings) in case["settings"].as_object().unwrap() {
+            let text = text_of(settings);
+            let (_, a) = claude.analyse_file(Role::Config, text.as_bytes(), &options, None);
+            for d in &a.diagnostics {
+                let rule: String = match serde_json::from_str(&text[d.range.clone()]) {
+                    Ok(r) => r,
+                    Err(_) => continue,
+                };
+                let call = match d.code.as_str() {
+                    "CC009" => d.message.rsplit('`').nth(1).unwrap().to_string(),
+                    "CC007" => rules::split(&rule).unwrap().content.unwrap().to_string(),
+                    _ => continue,
+                };
+                let list = ["allow", "ask", "deny"]
+                    .into_iter()
+                    .find(|l| {
+                        settings["permissions"][*l]
+                            .as_array()
+                            .is_some_and(|a| a.iter().any(|r| r == rule.as_str()))
+                    })
+                    .unwrap();
+                let decided = match list {
+                    "allow" => "ALLOW",
+                    "deny" => "DENY",
+                    _ => continue,
+                };
+                if !call.starts_with("npm ") {
+                    continue;
+                }
+                if let Some(c) = case["calls"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|c| c["input"]["command"] == call.as_str())
+                {
+                    assert_ne!(
+                        c["verdict"], decided,
+                        "{id} {source}: {rule} decided `{call}`"
+                    );
+                    never_matched += 1;
+                }
+            }
+        }
+        // 5. Every warning is ours, and every CLI text we claim was printed.
         let warnings: Vec<&str> = case["rule_warnings"]
             .as_array()
             .unwrap()
@@ -181,6 +230,7 @@ fn every_observed_case_is_read_as_the_cli_read_it() {
         }
     }
     assert!(checked_messages >= 25, "{checked_messages}");
+    assert!(never_matched >= 3, "{never_matched}");
 }
 
 /// The recorded cases about modes and trust (`observed-scopes.json`),
