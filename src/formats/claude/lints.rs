@@ -192,22 +192,32 @@ fn looks_like_permissions(key: &str) -> bool {
 }
 
 fn count_rules(root: &Node, list: List) -> usize {
-    let Some(p) = root
+    permissions_of(root).map_or(0, |p| list_items(p, list).len())
+}
+
+/// The `permissions` object in force (JSON.parse keeps the last key).
+pub fn permissions_of(root: &Node) -> Option<&[crate::syntax::Member]> {
+    root.value
+        .as_object()?
+        .iter()
+        .rev()
+        .find(|m| m.key == "permissions")?
+        .value
         .value
         .as_object()
-        .and_then(|m| m.iter().rev().find(|m| m.key == "permissions"))
-    else {
-        return 0;
-    };
-    p.value
-        .value
-        .as_object()
-        .and_then(|m| m.iter().rev().find(|m| m.key == list.key()))
-        .and_then(|m| match &m.value.value {
-            Value::Array(items) => Some(items.len()),
-            _ => None,
-        })
-        .unwrap_or(0)
+}
+
+/// The items of a rule list (none when it is not an array).
+pub fn list_items(p: &[crate::syntax::Member], list: List) -> &[Node] {
+    match p
+        .iter()
+        .rev()
+        .find(|m| m.key == list.key())
+        .map(|m| &m.value.value)
+    {
+        Some(Value::Array(items)) => items,
+        _ => &[],
+    }
 }
 
 /// Checks `permissions`; false when a wrong type makes the CLI drop the

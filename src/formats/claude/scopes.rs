@@ -10,7 +10,7 @@ use super::codes::Code;
 use super::lints;
 use super::rules::{self, List, Reading};
 use crate::core::diagnostic::Diagnostic;
-use crate::syntax::{Node, Value};
+use crate::syntax::Node;
 use crate::workspace::Context;
 use std::path::{Path, PathBuf};
 
@@ -95,11 +95,11 @@ fn load(path: &Path, source: Source, ctx: &Context<'_>) -> Option<Other> {
 /// The rules of a file that the CLI loads, per list.
 pub fn loaded_rules(root: &Node) -> Vec<(List, String)> {
     let mut out = Vec::new();
-    let Some(p) = permissions(root) else {
+    let Some(p) = lints::permissions_of(root) else {
         return out;
     };
     for list in [List::Allow, List::Ask, List::Deny] {
-        for item in list_items(p, list) {
+        for item in lints::list_items(p, list) {
             if let Some(r) = item.value.as_str()
                 && matches!(rules::read(r, list), Reading::Loaded(_, None))
             {
@@ -108,29 +108,6 @@ pub fn loaded_rules(root: &Node) -> Vec<(List, String)> {
         }
     }
     out
-}
-
-fn permissions(root: &Node) -> Option<&[crate::syntax::Member]> {
-    root.value
-        .as_object()?
-        .iter()
-        .rev()
-        .find(|m| m.key == "permissions")?
-        .value
-        .value
-        .as_object()
-}
-
-fn list_items(p: &[crate::syntax::Member], list: List) -> &[Node] {
-    match p
-        .iter()
-        .rev()
-        .find(|m| m.key == list.key())
-        .map(|m| &m.value.value)
-    {
-        Some(Value::Array(items)) => items,
-        _ => &[],
-    }
 }
 
 /// Is the project trusted in `~/.claude.json`? `None` when that file does
@@ -178,7 +155,7 @@ pub fn cross_file(root: Option<&Node>, ctx: &Context<'_>, out: &mut Vec<Diagnost
     let Some((source, project)) = source_of(doc, home.as_deref()) else {
         return;
     };
-    let Some(p) = permissions(root) else {
+    let Some(p) = lints::permissions_of(root) else {
         return;
     };
     // `bypassPermissions` (and `auto` in project settings) is ignored in
@@ -220,12 +197,12 @@ pub fn cross_file(root: Option<&Node>, ctx: &Context<'_>, out: &mut Vec<Diagnost
     // An untrusted project: its allow rules are ignored.
     // Read only when the file has allow rules it could concern.
     let untrusted = matches!(source, Source::Project | Source::Local)
-        && !list_items(p, List::Allow).is_empty()
+        && !lints::list_items(p, List::Allow).is_empty()
         && home
             .as_deref()
             .and_then(|h| trusted(h, &project))
             .is_some_and(|t| !t);
-    for (list, items) in [List::Allow, List::Ask].map(|l| (l, list_items(p, l))) {
+    for (list, items) in [List::Allow, List::Ask].map(|l| (l, lints::list_items(p, l))) {
         for item in items {
             let Some(rule) = item.value.as_str() else {
                 continue;
