@@ -42,6 +42,28 @@ struct ScopeArgs {
     /// The user's global config file, instead of the runtime's location.
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
+    /// Claude Code: the session's `--permission-mode` (default, acceptEdits,
+    /// plan, dontAsk, bypassPermissions).
+    #[arg(long, value_name = "MODE")]
+    permission_mode: Option<String>,
+    /// Claude Code: the session's `--allowedTools` rules (repeatable; commas
+    /// or blanks separate rules).
+    #[arg(
+        long = "allowed-tools",
+        visible_alias = "allowedTools",
+        value_name = "RULES"
+    )]
+    allowed_tools: Vec<String>,
+    /// Claude Code: the session's `--disallowedTools` rules.
+    #[arg(
+        long = "disallowed-tools",
+        visible_alias = "disallowedTools",
+        value_name = "RULES"
+    )]
+    disallowed_tools: Vec<String>,
+    /// Claude Code: another working directory (`--add-dir`, repeatable).
+    #[arg(long = "add-dir", value_name = "DIR")]
+    add_dir: Vec<PathBuf>,
 }
 
 /// A command-line error: exit status 2.
@@ -84,6 +106,26 @@ impl ScopeArgs {
             None => std::env::var("HOME").unwrap_or_else(|_| "~".into()),
         };
         options.agent = self.agent.clone();
+        if let Some(m) = &self.permission_mode {
+            options
+                .runtime_args
+                .push(("permission-mode".into(), m.clone()));
+        }
+        for v in &self.allowed_tools {
+            options
+                .runtime_args
+                .push(("allowedTools".into(), v.clone()));
+        }
+        for v in &self.disallowed_tools {
+            options
+                .runtime_args
+                .push(("disallowedTools".into(), v.clone()));
+        }
+        for d in &self.add_dir {
+            options
+                .runtime_args
+                .push(("add-dir".into(), d.display().to_string()));
+        }
         Ok(options)
     }
 

@@ -20,6 +20,11 @@ pub struct AnalysisOptions {
     pub agent: Option<String>,
     /// The agent directory (pi: `$PI_CODING_AGENT_DIR` or `<home>/.pi/agent`).
     pub agent_dir: Option<String>,
+    /// Options of the runtime's own command line for the simulated
+    /// session, by name (Claude Code: `permission-mode`, `allowedTools`,
+    /// `disallowedTools`, `add-dir`); a format ignores names it does not
+    /// have.
+    pub runtime_args: Vec<(String, String)>,
 }
 
 impl AnalysisOptions {
@@ -31,6 +36,7 @@ impl AnalysisOptions {
             home: "~".into(),
             agent: None,
             agent_dir: None,
+            runtime_args: Vec::new(),
         }
     }
 }

@@ -70,6 +70,10 @@ pub trait Format: Send + Sync + 'static {
     fn id(&self) -> &'static str;
     /// The name users know (`pi-permission-system`).
     fn display_name(&self) -> &'static str;
+    /// Other names `--runtime` accepts (`claude-code`).
+    fn aliases(&self) -> &'static [&'static str] {
+        &[]
+    }
     /// Every diagnostic code of the format.
     fn codes(&self) -> &'static [CodeInfo];
     /// The runtime version used when the user names none.
@@ -155,7 +159,10 @@ pub fn default_format() -> &'static dyn Format {
 
 /// A format by id.
 pub fn by_id(id: &str) -> Option<&'static dyn Format> {
-    FORMATS.iter().copied().find(|f| f.id() == id)
+    FORMATS
+        .iter()
+        .copied()
+        .find(|f| f.id() == id || f.aliases().contains(&id))
 }
 
 /// The format and role of a document, by path and content.

@@ -3,13 +3,19 @@
 //! read as Claude Code 2.1.332 reads it. What the CLI was seen to do is in
 //! `tests/fixtures/claude/oracle/`. Each file is checked, and its rules are
 //! set against the other settings files and the project's trust state
-//! (`scopes.rs`); simulating calls is not built yet, and the simulate and
-//! effective-policy commands say so.
+//! (`scopes.rs`). Calls are decided over every file at once (`policy.rs`
+//! loads them, `decide.rs` decides, `bash.rs` takes commands apart,
+//! `paths.rs` matches path rules, `simulation.rs` reports).
 
+pub mod bash;
 pub mod codes;
+pub mod decide;
 pub mod lints;
+pub mod paths;
+pub mod policy;
 pub mod rules;
 pub mod scopes;
+pub mod simulation;
 
 use crate::analysis::report::EffectivePolicyReport;
 use crate::core::diagnostic::CodeInfo;
@@ -50,6 +56,10 @@ impl Format for Claude {
 
     fn display_name(&self) -> &'static str {
         "Claude Code"
+    }
+
+    fn aliases(&self) -> &'static [&'static str] {
+        &["claude-code"]
     }
 
     fn codes(&self) -> &'static [CodeInfo] {
@@ -225,9 +235,18 @@ impl Format for Claude {
             .collect()
     }
 
-    fn lens_anchor(&self, _role: Role, _analysis: &Analysis) -> Option<Range<usize>> {
-        // No lens until calls can be simulated for this format.
-        None
+    fn lens_anchor(&self, _role: Role, analysis: &Analysis) -> Option<Range<usize>> {
+        // Over the `permissions` key, else the start of the file.
+        let root = analysis.root.as_ref()?;
+        let members = root.value.as_object()?;
+        Some(
+            members
+                .iter()
+                .rev()
+                .find(|m| m.key == "permissions")
+                .map(|m| m.key_range.clone())
+                .unwrap_or(root.range.start..root.range.start),
+        )
     }
 
     fn assists(
@@ -240,16 +259,18 @@ impl Format for Claude {
         Vec::new()
     }
 
-    fn parse_command_line(&self, _line: &str) -> Option<CallRequest> {
-        None
+    fn parse_command_line(&self, line: &str) -> Option<CallRequest> {
+        simulation::parse_command_line(line)
     }
 
-    fn simulator(&self, _ctx: &Context<'_>) -> Result<Box<dyn Simulator>, String> {
-        Err(NOT_YET.into())
+    fn simulator(&self, ctx: &Context<'_>) -> Result<Box<dyn Simulator>, String> {
+        Ok(Box::new(simulation::ClaudeSimulator::load(ctx)))
     }
 
-    fn effective_policy(&self, _ctx: &Context<'_>) -> Result<EffectivePolicyReport, String> {
-        Err(NOT_YET.into())
+    fn effective_policy(&self, ctx: &Context<'_>) -> Result<EffectivePolicyReport, String> {
+        Ok(simulation::effective(
+            &simulation::ClaudeSimulator::load(ctx).policy,
+        ))
     }
 }
 
@@ -269,8 +290,6 @@ fn checked(
     a.diagnostics = levels.apply(a.diagnostics);
     a
 }
-
-const NOT_YET: &str = "simulating Claude Code settings is not supported yet: permission-lsp checks Claude Code settings files, but does not decide calls";
 
 fn list_symbol(m: &crate::syntax::Member) -> Symbol {
     let children = match &m.value.value {

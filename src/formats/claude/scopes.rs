@@ -39,7 +39,7 @@ const MAX_SETTINGS_BYTES: u64 = 2 * 1024 * 1024;
 /// `~/.claude.json` holds every project's state; it can be large.
 const MAX_STATE_BYTES: u64 = 64 * 1024 * 1024;
 /// Linux's managed settings file.
-const MANAGED: &str = "/etc/claude-code/managed-settings.json";
+pub const MANAGED: &str = "/etc/claude-code/managed-settings.json";
 
 /// The home directory: the configured one, else `$HOME`.
 pub fn home(ctx: &Context<'_>) -> Option<PathBuf> {
@@ -115,7 +115,7 @@ pub fn loaded_rules(root: &Node) -> Vec<(List, String)> {
 /// The file is the CLI's whole state (history included) and can be large:
 /// the answer is kept until the file's size or modification time changes,
 /// so a keystroke does not parse it again.
-fn trusted(home: &Path, project: &Path) -> Option<bool> {
+pub fn trusted(home: &Path, project: &Path) -> Option<bool> {
     type Key = (PathBuf, PathBuf, u64, Option<std::time::SystemTime>);
     static LAST: std::sync::Mutex<Option<(Key, Option<bool>)>> = std::sync::Mutex::new(None);
     let path = home.join(".claude.json");

@@ -1,0 +1,752 @@
+//! A Bash command as Claude Code 2.1.332 takes it apart before deciding it:
+//! split into simple commands at `&&`, `||`, `;`, `|`, `&` and newlines,
+//! with the substitutions, redirections and environment assignments that
+//! change the decision, and the commands the CLI runs without asking
+//! (its read-only set). Every entry of the read-only table was observed on
+//! the real CLI (`tests/fixtures/claude/oracle/observed-bash.json`).
+
+/// One simple command.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Simple {
+    /// The words after the leading `NAME=value` assignments, unquoted.
+    pub words: Vec<String>,
+    /// The text rules are matched against: the command from its first word
+    /// after the assignments, runs of unquoted blanks as one space.
+    pub text: String,
+    /// The same with the assignments (allow rules see them).
+    pub text_with_env: String,
+    /// The `NAME` of each leading assignment.
+    pub env: Vec<String>,
+    /// Redirections to or from a file (not `/dev/null`, not `&N`).
+    pub file_redirects: Vec<String>,
+}
+
+/// A whole command line.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Parsed {
+    pub commands: Vec<Simple>,
+    /// `$(…)`, backticks, `<(…)` or `>(…)`.
+    pub substitution: bool,
+    /// Something this reading does not take apart (subshells, braces,
+    /// here-documents, an unclosed quote): the CLI asks.
+    pub complex: bool,
+}
+
+/// Splits a command line.
+pub fn parse(line: &str) -> Parsed {
+    let mut out = Parsed::default();
+    let mut cur = Builder::default();
+    let chars: Vec<char> = line.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        match c {
+            ' ' | '\t' => {
+                i += 1;
+            }
+            '\n' | ';' => {
+                cur.finish(&mut out);
+                i += 1;
+            }
+            '&' | '|' => {
+                let next = chars.get(i + 1).copied();
+                if c == '&' && next == Some('>') {
+                    // `&>file`
+                    i += 2;
+                    if chars.get(i) == Some(&'>') {
+                        i += 1;
+                    }
+                    let (target, n) = read_word(&chars[i..], &mut out);
+                    i += n;
+                    cur.redirect(&target);
+                    continue;
+                }
+                cur.finish(&mut out);
+                i += if next == Some(c) || (c == '|' && next == Some('&')) {
+                    2
+                } else {
+                    1
+                };
+            }
+            '(' | ')' => {
+                // A subshell or a function body.
+                out.complex = true;
+                cur.finish(&mut out);
+                i += 1;
+            }
+            '{' | '}'
+                if chars
+                    .get(i + 1)
+                    .is_none_or(|n| n.is_whitespace() || *n == ';') =>
+            {
+                // A brace group (`{` inside a word is literal).
+                out.complex = true;
+                cur.finish(&mut out);
+                i += 1;
+            }
+            '>' | '<' => {
+                // `N>` / `N<`: the descriptor number is part of the operator.
+                if cur.last_end == Some(i)
+                    && cur
+                        .words
+                        .last()
+                        .is_some_and(|w| w.chars().all(|d| d.is_ascii_digit()))
+                {
+                    cur.words.pop();
+                    cur.raw_words.pop();
+                }
+                if chars.get(i + 1) == Some(&'(') {
+                    out.substitution = true;
+                    i = skip_balanced(&chars, i + 1);
+                    continue;
+                }
+                i += 1;
+                if c == '<' && chars.get(i) == Some(&'<') {
+                    // Here-document or here-string.
+                    out.complex = true;
+                    i += 1;
+                    if chars.get(i) == Some(&'<') {
+                        i += 1;
+                    }
+                } else if chars.get(i) == Some(&'>') || chars.get(i) == Some(&'|') {
+                    i += 1;
+                }
+                while matches!(chars.get(i), Some(' ') | Some('\t')) {
+                    i += 1;
+                }
+                if chars.get(i) == Some(&'&') {
+                    // `2>&1`, `>&2`
+                    i += 1;
+                    let (_, n) = read_word(&chars[i..], &mut out);
+                    i += n;
+                    continue;
+                }
+                let (target, n) = read_word(&chars[i..], &mut out);
+                i += n;
+                if c == '>' {
+                    cur.redirect(&target);
+                } else if target != "/dev/null" {
+                    cur.inputs.push(target);
+                }
+            }
+            _ => {
+                let (word, n) = read_word(&chars[i..], &mut out);
+                if n == 0 {
+                    // Not a word start (cannot happen: operators are
+                    // handled above); step over it.
+                    i += 1;
+                    continue;
+                }
+                cur.words.push(word);
+                cur.raw_words.push(chars[i..i + n].iter().collect());
+                i += n;
+                cur.last_end = Some(i);
+            }
+        }
+    }
+    cur.finish(&mut out);
+    out
+}
+
+/// Reads one shell word from the start of `chars` (stopping at a blank or
+/// an operator): its unquoted value and how many chars it used.
+fn read_word(chars: &[char], out: &mut Parsed) -> (String, usize) {
+    let mut word = String::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        match c {
+            ' ' | '\t' | '\n' | ';' | '&' | '|' | '<' | '>' | '(' | ')' => break,
+            '\\' => {
+                if let Some(&n) = chars.get(i + 1) {
+                    if n != '\n' {
+                        word.push(n);
+                    }
+                    i += 2;
+                } else {
+                    i += 1;
+                }
+            }
+            '\'' => {
+                i += 1;
+                let start = i;
+                while i < chars.len() && chars[i] != '\'' {
+                    i += 1;
+                }
+                if i >= chars.len() {
+                    out.complex = true;
+                }
+                word.extend(&chars[start..i.min(chars.len())]);
+                i += 1;
+            }
+            '"' => {
+                i += 1;
+                while i < chars.len() && chars[i] != '"' {
+                    match chars[i] {
+                        '\\' if i + 1 < chars.len() => {
+                            word.push(chars[i + 1]);
+                            i += 2;
+                        }
+                        '`' => {
+                            out.substitution = true;
+                            word.push('`');
+                            i += 1;
+                        }
+                        '$' if chars.get(i + 1) == Some(&'(') => {
+                            out.substitution = true;
+                            let end = skip_balanced(chars, i + 1);
+                            word.extend(&chars[i..end.min(chars.len())]);
+                            i = end;
+                        }
+                        ch => {
+                            word.push(ch);
+                            i += 1;
+                        }
+                    }
+                }
+                if i >= chars.len() {
+                    out.complex = true;
+                }
+                i += 1;
+            }
+            '`' => {
+                out.substitution = true;
+                let start = i;
+                i += 1;
+                while i < chars.len() && chars[i] != '`' {
+                    i += 1;
+                }
+                i += 1;
+                word.extend(&chars[start..i.min(chars.len())]);
+            }
+            '$' if chars.get(i + 1) == Some(&'(') => {
+                out.substitution = true;
+                let end = skip_balanced(chars, i + 1);
+                word.extend(&chars[i..end.min(chars.len())]);
+                i = end;
+            }
+            _ => {
+                word.push(c);
+                i += 1;
+            }
+        }
+    }
+    (word, i.min(chars.len()))
+}
+
+/// The index after the `)` matching the `(` at `open`.
+fn skip_balanced(chars: &[char], open: usize) -> usize {
+    let mut depth = 0usize;
+    let mut i = open;
+    while i < chars.len() {
+        match chars[i] {
+            '(' => depth += 1,
+            ')' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return i + 1;
+                }
+            }
+            '\\' => i += 1,
+            _ => {}
+        }
+        i += 1;
+    }
+    chars.len()
+}
+
+#[derive(Default)]
+struct Builder {
+    words: Vec<String>,
+    raw_words: Vec<String>,
+    /// Where the last word ended (a `>` right after digits makes them a
+    /// descriptor number).
+    last_end: Option<usize>,
+    redirects: Vec<String>,
+    inputs: Vec<String>,
+}
+
+impl Builder {
+    fn redirect(&mut self, target: &str) {
+        if target != "/dev/null" && !target.is_empty() {
+            self.redirects.push(target.to_string());
+        }
+    }
+
+    fn finish(&mut self, out: &mut Parsed) {
+        let words = std::mem::take(&mut self.words);
+        let raw_words = std::mem::take(&mut self.raw_words);
+        self.last_end = None;
+        let redirects = std::mem::take(&mut self.redirects);
+        self.inputs.clear();
+        if words.is_empty() {
+            return;
+        }
+        let env_count = words.iter().take_while(|w| is_assignment(w)).count();
+        let env = words[..env_count]
+            .iter()
+            .map(|w| w[..w.find('=').unwrap_or(0)].to_string())
+            .collect();
+        out.commands.push(Simple {
+            text: raw_words[env_count..].join(" "),
+            text_with_env: raw_words.join(" "),
+            words: words[env_count..].to_vec(),
+            env,
+            file_redirects: redirects,
+        });
+    }
+}
+
+fn is_assignment(w: &str) -> bool {
+    match w.find('=') {
+        Some(eq) if eq > 0 => {
+            let name = &w[..eq];
+            name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        }
+        _ => false,
+    }
+}
+
+/// Environment variables the CLI lets through in front of a command it
+/// would otherwise allow (others make it ask: `X=1 ls` asks).
+pub const SAFE_ENV: &[&str] = &[
+    "NODE_ENV",
+    "RUST_BACKTRACE",
+    "RUST_LOG",
+    "PYTHONUNBUFFERED",
+    "PYTHONDONTWRITEBYTECODE",
+    "NO_COLOR",
+    "FORCE_COLOR",
+    "TERM",
+    "LANG",
+    "LC_ALL",
+    "TZ",
+    "GOOS",
+    "GOARCH",
+    "CGO_ENABLED",
+];
+
+/// How a read-only command takes its arguments.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Args {
+    /// Every word after the flags is a file or directory it reads.
+    Paths,
+    /// The first non-flag word is not a path (a pattern, a script), the
+    /// rest are.
+    PatternThenPaths,
+    /// No path arguments.
+    None,
+}
+
+/// A command the CLI runs without asking (observed), its forbidden flags,
+/// and how it takes paths.
+struct ReadOnly {
+    name: &'static str,
+    args: Args,
+    /// Flags (or prefixes of `--flag=value`) that make it ask.
+    forbidden: &'static [&'static str],
+}
+
+const RO: &[ReadOnly] = &[
+    ro("echo", Args::None, &[]),
+    ro("printf", Args::None, &[]),
+    ro("pwd", Args::None, &[]),
+    ro("ls", Args::Paths, &[]),
+    ro("cat", Args::Paths, &[]),
+    ro("head", Args::Paths, &[]),
+    ro("tail", Args::Paths, &["-f", "-F", "--follow"]),
+    ro("wc", Args::Paths, &[]),
+    ro("grep", Args::PatternThenPaths, &[]),
+    ro("rg", Args::PatternThenPaths, &["--pre"]),
+    ro(
+        "find",
+        Args::Paths,
+        &[
+            "-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf",
+            "-fls",
+        ],
+    ),
+    ro("which", Args::None, &[]),
+    ro("whoami", Args::None, &[]),
+    ro("date", Args::None, &[]),
+    ro("true", Args::None, &[]),
+    ro("false", Args::None, &[]),
+    ro("sort", Args::Paths, &["-o", "--output"]),
+    ro("cut", Args::Paths, &[]),
+    ro("diff", Args::Paths, &[]),
+    ro("file", Args::Paths, &[]),
+    ro("stat", Args::Paths, &[]),
+    ro("du", Args::Paths, &[]),
+    ro("df", Args::None, &[]),
+    ro("tree", Args::Paths, &["-o"]),
+    ro("basename", Args::None, &[]),
+    ro("dirname", Args::None, &[]),
+    ro("realpath", Args::Paths, &[]),
+    ro("hostname", Args::None, &[]),
+    ro("uname", Args::None, &[]),
+    ro("id", Args::None, &[]),
+    ro("ps", Args::None, &[]),
+    ro("jq", Args::PatternThenPaths, &[]),
+    ro("test", Args::None, &[]),
+    ro("[", Args::None, &[]),
+    ro("cd", Args::Paths, &[]),
+    ro("type", Args::None, &[]),
+    ro("od", Args::Paths, &[]),
+    ro("hexdump", Args::Paths, &[]),
+    ro("md5sum", Args::Paths, &[]),
+    ro("sha256sum", Args::Paths, &[]),
+    ro("strings", Args::Paths, &[]),
+    ro("nl", Args::Paths, &[]),
+    ro("column", Args::Paths, &[]),
+    ro("comm", Args::Paths, &[]),
+    ro("paste", Args::Paths, &[]),
+    ro("rev", Args::Paths, &[]),
+    ro("fold", Args::Paths, &[]),
+    ro("expand", Args::Paths, &[]),
+    ro("seq", Args::None, &[]),
+    ro("base64", Args::Paths, &[]),
+    ro("readlink", Args::Paths, &[]),
+    ro("lsof", Args::None, &[]),
+    ro("netstat", Args::None, &[]),
+    ro("ss", Args::None, &[]),
+    ro("free", Args::None, &[]),
+    ro("uptime", Args::None, &[]),
+];
+
+const fn ro(name: &'static str, args: Args, forbidden: &'static [&'static str]) -> ReadOnly {
+    ReadOnly {
+        name,
+        args,
+        forbidden,
+    }
+}
+
+/// Commands whose file arguments the CLI checks against the working
+/// directories and the Read deny rules, whatever decides them (observed:
+/// `Bash(rm:*)` allows `rm -rf dist` but `rm -rf /tmp/x` asks).
+const PATH_COMMANDS: &[(&str, Args)] = &[
+    ("rm", Args::Paths),
+    ("rmdir", Args::Paths),
+    ("mkdir", Args::Paths),
+    ("touch", Args::Paths),
+    ("cp", Args::Paths),
+    ("mv", Args::Paths),
+    ("sed", Args::PatternThenPaths),
+];
+
+/// `git` subcommands that read only (observed), with the flags that make
+/// them ask.
+const GIT_RO: &[(&str, &[&str])] = &[
+    ("status", &[]),
+    ("log", &["--output"]),
+    ("diff", &["--output", "--ext-diff"]),
+    ("show", &["--output"]),
+    ("blame", &[]),
+    ("ls-files", &[]),
+    ("rev-parse", &[]),
+    ("shortlog", &[]),
+    ("reflog", &[]),
+    ("merge-base", &[]),
+    ("ls-remote", &[]),
+];
+
+/// What the CLI's read-only check says of one simple command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReadOnlyAnswer {
+    /// Runs without asking, reading these path arguments.
+    Yes {
+        paths: Vec<String>,
+    },
+    No,
+}
+
+/// The paths a command reads or writes, when the CLI checks them.
+pub fn path_args(words: &[String]) -> Option<Vec<String>> {
+    let name = words.first()?.as_str();
+    let args = RO
+        .iter()
+        .find(|r| r.name == name)
+        .map(|r| r.args)
+        .or_else(|| {
+            PATH_COMMANDS
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, a)| *a)
+        })?;
+    Some(collect_paths(name, args, &words[1..]))
+}
+
+fn collect_paths(name: &str, args: Args, rest: &[String]) -> Vec<String> {
+    let mut paths = Vec::new();
+    let mut skipped_pattern = args != Args::PatternThenPaths;
+    let mut after_dd = false;
+    let mut it = rest.iter();
+    while let Some(w) = it.next() {
+        if !after_dd && w == "--" {
+            after_dd = true;
+            continue;
+        }
+        if !after_dd && w.starts_with('-') && w.len() > 1 {
+            // Flags that take the next word as a value.
+            if matches!(
+                (name, w.as_str()),
+                ("head" | "tail", "-n" | "-c")
+                    | (
+                        "grep" | "rg",
+                        "-e" | "-f" | "-A" | "-B" | "-C" | "-m" | "--include"
+                    )
+                    | ("cut", "-d" | "-f" | "-c" | "-b")
+                    | (
+                        "find",
+                        "-name" | "-iname" | "-type" | "-path" | "-maxdepth" | "-mindepth"
+                    )
+                    | ("sed", "-e")
+                    | ("du", "-d")
+                    | ("tree", "-L" | "-I" | "-P")
+            ) {
+                let _ = it.next();
+                if matches!((name, w.as_str()), ("grep" | "rg", "-e") | ("sed", "-e")) {
+                    skipped_pattern = true;
+                }
+            }
+            continue;
+        }
+        if name == "find" && (w.starts_with('-') || w == "!" || w == "(" || w == ")") {
+            continue;
+        }
+        if !skipped_pattern {
+            skipped_pattern = true;
+            continue;
+        }
+        if matches!(args, Args::None) {
+            continue;
+        }
+        paths.push(w.clone());
+    }
+    paths
+}
+
+/// Is `words` a command the CLI runs without asking (before the working
+/// directory check of its paths)?
+pub fn read_only(words: &[String]) -> ReadOnlyAnswer {
+    let Some(first) = words.first() else {
+        return ReadOnlyAnswer::No;
+    };
+    // `timeout N cmd` and `command cmd` are read as `cmd` (observed);
+    // `time`, `nice`, `nohup` are not.
+    if first == "timeout" {
+        let mut i = 1;
+        while i < words.len() && words[i].starts_with('-') {
+            i += 1;
+        }
+        return if i + 1 < words.len() {
+            read_only(&words[i + 1..])
+        } else {
+            ReadOnlyAnswer::No
+        };
+    }
+    if first == "command" && words.len() > 1 && !words[1].starts_with('-') {
+        return read_only(&words[1..]);
+    }
+    let rest = &words[1..];
+    let has_flag = |forbidden: &[&str]| {
+        rest.iter().any(|w| {
+            forbidden
+                .iter()
+                .any(|f| w == f || (f.starts_with("--") && w.starts_with(&format!("{f}="))))
+        })
+    };
+    match first.as_str() {
+        "git" => {
+            let Some(sub) = rest.first() else {
+                return ReadOnlyAnswer::No;
+            };
+            let args = &rest[1..];
+            let ok = match sub.as_str() {
+                "branch" => args.iter().all(|a| {
+                    matches!(
+                        a.as_str(),
+                        "-a" | "--all"
+                            | "-r"
+                            | "--remotes"
+                            | "-v"
+                            | "-vv"
+                            | "--list"
+                            | "--show-current"
+                    ) || a.starts_with("--contains")
+                        || a.starts_with("--merged")
+                        || a.starts_with("--no-merged")
+                        || a.starts_with("--format")
+                        || a.starts_with("--sort")
+                }),
+                "tag" => args.iter().all(|a| {
+                    matches!(a.as_str(), "-l" | "--list" | "-n")
+                        || a.starts_with("--contains")
+                        || a.starts_with("--sort")
+                }),
+                "stash" => matches!(args.first().map(String::as_str), Some("list" | "show")),
+                "remote" => args
+                    .iter()
+                    .all(|a| matches!(a.as_str(), "-v" | "--verbose" | "show")),
+                "config" => {
+                    args.iter()
+                        .any(|a| a == "--get" || a == "--list" || a == "-l")
+                        && args.iter().filter(|a| !a.starts_with('-')).count() <= 1
+                }
+                s => match GIT_RO.iter().find(|(n, _)| *n == s) {
+                    Some((_, forbidden)) => !has_flag(forbidden),
+                    None => false,
+                },
+            };
+            if ok {
+                ReadOnlyAnswer::Yes { paths: Vec::new() }
+            } else {
+                ReadOnlyAnswer::No
+            }
+        }
+        "docker" => match rest.first().map(String::as_str) {
+            Some("ps" | "images") => ReadOnlyAnswer::Yes { paths: Vec::new() },
+            _ => ReadOnlyAnswer::No,
+        },
+        "ip" => match rest.first().map(String::as_str) {
+            Some("addr" | "a" | "route" | "link") if rest.len() == 1 => {
+                ReadOnlyAnswer::Yes { paths: Vec::new() }
+            }
+            _ => ReadOnlyAnswer::No,
+        },
+        "sed" => {
+            // `sed -n …` without in-place editing or a `w` command.
+            let in_place = rest
+                .iter()
+                .any(|w| w == "-i" || w.starts_with("-i") || w.starts_with("--in-place"));
+            if in_place || !rest.iter().any(|w| w == "-n") {
+                return ReadOnlyAnswer::No;
+            }
+            ReadOnlyAnswer::Yes {
+                paths: collect_paths("sed", Args::PatternThenPaths, rest),
+            }
+        }
+        "node" | "python3" | "python" | "npm" | "cargo" | "go" | "rustc" | "java" => {
+            if rest.len() == 1 && matches!(rest[0].as_str(), "--version" | "-v" | "-V") {
+                ReadOnlyAnswer::Yes { paths: Vec::new() }
+            } else {
+                ReadOnlyAnswer::No
+            }
+        }
+        name => match RO.iter().find(|r| r.name == name) {
+            Some(r) if !has_flag(r.forbidden) => ReadOnlyAnswer::Yes {
+                paths: collect_paths(name, r.args, rest),
+            },
+            _ => ReadOnlyAnswer::No,
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(line: &str) -> Vec<String> {
+        parse(line).commands.into_iter().map(|c| c.text).collect()
+    }
+
+    #[test]
+    fn splits_at_operators_and_keeps_quotes() {
+        assert_eq!(texts("ls && echo ok"), ["ls", "echo ok"]);
+        assert_eq!(texts("ls; echo ok"), ["ls", "echo ok"]);
+        assert_eq!(texts("ls | grep a"), ["ls", "grep a"]);
+        assert_eq!(texts("ls || echo no"), ["ls", "echo no"]);
+        assert_eq!(texts("a & b"), ["a", "b"]);
+        assert_eq!(texts("a\nb"), ["a", "b"]);
+        assert_eq!(texts("echo \"x && rm y\""), ["echo \"x && rm y\""]);
+        assert_eq!(texts("echo 'a;b'"), ["echo 'a;b'"]);
+        assert_eq!(texts("git  push"), ["git push"]);
+        assert_eq!(texts("X=1 GIT_DIR=x git push"), ["git push"]);
+    }
+
+    #[test]
+    fn substitutions_redirects_and_env() {
+        assert!(parse("echo $(whoami)").substitution);
+        assert!(parse("echo `whoami`").substitution);
+        assert!(parse("echo \"$(whoami)\"").substitution);
+        assert!(!parse("echo '$(whoami)'").substitution);
+        assert!(parse("diff <(ls) b").substitution);
+        let p = parse("echo hi > out.txt 2>&1");
+        assert_eq!(p.commands[0].file_redirects, ["out.txt"]);
+        assert_eq!(p.commands[0].text, "echo hi");
+        assert!(
+            parse("ls 2>/dev/null").commands[0]
+                .file_redirects
+                .is_empty()
+        );
+        assert_eq!(parse("X=1 ls").commands[0].env, ["X"]);
+        assert!(parse("cat <<EOF\nx\nEOF").complex);
+        assert!(parse("(ls)").complex);
+        assert!(parse("echo 'open").complex);
+    }
+
+    #[test]
+    fn read_only_as_observed() {
+        let ro = |l: &str| {
+            matches!(
+                read_only(&parse(l).commands[0].words),
+                ReadOnlyAnswer::Yes { .. }
+            )
+        };
+        for yes in [
+            "ls -la",
+            "git status",
+            "git log --oneline",
+            "git branch -a",
+            "git config --get user.name",
+            "find . -name x",
+            "sed -n 1p a.txt",
+            "timeout 5 ls",
+            "command ls",
+            "node --version",
+            "docker ps",
+        ] {
+            assert!(ro(yes), "{yes}");
+        }
+        for no in [
+            "uniq a.txt",
+            "env",
+            "git branch -D x",
+            "git -C sub status",
+            "git stash",
+            "find . -delete",
+            "sed -i s/a/b/ a.txt",
+            "sort -o out a.txt",
+            "npm ls",
+            "time ls",
+            "nice ls",
+            "awk '{print}' a.txt",
+        ] {
+            assert!(!ro(no), "{no}");
+        }
+    }
+
+    #[test]
+    fn path_arguments() {
+        let p = |l: &str| match read_only(&parse(l).commands[0].words) {
+            ReadOnlyAnswer::Yes { paths } => paths,
+            ReadOnlyAnswer::No => vec!["<no>".into()],
+        };
+        assert_eq!(p("cat /etc/hostname"), ["/etc/hostname"]);
+        assert_eq!(p("grep -r foo ."), ["."]);
+        assert_eq!(p("head -n 5 a.txt"), ["a.txt"]);
+        assert_eq!(p("find . -name x"), ["."]);
+        assert!(p("echo /etc").is_empty());
+    }
+
+    #[test]
+    fn hostile_input_does_not_panic() {
+        for l in [
+            "", "\\", "'", "\"", "$(", "`", ">", "2>", "&>", "<<<", "((((", "))))", "a=b", "=",
+            "\"$(\"", "\u{0}", "é>é", "1>&",
+        ] {
+            let _ = parse(l);
+        }
+    }
+}

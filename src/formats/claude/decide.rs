@@ -1,0 +1,648 @@
+//! One tool call decided as Claude Code 2.1.332 decides it, over every
+//! settings file at once: a deny rule in any file wins, then an ask rule,
+//! then the tool's own checks (the read-only commands, the working
+//! directories, the mode), then an allow rule; what is left asks. Each
+//! step is what the real CLI was seen to do (`tests/fixtures/claude/oracle/`).
+
+use super::bash::{self, ReadOnlyAnswer};
+use super::paths;
+use super::policy::{Loaded, Mode, Policy};
+use super::rules::{Flaw, List};
+use std::path::{Path, PathBuf};
+
+/// allow / ask / deny.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decision {
+    Allow,
+    Ask,
+    Deny,
+}
+
+impl Decision {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Decision::Allow => "allow",
+            Decision::Ask => "ask",
+            Decision::Deny => "deny",
+        }
+    }
+}
+
+/// Why the call gets its decision.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Why {
+    /// A rule decided (its index in `Policy::rules`).
+    Rule(usize),
+    /// A whole-tool deny: the tool is removed from the session.
+    ToolRemoved(usize),
+    /// A command the CLI runs without asking.
+    ReadOnly,
+    /// The mode allows it (reads in the working directories; edits in
+    /// `acceptEdits`; everything in `bypassPermissions`).
+    Mode(Mode),
+    /// A path outside the working directories.
+    OutsideWorkingDirectories(PathBuf),
+    /// A command substitution, a subshell, a background job or a
+    /// redirection to a file.
+    Shell(&'static str),
+    /// `dontAsk` turns what would ask into a refusal.
+    DontAsk(Box<Why>),
+    /// In plan or auto mode the CLI's model-backed classifier decides.
+    Classifier(Mode),
+    /// Nothing allows it: the CLI asks.
+    NoRule,
+    /// The session has no such tool.
+    Unavailable,
+}
+
+/// The decision with its reason and the commands it was made of.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    pub decision: Decision,
+    pub why: Why,
+    /// For Bash: each simple command with its own decision.
+    pub parts: Vec<(String, Decision)>,
+}
+
+fn outcome(decision: Decision, why: Why) -> Outcome {
+    Outcome {
+        decision,
+        why,
+        parts: Vec::new(),
+    }
+}
+
+/// Old tool names the CLI still accepts in rules.
+fn same_tool(rule_tool: &str, tool: &str) -> bool {
+    rule_tool == tool
+        || matches!(
+            (rule_tool, tool),
+            ("Task", "Agent") | ("KillShell", "TaskStop")
+        )
+        || (rule_tool.contains('*') && paths::glob_segment(rule_tool, tool))
+}
+
+/// Does a rule without content (or an MCP server rule) cover every call of
+/// `tool`?
+fn whole_tool(r: &Loaded, tool: &str) -> bool {
+    if r.flaw == Some(Flaw::SpacedToolName) {
+        return false;
+    }
+    let content_free = match (&r.content, r.tool.as_str()) {
+        (None, _) => true,
+        (Some(c), "Bash") => c == "*",
+        _ => false,
+    };
+    if !content_free {
+        return false;
+    }
+    if same_tool(&r.tool, tool) {
+        return true;
+    }
+    // `mcp__srv` and `mcp__srv__*` cover every tool of the server.
+    if let Some(rest) = tool.strip_prefix("mcp__")
+        && let Some(server) = rest.split("__").next()
+    {
+        let t = r.tool.as_str();
+        return t == format!("mcp__{server}") || t == format!("mcp__{server}__*");
+    }
+    false
+}
+
+impl Policy {
+    fn first(&self, list: List, pred: impl Fn(&Loaded) -> bool) -> Option<usize> {
+        self.rules.iter().position(|r| r.list == list && pred(r))
+    }
+
+    /// Decides one call.
+    pub fn decide(&self, tool: &str, input: &serde_json::Value) -> Outcome {
+        // A whole-tool deny removes the tool; a whole-tool ask asks.
+        if let Some(i) = self.first(List::Deny, |r| whole_tool(r, tool)) {
+            return outcome(Decision::Deny, Why::ToolRemoved(i));
+        }
+        if let Some(i) = self.first(List::Ask, |r| whole_tool(r, tool)) {
+            return self.finish(outcome(Decision::Ask, Why::Rule(i)), tool);
+        }
+        let specific = match tool {
+            // Not offered in a 2.1.332 session (observed: "No such tool
+            // available: Glob. Glob is not available in this session — find
+            // files with `find` via the Bash tool instead.").
+            "Glob" | "Grep" => return outcome(Decision::Deny, Why::Unavailable),
+            "Bash" => self.bash(input),
+            "Read" | "LS" | "NotebookRead" => self.read(tool, input),
+            "Edit" | "Write" | "MultiEdit" | "NotebookEdit" => self.edit(tool, input),
+            "WebFetch" => self.fetch(input),
+            _ => self.named(tool),
+        };
+        self.finish(specific, tool)
+    }
+
+    /// The steps after the tool's own: a whole-tool allow or the mode turn
+    /// what is left into an allow; `dontAsk` turns an ask into a deny.
+    fn finish(&self, mut o: Outcome, tool: &str) -> Outcome {
+        if o.decision == Decision::Ask && !matches!(o.why, Why::Rule(_)) {
+            if self.mode == Mode::BypassPermissions {
+                o = Outcome {
+                    decision: Decision::Allow,
+                    why: Why::Mode(Mode::BypassPermissions),
+                    parts: o.parts,
+                };
+            } else if let Some(i) = self.first(List::Allow, |r| whole_tool(r, tool)) {
+                o = Outcome {
+                    decision: Decision::Allow,
+                    why: Why::Rule(i),
+                    parts: o.parts,
+                };
+            } else if matches!(self.mode, Mode::Plan | Mode::Auto)
+                && matches!(tool, "Bash" | "WebFetch")
+            {
+                o.why = Why::Classifier(self.mode);
+            }
+        }
+        if o.decision == Decision::Ask && self.mode == Mode::DontAsk {
+            o = Outcome {
+                decision: Decision::Deny,
+                why: Why::DontAsk(Box::new(o.why)),
+                parts: o.parts,
+            };
+        }
+        o
+    }
+
+    fn in_working_dirs(&self, p: &Path) -> bool {
+        paths::inside(p, &self.working_dirs)
+    }
+
+    fn abs(&self, p: &str) -> PathBuf {
+        paths::absolute(p, &self.cwd, &self.home)
+    }
+
+    /// A path rule of `tools` in `list` matching `path`.
+    fn path_rule(&self, list: List, tools: &[&str], path: &Path) -> Option<usize> {
+        self.first(list, |r| {
+            tools.contains(&r.tool.as_str())
+                && r.content
+                    .as_deref()
+                    .is_some_and(|c| paths::anchor(c, &r.root, &self.cwd, &self.home).matches(path))
+        })
+    }
+
+    /// A Read deny (whole-tool or matching) for `path`.
+    fn read_denied(&self, path: &Path) -> Option<usize> {
+        self.first(List::Deny, |r| {
+            r.tool == "Read"
+                && match r.content.as_deref() {
+                    None => true,
+                    Some(c) => paths::anchor(c, &r.root, &self.cwd, &self.home).matches(path),
+                }
+        })
+    }
+
+    fn read(&self, tool: &str, input: &serde_json::Value) -> Outcome {
+        let raw = input["file_path"]
+            .as_str()
+            .or_else(|| input["notebook_path"].as_str())
+            .or_else(|| input["path"].as_str());
+        let path = match raw {
+            Some(p) => self.abs(p),
+            None if tool != "Read" => self.cwd.clone(),
+            None => return outcome(Decision::Ask, Why::NoRule),
+        };
+        if let Some(i) = self.path_rule(List::Deny, &["Read"], &path) {
+            return outcome(Decision::Deny, Why::Rule(i));
+        }
+        if let Some(i) = self.path_rule(List::Ask, &["Read"], &path) {
+            return outcome(Decision::Ask, Why::Rule(i));
+        }
+        if self.in_working_dirs(&path) {
+            return outcome(Decision::Allow, Why::Mode(self.mode));
+        }
+        if let Some(i) = self.path_rule(List::Allow, &["Read", "Edit"], &path) {
+            return outcome(Decision::Allow, Why::Rule(i));
+        }
+        outcome(Decision::Ask, Why::OutsideWorkingDirectories(path))
+    }
+
+    fn edit(&self, _tool: &str, input: &serde_json::Value) -> Outcome {
+        let Some(raw) = input["file_path"]
+            .as_str()
+            .or_else(|| input["notebook_path"].as_str())
+        else {
+            return outcome(Decision::Ask, Why::NoRule);
+        };
+        let path = self.abs(raw);
+        if let Some(i) = self.path_rule(List::Deny, &["Edit"], &path) {
+            return outcome(Decision::Deny, Why::Rule(i));
+        }
+        if let Some(i) = self.read_denied(&path) {
+            return outcome(Decision::Deny, Why::Rule(i));
+        }
+        if let Some(i) = self.path_rule(List::Ask, &["Edit"], &path) {
+            return outcome(Decision::Ask, Why::Rule(i));
+        }
+        let inside = self.in_working_dirs(&path);
+        if inside && self.mode == Mode::AcceptEdits {
+            return outcome(Decision::Allow, Why::Mode(Mode::AcceptEdits));
+        }
+        if let Some(i) = self.path_rule(List::Allow, &["Edit"], &path) {
+            return outcome(Decision::Allow, Why::Rule(i));
+        }
+        if inside {
+            outcome(Decision::Ask, Why::NoRule)
+        } else {
+            outcome(Decision::Ask, Why::OutsideWorkingDirectories(path))
+        }
+    }
+
+    fn fetch(&self, input: &serde_json::Value) -> Outcome {
+        let host = input["url"].as_str().and_then(host_of).unwrap_or_default();
+        let rule_for = |list| {
+            self.first(list, |r| {
+                r.tool == "WebFetch"
+                    && r.content
+                        .as_deref()
+                        .and_then(|c| c.strip_prefix("domain:"))
+                        .is_some_and(|d| domain_matches(d, &host))
+            })
+        };
+        if let Some(i) = rule_for(List::Deny) {
+            return outcome(Decision::Deny, Why::Rule(i));
+        }
+        if let Some(i) = rule_for(List::Ask) {
+            return outcome(Decision::Ask, Why::Rule(i));
+        }
+        if let Some(i) = rule_for(List::Allow) {
+            return outcome(Decision::Allow, Why::Rule(i));
+        }
+        outcome(Decision::Ask, Why::NoRule)
+    }
+
+    /// MCP tools and every other tool: rules by name only.
+    fn named(&self, tool: &str) -> Outcome {
+        if let Some(i) = self.first(List::Allow, |r| whole_tool(r, tool)) {
+            return outcome(Decision::Allow, Why::Rule(i));
+        }
+        outcome(Decision::Ask, Why::NoRule)
+    }
+
+    fn bash(&self, input: &serde_json::Value) -> Outcome {
+        let command = input["command"].as_str().unwrap_or_default();
+        let parsed = bash::parse(command);
+        let variants: Vec<Vec<String>> = parsed.commands.iter().map(match_texts).collect();
+        let matches_any = |r: &Loaded, texts: &[String]| {
+            r.tool == "Bash"
+                && !matches!(r.flaw, Some(Flaw::SpacedToolName | Flaw::ColonStarInside))
+                && r.content
+                    .as_deref()
+                    .is_some_and(|c| texts.iter().any(|t| bash_rule_matches(c, t)))
+        };
+        let whole = normalise_blanks(command);
+        // The whole command line as one rule (`Bash(a && b)`) first.
+        for list in [List::Deny, List::Ask] {
+            let hit = self
+                .first(list, |r| matches_any(r, std::slice::from_ref(&whole)))
+                .or_else(|| {
+                    variants
+                        .iter()
+                        .find_map(|texts| self.first(list, |r| matches_any(r, texts)))
+                });
+            if let Some(i) = hit {
+                let d = if list == List::Deny {
+                    Decision::Deny
+                } else {
+                    Decision::Ask
+                };
+                return outcome(d, Why::Rule(i));
+            }
+            if list == List::Deny {
+                // Read denies reach the files a command reads.
+                for c in &parsed.commands {
+                    for p in command_paths(&c.words) {
+                        if let Some(i) = self.read_denied(&self.abs(&p)) {
+                            return outcome(Decision::Deny, Why::Rule(i));
+                        }
+                    }
+                }
+            }
+        }
+        if let Some(i) = self.first(List::Allow, |r| {
+            r.tool == "Bash"
+                && r.content.as_deref().is_some_and(|c| c == whole)
+                && parsed.commands.len() > 1
+        }) {
+            return outcome(Decision::Allow, Why::Rule(i));
+        }
+        if parsed.complex {
+            return outcome(
+                Decision::Ask,
+                Why::Shell("a subshell, brace group or here-document"),
+            );
+        }
+        if parsed.substitution {
+            return outcome(Decision::Ask, Why::Shell("a command substitution"));
+        }
+        if has_background(command) {
+            return outcome(
+                Decision::Ask,
+                Why::Shell("a command run in the background (`&`)"),
+            );
+        }
+        if parsed.commands.is_empty() {
+            return outcome(Decision::Ask, Why::NoRule);
+        }
+        let mut parts = Vec::new();
+        let mut first_rule: Option<usize> = None;
+        let mut all_read_only = true;
+        let mut pending: Option<Why> = None;
+        for c in &parsed.commands {
+            let allow_texts = allow_texts(c);
+            let rule = self.first(List::Allow, |r| matches_any(r, &allow_texts));
+            let ro = bash::read_only(&c.words);
+            let accept_edit = self.mode == Mode::AcceptEdits && is_edit_command(&c.words);
+            // The files it touches must be inside the working directories.
+            let mut outside = None;
+            for p in command_paths(&c.words) {
+                let abs = self.abs(&p);
+                if !self.in_working_dirs(&abs) {
+                    outside = Some(abs);
+                    break;
+                }
+            }
+            let redirect_outside = c
+                .file_redirects
+                .iter()
+                .map(|r| self.abs(r))
+                .find(|p| !self.in_working_dirs(p));
+            let decision = if let Some(p) = outside.clone().or(redirect_outside.clone()) {
+                pending.get_or_insert(Why::OutsideWorkingDirectories(p));
+                Decision::Ask
+            } else if !c.file_redirects.is_empty() && self.mode != Mode::AcceptEdits {
+                pending.get_or_insert(Why::Shell("output redirected to a file"));
+                Decision::Ask
+            } else if let Some(i) = rule {
+                first_rule.get_or_insert(i);
+                all_read_only = false;
+                Decision::Allow
+            } else if matches!(ro, ReadOnlyAnswer::Yes { .. })
+                && c.env.iter().all(|e| bash::SAFE_ENV.contains(&e.as_str()))
+            {
+                Decision::Allow
+            } else if accept_edit {
+                all_read_only = false;
+                Decision::Allow
+            } else {
+                pending.get_or_insert(Why::NoRule);
+                Decision::Ask
+            };
+            parts.push((c.text.clone(), decision));
+        }
+        let (decision, why) = match pending {
+            Some(w) => (Decision::Ask, w),
+            None => match first_rule {
+                Some(i) => (Decision::Allow, Why::Rule(i)),
+                None if all_read_only => (Decision::Allow, Why::ReadOnly),
+                None => (Decision::Allow, Why::Mode(self.mode)),
+            },
+        };
+        Outcome {
+            decision,
+            why,
+            parts,
+        }
+    }
+}
+
+/// The files a command names, when the CLI checks them.
+fn command_paths(words: &[String]) -> Vec<String> {
+    let words = strip_wrappers(words);
+    bash::path_args(words).unwrap_or_default()
+}
+
+/// `mkdir`, `touch`, `rm`, `rmdir`, `cp`, `mv`, `sed -i`: allowed in
+/// `acceptEdits` inside the working directories (observed).
+fn is_edit_command(words: &[String]) -> bool {
+    matches!(
+        words.first().map(String::as_str),
+        Some("mkdir" | "touch" | "rm" | "rmdir" | "cp" | "mv" | "sed")
+    )
+}
+
+/// `timeout N`, `time`, `nice`, `nohup`, `command` in front of a command:
+/// rules see the command behind them (observed for deny and allow rules).
+fn strip_wrappers(words: &[String]) -> &[String] {
+    let mut w = words;
+    loop {
+        match w.first().map(String::as_str) {
+            Some("time" | "nohup" | "command") if w.len() > 1 => w = &w[1..],
+            Some("nice") if w.len() > 1 => {
+                w = &w[1..];
+                if w.first().is_some_and(|a| a == "-n") && w.len() > 2 {
+                    w = &w[2..];
+                } else if w.first().is_some_and(|a| a.starts_with('-')) && w.len() > 1 {
+                    w = &w[1..];
+                }
+            }
+            Some("timeout") if w.len() > 2 => {
+                let mut i = 1;
+                while i < w.len() && w[i].starts_with('-') {
+                    i += 1;
+                }
+                if i + 1 >= w.len() {
+                    return w;
+                }
+                w = &w[i + 1..];
+            }
+            _ => return w,
+        }
+    }
+}
+
+/// The texts deny and ask rules are matched against: the command as
+/// written (blanks collapsed) and its words unquoted, with and without the
+/// wrappers in front.
+fn match_texts(c: &bash::Simple) -> Vec<String> {
+    let mut out = vec![c.text.clone(), c.words.join(" ")];
+    let stripped = strip_wrappers(&c.words);
+    if stripped.len() != c.words.len() {
+        out.push(stripped.join(" "));
+    }
+    out.dedup();
+    out
+}
+
+/// The texts allow rules are matched against: the command as written, its
+/// command name unquoted (`'npm' run build` matches, `npm run 'build'`
+/// does not: observed), wrappers stripped; assignments of variables that
+/// are not known to be harmless make it ask.
+fn allow_texts(c: &bash::Simple) -> Vec<String> {
+    if !c.env.iter().all(|e| bash::SAFE_ENV.contains(&e.as_str())) {
+        return Vec::new();
+    }
+    let raw: Vec<&str> = c.text.split(' ').collect();
+    let mut out = Vec::new();
+    if let Some(first) = c.words.first() {
+        let mut t = first.clone();
+        for w in raw.iter().skip(1) {
+            t.push(' ');
+            t.push_str(w);
+        }
+        out.push(t);
+    }
+    let stripped = strip_wrappers(&c.words);
+    if stripped.len() != c.words.len() {
+        let skip = c.words.len() - stripped.len();
+        let mut t = stripped[0].clone();
+        for w in raw.iter().skip(skip + 1) {
+            t.push(' ');
+            t.push_str(w);
+        }
+        out.push(t);
+    }
+    out
+}
+
+fn normalise_blanks(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// A single `&` outside quotes (not `&&`, not `>&`, not `&>`).
+fn has_background(cmd: &str) -> bool {
+    let b = cmd.as_bytes();
+    let (mut sq, mut dq) = (false, false);
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'\\' => i += 1,
+            b'\'' if !dq => sq = !sq,
+            b'"' if !sq => dq = !dq,
+            b'&' if !sq && !dq => {
+                let prev = if i > 0 { b[i - 1] } else { b' ' };
+                let next = b.get(i + 1).copied().unwrap_or(b' ');
+                if next == b'&' {
+                    i += 2;
+                    continue;
+                }
+                if prev != b'>' && prev != b'<' && next != b'>' && prev != b'|' {
+                    return true;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    false
+}
+
+/// Does a Bash rule's content match one simple command (observed):
+/// `prefix:*` is the prefix alone or followed by a space; a `*` elsewhere
+/// is a wildcard that also crosses spaces, and a trailing ` *` also takes
+/// the bare command; anything else is matched exactly. A `*` before a
+/// trailing `:*` is literal; a space before `:*` makes the `:` literal.
+pub fn bash_rule_matches(content: &str, cmd: &str) -> bool {
+    if let Some(prefix) = content.strip_suffix(":*")
+        && !prefix.ends_with(' ')
+        && !prefix.is_empty()
+    {
+        return cmd == prefix || (cmd.starts_with(prefix) && cmd[prefix.len()..].starts_with(' '));
+    }
+    if content.contains('*') {
+        if let Some(base) = content.strip_suffix(" *")
+            && !base.contains('*')
+            && cmd == base
+        {
+            return true;
+        }
+        return wildcard(content, cmd);
+    }
+    content == cmd
+}
+
+/// `*` matches any run of characters (spaces included).
+fn wildcard(pat: &str, s: &str) -> bool {
+    let parts: Vec<&str> = pat.split('*').collect();
+    let Some((first, rest)) = parts.split_first() else {
+        return pat == s;
+    };
+    let Some(mut tail) = s.strip_prefix(first) else {
+        return false;
+    };
+    let Some((last, middle)) = rest.split_last() else {
+        return tail.is_empty();
+    };
+    for m in middle {
+        match tail.find(m) {
+            Some(i) => tail = &tail[i + m.len()..],
+            None => return false,
+        }
+    }
+    tail.len() >= last.len() && tail.ends_with(last)
+}
+
+/// The host of a URL.
+pub fn host_of(url: &str) -> Option<String> {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let authority = rest.split(['/', '?', '#']).next()?;
+    let host = authority.rsplit('@').next()?;
+    let host = if host.starts_with('[') {
+        host.split(']').next().map(|h| format!("{h}]"))?
+    } else {
+        host.split(':').next()?.to_string()
+    };
+    Some(host.to_ascii_lowercase())
+}
+
+/// `domain:example.com` is that host exactly (observed: not its
+/// subdomains); `*.example.com` is its subdomains.
+fn domain_matches(domain: &str, host: &str) -> bool {
+    let domain = domain.to_ascii_lowercase();
+    match domain.strip_prefix("*.") {
+        Some(base) => host.ends_with(&format!(".{base}")),
+        None => domain == host,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bash_content_as_observed() {
+        let m = bash_rule_matches;
+        assert!(m("npm run test:*", "npm run test"));
+        assert!(m("npm run test:*", "npm run test --watch"));
+        assert!(!m("npm run test:*", "npm run test:unit"));
+        assert!(!m("npm run test:*", "npm run testing"));
+        assert!(m("npm run test *", "npm run test"));
+        assert!(m("npm run test *", "npm run test --watch"));
+        assert!(!m("npm run test *", "npm run testing"));
+        assert!(m("npm run test*", "npm run testing"));
+        assert!(m("npm run test*", "npm run test:unit"));
+        assert!(!m("sudo :*", "sudo ls"));
+        assert!(!m("npm:* run", "npm run"));
+        assert!(m("npm run x*:*", "npm run x*"));
+        assert!(!m("npm run x*:*", "npm run xy"));
+        assert!(m("*", "anything at all"));
+        assert!(m("git * main", "git push origin main"));
+    }
+
+    #[test]
+    fn hosts() {
+        assert_eq!(
+            host_of("https://Example.com:8080/x").as_deref(),
+            Some("example.com")
+        );
+        assert_eq!(host_of("https://u@h.test/x").as_deref(), Some("h.test"));
+        assert!(domain_matches("example.com", "example.com"));
+        assert!(!domain_matches("example.com", "docs.example.com"));
+        assert!(domain_matches("*.example.com", "docs.example.com"));
+    }
+
+    #[test]
+    fn background_jobs() {
+        assert!(has_background("a & b"));
+        assert!(!has_background("a && b"));
+        assert!(!has_background("a 2>&1"));
+        assert!(!has_background("a &> f"));
+        assert!(!has_background("echo 'a & b'"));
+    }
+}

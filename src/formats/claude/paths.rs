@@ -1,0 +1,278 @@
+//! Path rules (`Read(…)`, `Edit(…)`) as Claude Code 2.1.332 matches them:
+//! gitignore patterns, anchored by their prefix (observed):
+//!
+//! - `//abs/path` — the file-system path `/abs/path`;
+//! - `~/x` — under the home directory;
+//! - `/x` — under the settings file's project root (not the file-system
+//!   root);
+//! - `./x`, `x` — relative to the working directory; a pattern with no `/`
+//!   but a trailing one matches at any depth (`.env` and `./.env` both
+//!   match `sub/.env`).
+
+use std::path::{Component, Path, PathBuf};
+
+/// A path pattern split into the directory it is relative to and the
+/// gitignore pattern.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PathPattern {
+    pub root: PathBuf,
+    pub pattern: String,
+}
+
+/// Where a rule's path pattern is anchored.
+pub fn anchor(content: &str, settings_root: &Path, cwd: &Path, home: &Path) -> PathPattern {
+    if let Some(rest) = content.strip_prefix("//") {
+        PathPattern {
+            root: PathBuf::from("/"),
+            pattern: format!("/{rest}"),
+        }
+    } else if let Some(rest) = content.strip_prefix("~/") {
+        PathPattern {
+            root: home.to_path_buf(),
+            pattern: format!("/{rest}"),
+        }
+    } else if content.starts_with('/') {
+        PathPattern {
+            root: settings_root.to_path_buf(),
+            pattern: content.to_string(),
+        }
+    } else {
+        PathPattern {
+            root: cwd.to_path_buf(),
+            pattern: content.strip_prefix("./").unwrap_or(content).to_string(),
+        }
+    }
+}
+
+impl PathPattern {
+    /// Does the pattern match the absolute, normalised `path`?
+    pub fn matches(&self, path: &Path) -> bool {
+        let Ok(rel) = path.strip_prefix(&self.root) else {
+            return false;
+        };
+        let rel: Vec<&str> = rel
+            .components()
+            .filter_map(|c| match c {
+                Component::Normal(s) => s.to_str(),
+                _ => None,
+            })
+            .collect();
+        if rel.is_empty() {
+            return false;
+        }
+        gitignore_matches(&self.pattern, &rel)
+    }
+}
+
+/// gitignore semantics: a pattern with a `/` before its end is anchored at
+/// the root, one without matches at any depth; a match of a directory
+/// matches everything inside it; `*` stays within a segment, `**` spans
+/// segments.
+pub fn gitignore_matches(pattern: &str, rel: &[&str]) -> bool {
+    let pattern = pattern.strip_suffix('/').unwrap_or(pattern);
+    if pattern.is_empty() {
+        return false;
+    }
+    let anchored = pattern.trim_end_matches('/').contains('/');
+    let pat = pattern.strip_prefix('/').unwrap_or(pattern);
+    let segs: Vec<&str> = pat.split('/').collect();
+    // Any prefix of the path (a directory, or the file itself) may match.
+    for end in 1..=rel.len() {
+        let head = &rel[..end];
+        let hit = if anchored {
+            match_segments(&segs, head)
+        } else {
+            head.last().is_some_and(|last| glob_segment(segs[0], last))
+        };
+        if hit {
+            return true;
+        }
+    }
+    // `dir/**` also matches `dir` itself for a listing (observed: a deny of
+    // `//etc/**` denies `ls /etc`).
+    if let Some(base) = pat.strip_suffix("/**") {
+        let base_segs: Vec<&str> = base.split('/').collect();
+        if anchored && match_segments(&base_segs, rel) {
+            return true;
+        }
+    }
+    false
+}
+
+fn match_segments(pat: &[&str], path: &[&str]) -> bool {
+    match pat.split_first() {
+        None => path.is_empty(),
+        Some((&"**", rest)) => (0..=path.len()).any(|i| match_segments(rest, &path[i..])),
+        Some((p, rest)) => match path.split_first() {
+            Some((s, tail)) => glob_segment(p, s) && match_segments(rest, tail),
+            None => false,
+        },
+    }
+}
+
+/// `*`, `?` and `[…]` within one segment.
+pub fn glob_segment(pat: &str, s: &str) -> bool {
+    let p: Vec<char> = pat.chars().collect();
+    let t: Vec<char> = s.chars().collect();
+    // Iterative wildcard matching with backtracking on the last `*`.
+    let (mut pi, mut ti) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while ti < t.len() {
+        if pi < p.len() {
+            match p[pi] {
+                '*' => {
+                    star = Some((pi, ti));
+                    pi += 1;
+                    continue;
+                }
+                '?' => {
+                    pi += 1;
+                    ti += 1;
+                    continue;
+                }
+                '[' => {
+                    if let Some((ok, next)) = class(&p, pi, t[ti])
+                        && ok
+                    {
+                        pi = next;
+                        ti += 1;
+                        continue;
+                    }
+                }
+                '\\' if pi + 1 < p.len() && p[pi + 1] == t[ti] => {
+                    pi += 2;
+                    ti += 1;
+                    continue;
+                }
+                c if c == t[ti] => {
+                    pi += 1;
+                    ti += 1;
+                    continue;
+                }
+                _ => {}
+            }
+        }
+        match star {
+            Some((sp, st)) => {
+                pi = sp + 1;
+                ti = st + 1;
+                star = Some((sp, st + 1));
+            }
+            None => return false,
+        }
+    }
+    p[pi..].iter().all(|c| *c == '*')
+}
+
+/// A `[…]` class at `p[at]`: does it take `c`, and where it ends.
+fn class(p: &[char], at: usize, c: char) -> Option<(bool, usize)> {
+    let mut i = at + 1;
+    let negate = matches!(p.get(i), Some('!') | Some('^'));
+    if negate {
+        i += 1;
+    }
+    let mut hit = false;
+    let start = i;
+    while i < p.len() && (p[i] != ']' || i == start) {
+        if i + 2 < p.len() && p[i + 1] == '-' && p[i + 2] != ']' {
+            hit |= p[i] <= c && c <= p[i + 2];
+            i += 3;
+        } else {
+            hit |= p[i] == c;
+            i += 1;
+        }
+    }
+    if i >= p.len() {
+        return None;
+    }
+    Some((hit != negate, i + 1))
+}
+
+/// `path` joined to `cwd` when relative, with `~/` expanded and `.` and
+/// `..` resolved without touching the file system.
+pub fn absolute(path: &str, cwd: &Path, home: &Path) -> PathBuf {
+    let joined = if let Some(rest) = path.strip_prefix("~/") {
+        home.join(rest)
+    } else if path == "~" {
+        home.to_path_buf()
+    } else if path.starts_with('/') {
+        PathBuf::from(path)
+    } else {
+        cwd.join(path)
+    };
+    normalise(&joined)
+}
+
+/// `.` and `..` resolved lexically.
+pub fn normalise(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            c => out.push(c.as_os_str()),
+        }
+    }
+    out
+}
+
+/// Is `path` inside one of `dirs`?
+pub fn inside(path: &Path, dirs: &[PathBuf]) -> bool {
+    dirs.iter().any(|d| path.starts_with(d))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn m(content: &str, path: &str) -> bool {
+        anchor(
+            content,
+            Path::new("/p"),
+            Path::new("/p"),
+            Path::new("/home/u"),
+        )
+        .matches(Path::new(path))
+    }
+
+    #[test]
+    fn anchors_as_observed() {
+        assert!(m("./.env", "/p/.env"));
+        assert!(m("./.env", "/p/sub/.env"));
+        assert!(m(".env", "/p/sub/.env"));
+        assert!(m("/docs/private.md", "/p/docs/private.md"));
+        assert!(!m("/docs/private.md", "/p/sub/docs/private.md"));
+        assert!(m("~/secret.txt", "/home/u/secret.txt"));
+        assert!(m("//abs/path/k.pem", "/abs/path/k.pem"));
+        assert!(m("**/*.pem", "/p/sub/x.pem"));
+        assert!(m("src/**", "/p/src/x.ts"));
+        assert!(m("//etc/**", "/etc"));
+        assert!(m("src", "/p/src/a/b.ts"));
+        assert!(!m("*.ts", "/q/a.ts"));
+        assert!(!m("src/*.ts", "/p/src/a/b.ts"));
+    }
+
+    #[test]
+    fn globs() {
+        assert!(glob_segment("*.pem", "k.pem"));
+        assert!(glob_segment("a?c", "abc"));
+        assert!(glob_segment("[ab]x", "bx"));
+        assert!(!glob_segment("[!ab]x", "bx"));
+        assert!(glob_segment("*", ""));
+        assert!(!glob_segment("[", "["));
+    }
+
+    #[test]
+    fn normalising() {
+        assert_eq!(
+            absolute("../x", Path::new("/p/q"), Path::new("/h")),
+            PathBuf::from("/p/x")
+        );
+        assert_eq!(
+            absolute("~/x", Path::new("/p"), Path::new("/h")),
+            PathBuf::from("/h/x")
+        );
+    }
+}

@@ -1,0 +1,404 @@
+//! Every settings file Claude Code 2.1.332 merges for a session, loaded
+//! once: the rules of each list with the file, line and column they are
+//! written at, the permission mode in force, the working directories and
+//! the project's trust. `decide.rs` decides calls against it.
+
+use super::lints;
+use super::rules::{self, Flaw, List, Reading};
+use super::scopes::{self, Source};
+use crate::text::{LineIndex, line_col_1};
+use crate::workspace::Context;
+use std::path::{Path, PathBuf};
+
+/// The largest settings file the CLI reads.
+const MAX_SETTINGS_BYTES: u64 = 2 * 1024 * 1024;
+
+/// A permission mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    Default,
+    AcceptEdits,
+    Plan,
+    DontAsk,
+    BypassPermissions,
+    Auto,
+}
+
+impl Mode {
+    pub fn parse(s: &str) -> Option<Mode> {
+        Some(match s {
+            "default" => Mode::Default,
+            "acceptEdits" => Mode::AcceptEdits,
+            "plan" => Mode::Plan,
+            "dontAsk" => Mode::DontAsk,
+            "bypassPermissions" => Mode::BypassPermissions,
+            "auto" => Mode::Auto,
+            _ => return None,
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Default => "default",
+            Mode::AcceptEdits => "acceptEdits",
+            Mode::Plan => "plan",
+            Mode::DontAsk => "dontAsk",
+            Mode::BypassPermissions => "bypassPermissions",
+            Mode::Auto => "auto",
+        }
+    }
+}
+
+/// Where a rule or a mode comes from, with the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    File(Source),
+    /// `--allowedTools`, `--disallowedTools`, `--permission-mode`.
+    CommandLine,
+}
+
+impl Origin {
+    /// The CLI's name for the source (its debug log's).
+    pub fn layer(self) -> &'static str {
+        match self {
+            Origin::File(Source::User) => "userSettings",
+            Origin::File(Source::Project) => "projectSettings",
+            Origin::File(Source::Local) => "localSettings",
+            Origin::File(Source::Managed) => "policySettings",
+            Origin::CommandLine => "cliArg",
+        }
+    }
+
+    pub fn scope(self) -> &'static str {
+        match self {
+            Origin::File(Source::User) => "user",
+            Origin::File(Source::Project) => "project",
+            Origin::File(Source::Local) => "local",
+            Origin::File(Source::Managed) => "managed",
+            Origin::CommandLine => "command line",
+        }
+    }
+}
+
+/// A rule the CLI loaded.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    pub list: List,
+    /// The rule as written.
+    pub text: String,
+    pub tool: String,
+    pub content: Option<String>,
+    pub flaw: Option<Flaw>,
+    pub origin: Origin,
+    pub file: Option<PathBuf>,
+    /// 1-based line and column of the rule's string.
+    pub line: usize,
+    pub column: usize,
+    /// The directory a `/x` path pattern is relative to: the project for
+    /// project, local and managed settings, `~/.claude` for the user's
+    /// (observed).
+    pub root: PathBuf,
+}
+
+/// What the session runs with, as the CLI's flags give it.
+#[derive(Debug, Clone, Default)]
+pub struct Session {
+    pub permission_mode: Option<String>,
+    pub allowed_tools: Vec<String>,
+    pub disallowed_tools: Vec<String>,
+    pub add_dirs: Vec<PathBuf>,
+}
+
+impl Session {
+    /// From the context's runtime options (`permission-mode`,
+    /// `allowedTools`, `disallowedTools`, `add-dir`; lists are comma or
+    /// space separated as on the CLI).
+    pub fn from_options(opts: &[(String, String)]) -> Session {
+        let mut s = Session::default();
+        for (k, v) in opts {
+            match k.as_str() {
+                "permission-mode" | "permissionMode" => s.permission_mode = Some(v.clone()),
+                "allowedTools" | "allowed-tools" => s.allowed_tools.extend(split_tools(v)),
+                "disallowedTools" | "disallowed-tools" => s.disallowed_tools.extend(split_tools(v)),
+                "add-dir" => s.add_dirs.push(PathBuf::from(v)),
+                _ => {}
+            }
+        }
+        s
+    }
+}
+
+/// `--allowedTools "Bash(git log:*) Read"`: rules separated by commas or
+/// blanks outside parentheses.
+pub fn split_tools(v: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut depth = 0usize;
+    for c in v.chars() {
+        match c {
+            '(' => {
+                depth += 1;
+                cur.push(c);
+            }
+            ')' => {
+                depth = depth.saturating_sub(1);
+                cur.push(c);
+            }
+            ',' | ' ' if depth == 0 => {
+                if !cur.trim().is_empty() {
+                    out.push(cur.trim().to_string());
+                }
+                cur.clear();
+            }
+            _ => cur.push(c),
+        }
+    }
+    if !cur.trim().is_empty() {
+        out.push(cur.trim().to_string());
+    }
+    out
+}
+
+/// One settings file as the session saw it.
+#[derive(Debug, Clone)]
+pub struct FileSeen {
+    pub source: Source,
+    pub path: PathBuf,
+    pub present: bool,
+    pub accepted: bool,
+    /// Why the CLI ignores it whole.
+    pub issue: Option<String>,
+}
+
+/// Everything merged.
+#[derive(Debug, Clone)]
+pub struct Policy {
+    pub rules: Vec<Loaded>,
+    pub mode: Mode,
+    pub mode_origin: Option<Origin>,
+    /// Modes written in a file that the CLI ignores there.
+    pub ignored_modes: Vec<(Source, String)>,
+    pub cwd: PathBuf,
+    pub home: PathBuf,
+    pub working_dirs: Vec<PathBuf>,
+    pub trusted: bool,
+    /// Allow rules of the project and local files dropped because the
+    /// project is not trusted.
+    pub untrusted_allows: usize,
+    pub files: Vec<FileSeen>,
+}
+
+/// The project directory of a session for `ctx`: an explicit `--cwd`, else
+/// the project a project or local settings document belongs to, else the
+/// context's working directory.
+pub fn project_dir(ctx: &Context<'_>, home: Option<&Path>) -> PathBuf {
+    if !ctx.cwd_explicit
+        && let Some(doc) = ctx.document.as_deref()
+        && let Some((source, project)) = scopes::source_of(doc, home)
+        && matches!(source, Source::Project | Source::Local)
+    {
+        return project;
+    }
+    ctx.cwd.clone()
+}
+
+impl Policy {
+    /// Loads every file the CLI reads for a session in `ctx` (open buffers
+    /// win over disk).
+    pub fn load(ctx: &Context<'_>, session: &Session) -> Policy {
+        let home = scopes::home(ctx).unwrap_or_else(|| PathBuf::from("/"));
+        let cwd = crate::formats::claude::paths::normalise(&project_dir(ctx, Some(&home)));
+        let claude = cwd.join(".claude");
+        // In the CLI's merge order: a later file's mode wins.
+        let candidates = [
+            (Source::User, home.join(".claude/settings.json")),
+            (Source::Project, claude.join("settings.json")),
+            (Source::Local, claude.join("settings.local.json")),
+            (Source::Managed, PathBuf::from(scopes::MANAGED)),
+        ];
+        // A project whose folder is the home directory: its settings file is
+        // the user's, read once.
+        let mut seen_paths: Vec<PathBuf> = Vec::new();
+        let trusted = scopes::trusted(&home, &cwd).unwrap_or(false);
+        let mut policy = Policy {
+            rules: Vec::new(),
+            mode: Mode::Default,
+            mode_origin: None,
+            ignored_modes: Vec::new(),
+            cwd: cwd.clone(),
+            home: home.clone(),
+            working_dirs: vec![cwd.clone()],
+            trusted,
+            untrusted_allows: 0,
+            files: Vec::new(),
+        };
+        for (source, path) in candidates {
+            if seen_paths.contains(&path) {
+                continue;
+            }
+            seen_paths.push(path.clone());
+            let text = (ctx.open)(&path)
+                .or_else(|| crate::workspace::read_text(&path, MAX_SETTINGS_BYTES));
+            let Some(text) = text else {
+                policy.files.push(FileSeen {
+                    source,
+                    path,
+                    present: false,
+                    accepted: false,
+                    issue: None,
+                });
+                continue;
+            };
+            let a = lints::analyse(&text);
+            let issue = (!a.accepted).then(|| {
+                a.diagnostics
+                    .iter()
+                    .find(|d| d.severity == crate::core::diagnostic::Severity::Error)
+                    .map(|d| d.message.clone())
+                    .unwrap_or_else(|| "Invalid or malformed JSON".into())
+            });
+            policy.files.push(FileSeen {
+                source,
+                path: path.clone(),
+                present: true,
+                accepted: a.accepted,
+                issue,
+            });
+            if !a.accepted {
+                continue;
+            }
+            let Some(root) = a.root.as_ref() else {
+                continue;
+            };
+            policy.add_file(source, &path, &text, root);
+        }
+        // The command line.
+        for (list, texts) in [
+            (List::Allow, &session.allowed_tools),
+            (List::Deny, &session.disallowed_tools),
+        ] {
+            for t in texts {
+                if let Reading::Loaded(r, flaw) = rules::read(t, list) {
+                    policy.rules.push(Loaded {
+                        list,
+                        text: t.clone(),
+                        tool: r.tool.to_string(),
+                        content: r.content.map(str::to_string),
+                        flaw,
+                        origin: Origin::CommandLine,
+                        file: None,
+                        line: 0,
+                        column: 0,
+                        root: cwd.clone(),
+                    });
+                }
+            }
+        }
+        if let Some(m) = session.permission_mode.as_deref().and_then(Mode::parse) {
+            policy.mode = m;
+            policy.mode_origin = Some(Origin::CommandLine);
+        }
+        for d in &session.add_dirs {
+            policy
+                .working_dirs
+                .push(crate::formats::claude::paths::absolute(
+                    &d.to_string_lossy(),
+                    &cwd,
+                    &home,
+                ));
+        }
+        policy
+    }
+
+    fn add_file(&mut self, source: Source, path: &Path, text: &str, root: &crate::syntax::Node) {
+        let Some(p) = lints::permissions_of(root) else {
+            return;
+        };
+        let index = LineIndex::new(text);
+        let settings_root = match source {
+            Source::User => self.home.join(".claude"),
+            _ => self.cwd.clone(),
+        };
+        let project_scoped = matches!(source, Source::Project | Source::Local);
+        for list in [List::Allow, List::Ask, List::Deny] {
+            for item in lints::list_items(p, list) {
+                let Some(t) = item.value.as_str() else {
+                    continue;
+                };
+                let Reading::Loaded(r, flaw) = rules::read(t, list) else {
+                    continue;
+                };
+                if list == List::Allow && project_scoped && !self.trusted {
+                    self.untrusted_allows += 1;
+                    continue;
+                }
+                let (line, column) = line_col_1(&index, text, item.range.start);
+                self.rules.push(Loaded {
+                    list,
+                    text: t.to_string(),
+                    tool: r.tool.to_string(),
+                    content: r.content.map(str::to_string),
+                    flaw,
+                    origin: Origin::File(source),
+                    file: Some(path.to_path_buf()),
+                    line,
+                    column,
+                    root: settings_root.clone(),
+                });
+            }
+        }
+        // The mode: a later file wins; bypassPermissions is ignored in
+        // project and local settings, auto in project settings (observed).
+        if let Some(m) = p.iter().rev().find(|m| m.key == "defaultMode")
+            && let Some(s) = m.value.value.as_str()
+            && let Some(mode) = Mode::parse(s)
+        {
+            let ignored = (project_scoped && mode == Mode::BypassPermissions)
+                || (source == Source::Project && mode == Mode::Auto);
+            if ignored {
+                self.ignored_modes.push((source, s.to_string()));
+            } else {
+                self.mode = mode;
+                self.mode_origin = Some(Origin::File(source));
+            }
+        }
+        if let Some(m) = p.iter().rev().find(|m| m.key == "additionalDirectories")
+            && let crate::syntax::Value::Array(items) = &m.value.value
+        {
+            for i in items {
+                if let Some(d) = i.value.as_str() {
+                    self.working_dirs
+                        .push(crate::formats::claude::paths::absolute(
+                            d, &self.cwd, &self.home,
+                        ));
+                }
+            }
+        }
+    }
+
+    /// What the CLI says about the files it ignores, and the rules it drops.
+    pub fn issues(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for f in &self.files {
+            if let Some(i) = &f.issue {
+                out.push(format!(
+                    "{}: the whole file is ignored ({i})",
+                    f.path.display()
+                ));
+            }
+        }
+        if self.untrusted_allows > 0 {
+            out.push(format!(
+                "Ignoring {} permissions.allow entries from .claude/settings.json and .claude/settings.local.json: this workspace has not been trusted",
+                self.untrusted_allows
+            ));
+        }
+        for (s, m) in &self.ignored_modes {
+            out.push(format!(
+                "\"defaultMode\": \"{m}\" in the {} settings is ignored",
+                Origin::File(*s).scope()
+            ));
+        }
+        out
+    }
+}

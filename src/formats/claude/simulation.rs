@@ -1,0 +1,288 @@
+//! The typed reports of the simulate and effective-policy commands for
+//! Claude Code settings.
+
+use super::VERSION;
+use super::decide::{Decision, Outcome, Why};
+use super::policy::{Loaded, Mode, Origin, Policy, Session};
+use crate::analysis::report::{
+    DecidingRule, EffectivePolicyReport, EffectiveRule, FileStatus, RulePlace, SCHEMA_VERSION,
+    SimulationReport,
+};
+use crate::formats::{CallRequest, Simulator};
+use crate::workspace::Context;
+use serde_json::{Map, Value, json};
+
+/// The merged settings of a session, ready to decide calls.
+pub struct ClaudeSimulator {
+    pub policy: Policy,
+}
+
+impl ClaudeSimulator {
+    pub fn load(ctx: &Context<'_>) -> ClaudeSimulator {
+        let session = Session::from_options(&ctx.options.runtime_args);
+        ClaudeSimulator {
+            policy: Policy::load(ctx, &session),
+        }
+    }
+}
+
+fn place(r: &Loaded) -> RulePlace {
+    RulePlace {
+        file: r.file.as_ref().map(|f| f.display().to_string()),
+        line: r.file.as_ref().map(|_| r.line),
+        column: r.file.as_ref().map(|_| r.column),
+    }
+}
+
+fn where_written(r: &Loaded) -> String {
+    match &r.file {
+        Some(f) => format!("{}:{}:{}", f.display(), r.line, r.column),
+        None => "the command line".into(),
+    }
+}
+
+/// The sentence for why a call got its decision.
+pub fn reason(policy: &Policy, why: &Why) -> String {
+    match why {
+        Why::Rule(i) | Why::ToolRemoved(i) => {
+            let r = &policy.rules[*i];
+            let what = match why {
+                Why::ToolRemoved(_) => " (the tool is removed from the session)",
+                _ => "",
+            };
+            format!(
+                "{} rule `{}` in the {} settings{what}",
+                r.list.key(),
+                r.text,
+                r.origin.scope()
+            )
+        }
+        Why::ReadOnly => "a read-only command Claude Code runs without asking".into(),
+        Why::Mode(Mode::Default) | Why::Mode(Mode::Plan) | Why::Mode(Mode::DontAsk) => {
+            "inside the working directories, where reading needs no rule".into()
+        }
+        Why::Mode(Mode::AcceptEdits) => {
+            "acceptEdits mode: edits inside the working directories run without asking".into()
+        }
+        Why::Mode(m) => format!("{} mode", m.name()),
+        Why::OutsideWorkingDirectories(p) => format!(
+            "{} is outside the working directories (the project and additionalDirectories)",
+            p.display()
+        ),
+        Why::Shell(what) => format!("{what}: Claude Code asks"),
+        Why::DontAsk(inner) => format!(
+            "dontAsk mode refuses what would ask ({})",
+            reason(policy, inner)
+        ),
+        Why::Classifier(m) => format!(
+            "{} mode: Claude Code's model-based classifier decides this call (not a rule); without it, it asks",
+            m.name()
+        ),
+        Why::NoRule => "no rule allows it: Claude Code asks".into(),
+        Why::Unavailable => "Claude Code 2.1.332 offers no such tool in a session (\"No such tool available\"): Glob and Grep are done with `find` and `grep` through Bash".into(),
+    }
+}
+
+fn why_kind(why: &Why) -> &'static str {
+    match why {
+        Why::Rule(_) => "rule",
+        Why::ToolRemoved(_) => "toolRemoved",
+        Why::ReadOnly => "readOnly",
+        Why::Mode(_) => "mode",
+        Why::OutsideWorkingDirectories(_) => "workingDirectory",
+        Why::Shell(_) => "shell",
+        Why::DontAsk(_) => "dontAsk",
+        Why::Classifier(_) => "classifier",
+        Why::NoRule => "default",
+        Why::Unavailable => "unavailable",
+    }
+}
+
+fn deciding_rule(why: &Why) -> Option<usize> {
+    match why {
+        Why::Rule(i) | Why::ToolRemoved(i) => Some(*i),
+        Why::DontAsk(inner) => deciding_rule(inner),
+        _ => None,
+    }
+}
+
+/// The report for one decided call.
+pub fn report(policy: &Policy, call: &CallRequest, o: &Outcome) -> SimulationReport {
+    let rule_index = deciding_rule(&o.why);
+    let rule = rule_index.map(|i| {
+        let r = &policy.rules[i];
+        DecidingRule {
+            surface: r.tool.clone(),
+            pattern: r.text.clone(),
+            layer: Value::String(r.origin.layer().into()),
+            scope: r.origin.scope().into(),
+            place: place(r),
+        }
+    });
+    let why = reason(policy, &o.why);
+    let mut explanation = vec![format!("why: {why}")];
+    if let Some(i) = rule_index {
+        explanation.push(format!("rule at {}", where_written(&policy.rules[i])));
+    }
+    for (text, d) in &o.parts {
+        explanation.push(format!("  {:<5} `{text}`", d.as_str()));
+    }
+    let mode_from = match policy.mode_origin {
+        Some(Origin::CommandLine) => " (--permission-mode)".to_string(),
+        Some(o) => format!(" (from the {} settings)", o.scope()),
+        None => String::new(),
+    };
+    explanation.push(format!("mode: {}{mode_from}", policy.mode.name()));
+    if matches!(o.why, Why::Classifier(_)) {
+        explanation.push(
+            "documented, not verified: the classifier needs the model; the simulation answers what the rules alone decide"
+                .into(),
+        );
+    }
+    let mut details = Map::new();
+    details.insert("why".into(), json!(why_kind(&o.why)));
+    details.insert("mode".into(), json!(policy.mode.name()));
+    details.insert("trusted".into(), json!(policy.trusted));
+    if !o.parts.is_empty() {
+        details.insert(
+            "subcommands".into(),
+            Value::Array(
+                o.parts
+                    .iter()
+                    .map(|(t, d)| json!({ "command": t, "decision": d.as_str() }))
+                    .collect(),
+            ),
+        );
+    }
+    SimulationReport {
+        schema_version: SCHEMA_VERSION,
+        runtime: format!("Claude Code {VERSION}"),
+        tool: call.tool.clone(),
+        input: call.input.clone(),
+        decision: o.decision.as_str().into(),
+        rule,
+        reason: Some(why),
+        agent_message: None,
+        tool_hidden: matches!(o.why, Why::ToolRemoved(_) | Why::Unavailable),
+        explanation,
+        config_issues: policy.issues(),
+        details,
+    }
+}
+
+impl Simulator for ClaudeSimulator {
+    fn simulate(&self, call: &CallRequest) -> SimulationReport {
+        let o = self.policy.decide(&call.tool, &call.input);
+        report(&self.policy, call, &o)
+    }
+}
+
+/// Every rule of every file, in the order the CLI weighs them: deny, then
+/// ask, then allow (within a list, the first matching rule is named).
+pub fn effective(policy: &Policy) -> EffectivePolicyReport {
+    let mut rules: Vec<&Loaded> = policy.rules.iter().collect();
+    rules.sort_by_key(|r| std::cmp::Reverse(r.list));
+    let files = policy
+        .files
+        .iter()
+        .map(|f| FileStatus {
+            scope: Origin::File(f.source).scope().into(),
+            path: Some(f.path.display().to_string()),
+            present: f.present,
+            accepted: f.present.then_some(f.accepted),
+            permission: None,
+            issues: f.issue.clone().map(|i| vec![i]),
+        })
+        .collect();
+    let mut notes = vec![format!(
+        "mode: {}{}",
+        policy.mode.name(),
+        policy
+            .mode_origin
+            .map(|o| format!(" (from the {} settings)", o.scope()))
+            .unwrap_or_default()
+    )];
+    notes.push(format!(
+        "working directories: {}",
+        policy
+            .working_dirs
+            .iter()
+            .map(|d| d.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    ));
+    notes.push(format!(
+        "project {}",
+        if policy.trusted {
+            "trusted (~/.claude.json)"
+        } else {
+            "not trusted: its allow rules are ignored"
+        }
+    ));
+    notes.extend(policy.issues());
+    let mut details = Map::new();
+    details.insert("mode".into(), json!(policy.mode.name()));
+    details.insert("trusted".into(), json!(policy.trusted));
+    EffectivePolicyReport {
+        schema_version: SCHEMA_VERSION,
+        runtime: format!("Claude Code {VERSION}"),
+        agent: None,
+        files,
+        rules: rules
+            .iter()
+            .enumerate()
+            .map(|(index, r)| EffectiveRule {
+                index,
+                surface: r.tool.clone(),
+                pattern: r.text.clone(),
+                action: r.list.key().into(),
+                reason: None,
+                layer: Value::String(r.origin.layer().into()),
+                scope: r.origin.scope().into(),
+                place: place(r),
+            })
+            .collect(),
+        precedence: "deny rules in any file win, then ask rules, then the tool's own checks (read-only commands, working directories, mode), then allow rules; anything else asks".into(),
+        notes,
+        details,
+    }
+}
+
+/// A command line typed by a person: `Read PATH`, `Edit PATH`,
+/// `WebFetch URL`, `mcp__srv__tool`, else a Bash command.
+pub fn parse_command_line(line: &str) -> Option<crate::formats::CallRequest> {
+    let line = line.trim();
+    if line.is_empty() {
+        return None;
+    }
+    let (head, rest) = line.split_once(' ').unwrap_or((line, ""));
+    let rest = rest.trim();
+    let (tool, input) = match head {
+        "Read" | "read" if !rest.is_empty() => ("Read", json!({ "file_path": rest })),
+        "Edit" | "edit" if !rest.is_empty() => (
+            "Edit",
+            json!({ "file_path": rest, "old_string": "", "new_string": "" }),
+        ),
+        "Write" | "write" if !rest.is_empty() => {
+            ("Write", json!({ "file_path": rest, "content": "" }))
+        }
+        "WebFetch" | "webfetch" | "fetch" if !rest.is_empty() => {
+            ("WebFetch", json!({ "url": rest, "prompt": "" }))
+        }
+        t if t.starts_with("mcp__") => (t, json!({})),
+        _ => ("Bash", json!({ "command": line })),
+    };
+    Some(crate::formats::CallRequest {
+        tool: tool.into(),
+        input,
+    })
+}
+
+/// A decision as the oracle prints it (ALLOW / ASK / DENY).
+pub fn verdict(d: Decision) -> &'static str {
+    match d {
+        Decision::Allow => "ALLOW",
+        Decision::Ask => "ASK",
+        Decision::Deny => "DENY",
+    }
+}

@@ -1,0 +1,82 @@
+//! Claude Code calls decided exactly as the real CLI (2.1.332) decided
+//! them: every call the reference oracle recorded
+//! (`tests/fixtures/claude/oracle/observed*.json`: the reference runtime's
+//! own `cases/`, a survey of Bash commands, the rule-syntax, mode and trust
+//! probes) is set up again — the same settings files, project files, home
+//! files and trust — and decided by `permission-lsp`'s simulator; the
+//! decision must be the CLI's verdict, call for call.
+
+#[path = "claude/harness.rs"]
+mod harness;
+
+use harness::{Case, Verdict};
+
+fn fixture(name: &str) -> Vec<Case> {
+    let path = format!(
+        "{}/tests/fixtures/claude/oracle/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(Case::from_fixture)
+        .collect()
+}
+
+fn replay(name: &str, min_calls: usize) {
+    let cases = fixture(name);
+    let mut calls = 0;
+    let mut wrong = Vec::new();
+    for case in &cases {
+        for (call, got) in case.decide_all() {
+            let Some(expected) = call.verdict else {
+                continue;
+            };
+            calls += 1;
+            if got.verdict != expected {
+                wrong.push(format!(
+                    "{} {} {}: CLI {:?}, we {:?} ({})",
+                    case.id, call.tool, call.input, expected, got.verdict, got.reason
+                ));
+            }
+        }
+    }
+    assert!(
+        calls >= min_calls,
+        "{name}: only {calls} calls with a verdict"
+    );
+    assert!(
+        wrong.is_empty(),
+        "{name}: {} of {calls} calls decided otherwise than the CLI:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
+}
+
+#[test]
+fn the_reference_runtimes_cases() {
+    replay("observed-cases.json", 340);
+}
+
+#[test]
+fn the_bash_survey() {
+    replay("observed-bash.json", 200);
+}
+
+#[test]
+fn the_rule_syntax_probes() {
+    replay("observed.json", 60);
+}
+
+#[test]
+fn the_mode_and_trust_probes() {
+    replay("observed-scopes.json", 6);
+}
+
+#[test]
+fn verdicts_parse() {
+    assert_eq!(Verdict::parse("ALLOW"), Some(Verdict::Allow));
+    assert_eq!(Verdict::parse("ALLOW?"), None);
+}
