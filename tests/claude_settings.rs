@@ -167,14 +167,14 @@ async fn an_editor_session_on_a_settings_file() {
     let (mut child, mut c) = common::spawn_server();
     c.initialize(&[]).await;
     let uri = "file:///w/p/.claude/settings.json";
-    let text = "{\"permissions\": {\"allow\": [\"bash(ls)\", \"Bash(npm run test:*)\"]}}";
+    let text = "{\"permissions\": {\"allow\": [\"bash(ls)\", \"Bash(npm run test:*)\"], \"deny\": [\"Bash(git push:*)\"]}}";
     c.notify(
         "textDocument/didOpen",
         json!({"textDocument": {"uri": uri, "languageId": "json", "version": 1, "text": text}}),
     )
     .await;
     let diags = c.diagnostics(uri, Some(1)).await;
-    assert_eq!(common::codes(&diags), ["CC005"]);
+    assert_eq!(common::codes(&diags), ["CC005", "CC018"]);
     // The quick fix is sent as data and offered as a code action.
     let d = &diags["diagnostics"][0];
     let actions = c
@@ -205,15 +205,23 @@ async fn an_editor_session_on_a_settings_file() {
         md.contains("`npm run test` alone or followed by a space"),
         "{md}"
     );
-    // Simulation says plainly that it is not available for this format.
+    // Simulation decides calls against the unsaved buffer (the file is not
+    // on disk): its deny rule, and the read-only commands.
+    let simulate = |command: &'static str| json!({"command": "permission-lsp.simulate", "arguments": [{"uri": uri, "tool": "Bash", "input": {"command": command}}]});
     let sim = c
-        .request(
-            "workspace/executeCommand",
-            json!({"command": "permission-lsp.simulate", "arguments": [{"uri": uri, "tool": "Bash", "input": {"command": "ls"}}]}),
-        )
+        .request("workspace/executeCommand", simulate("git push origin main"))
         .await;
-    let said = sim.to_string();
-    assert!(said.contains("not supported yet"), "{said}");
+    assert_eq!(sim["result"]["decision"], "deny", "{sim}");
+    assert_eq!(
+        sim["result"]["rule"]["pattern"], "Bash(git push:*)",
+        "{sim}"
+    );
+    assert_eq!(sim["result"]["rule"]["line"], 1, "{sim}");
+    let sim = c
+        .request("workspace/executeCommand", simulate("ls -la"))
+        .await;
+    assert_eq!(sim["result"]["decision"], "allow", "{sim}");
+    assert_eq!(sim["result"]["why"], "readOnly", "{sim}");
     c.request("shutdown", json!(null)).await;
     c.notify("exit", json!(null)).await;
     let _ = child.wait().await;

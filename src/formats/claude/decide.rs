@@ -120,9 +120,6 @@ impl Policy {
         if let Some(i) = self.first(List::Deny, |r| whole_tool(r, tool)) {
             return outcome(Decision::Deny, Why::ToolRemoved(i));
         }
-        if let Some(i) = self.first(List::Ask, |r| whole_tool(r, tool)) {
-            return self.finish(outcome(Decision::Ask, Why::Rule(i)), tool);
-        }
         let specific = match tool {
             // Not offered in a 2.1.332 session (observed: "No such tool
             // available: Glob. Glob is not available in this session — find
@@ -134,6 +131,13 @@ impl Policy {
             "WebFetch" => self.fetch(input),
             _ => self.named(tool),
         };
+        // A deny the tool's own check found wins over a whole-tool ask
+        // (observed: ask `Read` and deny `Read(/docs/private.md)` deny it).
+        if specific.decision != Decision::Deny
+            && let Some(i) = self.first(List::Ask, |r| whole_tool(r, tool))
+        {
+            return self.finish(outcome(Decision::Ask, Why::Rule(i)), tool);
+        }
         self.finish(specific, tool)
     }
 
@@ -315,10 +319,19 @@ impl Policy {
                 return outcome(d, Why::Rule(i));
             }
             if list == List::Deny {
-                // Read denies reach the files a command reads.
+                // Read deny rules with a path reach the files a read-only
+                // command reads (observed: `cat .env` is denied by
+                // `Read(./.env)`, `rm -rf .env` is not, and a whole-tool
+                // `Read` deny does not deny `cat a.txt`).
                 for c in &parsed.commands {
-                    for p in command_paths(&c.words) {
-                        if let Some(i) = self.read_denied(&self.abs(&p)) {
+                    let ReadOnlyAnswer::Yes { paths: read } =
+                        bash::read_only(strip_wrappers(&c.words))
+                    else {
+                        continue;
+                    };
+                    for p in read {
+                        let abs = self.abs(&p);
+                        if let Some(i) = self.path_rule(List::Deny, &["Read"], &abs) {
                             return outcome(Decision::Deny, Why::Rule(i));
                         }
                     }
@@ -349,6 +362,19 @@ impl Policy {
         }
         if parsed.commands.is_empty() {
             return outcome(Decision::Ask, Why::NoRule);
+        }
+        // `cd` and `git` in one command line ask, whatever allows them
+        // (observed: `cd sub && git push` asks next to `Bash(git push:*)`;
+        // `cd sub && ls` does not).
+        let first_word = |c: &bash::Simple| c.words.first().map(String::as_str) == Some("cd");
+        if parsed.commands.len() > 1
+            && parsed.commands.iter().any(first_word)
+            && parsed
+                .commands
+                .iter()
+                .any(|c| strip_wrappers(&c.words).first().map(String::as_str) == Some("git"))
+        {
+            return outcome(Decision::Ask, Why::Shell("`cd` with `git` in one command"));
         }
         let mut parts = Vec::new();
         let mut first_rule: Option<usize> = None;

@@ -1,0 +1,414 @@
+//! Differential test against the real Claude Code CLI (2.1.332): seeded
+//! random settings across the user, project and local files (rules from a
+//! vocabulary of the shapes people write, modes, trust) and random calls
+//! (Bash, Read, Write, WebFetch) are run by the CLI (one process per
+//! configuration, through `tests/differential/claude/`) and decided by
+//! permission-lsp; every call must get the CLI's verdict. Each disagreement
+//! is shrunk (rules and calls dropped while it persists) and printed as a
+//! case the oracle can run again.
+//!
+//! The CLI is installed by `tests/differential/claude/setup.sh DIR`; the
+//! test looks for it in `$CLAUDE_ORACLE_DIR`, else
+//! `target/tmp/claude-oracle`. Without it (or without `unshare -n`) the test
+//! is skipped with a message, unless `CLAUDE_DIFFERENTIAL_REQUIRED=1` (CI)
+//! makes that a failure. `CLAUDE_DIFFERENTIAL_CASES` (default 30, ten calls
+//! each) and `CLAUDE_DIFFERENTIAL_SEED` choose the run.
+
+#[path = "claude/harness.rs"]
+mod harness;
+
+use harness::{Call, Case, Verdict};
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// xorshift64*: small, seeded, reproducible.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.0 = x;
+        x.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+    fn pick<'a>(&mut self, xs: &[&'a str]) -> &'a str {
+        xs[self.below(xs.len())]
+    }
+    fn chance(&mut self, percent: u64) -> bool {
+        self.next() % 100 < percent
+    }
+}
+
+const BASH_RULES: &[&str] = &[
+    "Bash(npm run test:*)",
+    "Bash(npm run test *)",
+    "Bash(npm run test*)",
+    "Bash(npm run build)",
+    "Bash(npm run build:*)",
+    "Bash(npm:*)",
+    "Bash(git:*)",
+    "Bash(git push:*)",
+    "Bash(git status)",
+    "Bash(git commit:*)",
+    "Bash(echo *)",
+    "Bash(rm:*)",
+    "Bash(rm -rf:*)",
+    "Bash(ls:*)",
+    "Bash(cat:*)",
+    "Bash(curl:*)",
+    "Bash",
+    "Bash(*)",
+];
+
+const PATH_RULES: &[&str] = &[
+    "Read(./.env)",
+    "Read(.env)",
+    "Read(/docs/private.md)",
+    "Read(src/**)",
+    "Read(**/*.ts)",
+    "Read(~/secret.txt)",
+    "Read(~/outside.txt)",
+    "Read(//etc/**)",
+    "Read",
+    "Edit(src/**)",
+    "Edit(/docs/**)",
+    "Edit(~/notes.txt)",
+    "Edit",
+    "WebFetch(domain:example.com)",
+    "WebFetch(domain:evil.test)",
+    "WebFetch",
+];
+
+const COMMANDS: &[&str] = &[
+    "npm run test",
+    "npm run test --watch",
+    "npm run test:unit",
+    "npm run testing",
+    "npm run build",
+    "npm run build && echo done",
+    "npm run build; rm -rf dist",
+    "git status",
+    "git status | grep x",
+    "git push origin main",
+    "git -C sub push",
+    "cd sub && git push",
+    "GIT_DIR=x git push",
+    "git commit -m x",
+    "echo hi",
+    "echo $(whoami)",
+    "ls -la",
+    "ls /etc",
+    "cat .env",
+    "cat sub/.env",
+    "cat docs/private.md",
+    "cat src/x.ts",
+    "rm -rf dist",
+    "rm -rf /tmp/permission-lsp-nothing",
+    "curl http://example.com",
+    "X=1 npm run build",
+    "NODE_ENV=production npm run build",
+    "timeout 5 git push",
+    "ls > out.txt",
+    "mkdir build",
+];
+
+fn random_call(rng: &mut Rng, n: usize) -> Call {
+    let (tool, input) = match rng.below(10) {
+        0..=5 => (
+            "Bash",
+            json!({ "command": rng.pick(COMMANDS), "description": "d" }),
+        ),
+        6 | 7 => (
+            "Read",
+            json!({ "file_path": rng.pick(&[
+                "{PROJ}/a.txt",
+                "{PROJ}/.env",
+                "{PROJ}/sub/.env",
+                "{PROJ}/docs/private.md",
+                "{PROJ}/src/x.ts",
+                "{HOME}/outside.txt",
+                "{HOME}/secret.txt",
+                "/etc/hostname",
+            ]) }),
+        ),
+        8 => {
+            let dir = rng.pick(&["{PROJ}/src", "{PROJ}/docs", "{PROJ}", "{HOME}"]);
+            (
+                "Write",
+                json!({ "file_path": format!("{dir}/new_{n}.txt"), "content": "x" }),
+            )
+        }
+        _ => (
+            "WebFetch",
+            json!({ "url": rng.pick(&[
+                "https://example.com/x",
+                "https://docs.example.com/x",
+                "https://evil.test/x",
+            ]), "prompt": "p" }),
+        ),
+    };
+    Call {
+        tool: tool.into(),
+        input,
+        verdict: None,
+    }
+}
+
+fn random_settings(rng: &mut Rng, mode_ok: bool) -> Option<Value> {
+    if rng.chance(30) {
+        return None;
+    }
+    let mut p = serde_json::Map::new();
+    for list in ["allow", "ask", "deny"] {
+        let n = match list {
+            "allow" => rng.below(4),
+            _ => rng.below(3),
+        };
+        let rules: Vec<&str> = (0..n)
+            .map(|_| {
+                if rng.chance(60) {
+                    rng.pick(BASH_RULES)
+                } else {
+                    rng.pick(PATH_RULES)
+                }
+            })
+            .collect();
+        if !rules.is_empty() {
+            p.insert(list.into(), json!(rules));
+        }
+    }
+    if mode_ok && rng.chance(15) {
+        p.insert(
+            "defaultMode".into(),
+            json!(rng.pick(&["acceptEdits", "dontAsk", "default"])),
+        );
+    }
+    Some(json!({ "permissions": p }))
+}
+
+fn random_case(rng: &mut Rng, i: usize) -> Case {
+    let files = [
+        ("a.txt", "A\n"),
+        (".env", "SECRET=1\n"),
+        ("sub/.env", "SECRET=2\n"),
+        ("docs/private.md", "p\n"),
+        ("src/x.ts", "x\n"),
+    ];
+    Case {
+        id: format!("d{i:03}"),
+        user: random_settings(rng, true),
+        project: random_settings(rng, true),
+        local: random_settings(rng, true),
+        files: files
+            .iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect(),
+        home_files: vec![
+            ("outside.txt".into(), "o\n".into()),
+            ("secret.txt".into(), "s\n".into()),
+        ],
+        trust: !rng.chance(15),
+        args: Vec::new(),
+        calls: (0..10).map(|n| random_call(rng, n)).collect(),
+    }
+}
+
+fn oracle_dir() -> Result<PathBuf, String> {
+    let dir = std::env::var_os("CLAUDE_ORACLE_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/target/tmp/claude-oracle"
+            ))
+        });
+    if !dir.join(".installed").exists() {
+        return Err(format!(
+            "the Claude Code CLI is not installed in {} (run tests/differential/claude/setup.sh DIR)",
+            dir.display()
+        ));
+    }
+    let ns = Command::new("unshare").args(["-n", "true"]).status();
+    if !ns.is_ok_and(|s| s.success()) {
+        return Err("`unshare -n` is not available: the CLI must run without a network".into());
+    }
+    Ok(dir)
+}
+
+/// Runs cases through the CLI; each case comes back with its verdicts.
+fn run_oracle(dir: &Path, cases: &[Case], tag: &str) -> Vec<Case> {
+    let work = std::env::temp_dir().join(format!(
+        "permission-lsp-claude-diff-{}-{tag}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&work);
+    std::fs::create_dir_all(&work).unwrap();
+    let file = work.join("cases.json");
+    let list: Vec<Value> = cases.iter().map(Case::to_oracle).collect();
+    std::fs::write(&file, serde_json::to_string(&list).unwrap()).unwrap();
+    let out = Command::new(dir.join("run_oracle.sh"))
+        .arg(&file)
+        .arg(work.join("runs"))
+        .output()
+        .expect("run_oracle.sh runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let mut got = Vec::new();
+    for line in stdout.lines() {
+        let Ok(v) = serde_json::from_str::<Value>(line) else {
+            continue;
+        };
+        let Some(case) = cases
+            .iter()
+            .find(|c| c.id == v["id"].as_str().unwrap_or(""))
+        else {
+            continue;
+        };
+        let mut case = case.clone();
+        let verdicts: Vec<Option<Verdict>> = v["calls"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .map(|c| c["verdict"].as_str().and_then(Verdict::parse))
+                    .collect()
+            })
+            .unwrap_or_default();
+        if verdicts.len() != case.calls.len() {
+            continue;
+        }
+        for (c, v) in case.calls.iter_mut().zip(verdicts) {
+            c.verdict = v;
+        }
+        got.push(case);
+    }
+    let _ = std::fs::remove_dir_all(&work);
+    got
+}
+
+/// The calls of a case where permission-lsp and the CLI differ.
+fn disagreements(case: &Case) -> Vec<(Call, Verdict, String)> {
+    case.decide_all()
+        .into_iter()
+        .filter_map(|(call, got)| match call.verdict {
+            Some(v) if v != got.verdict => Some((call, got.verdict, got.reason)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Drops rules (and every other call) while the call still disagrees.
+fn shrink(dir: &Path, case: &Case, call: &Call) -> Case {
+    let mut best = Case {
+        calls: vec![Call {
+            verdict: None,
+            ..call.clone()
+        }],
+        ..case.clone()
+    };
+    for round in 0..4 {
+        let mut candidates = Vec::new();
+        for scope in 0..3 {
+            let settings = [&best.user, &best.project, &best.local][scope];
+            let Some(s) = settings else { continue };
+            for list in ["allow", "ask", "deny"] {
+                let n = s["permissions"][list].as_array().map_or(0, Vec::len);
+                for i in 0..n {
+                    let mut c = best.clone();
+                    let slot = [&mut c.user, &mut c.project, &mut c.local][scope]
+                        .as_mut()
+                        .unwrap();
+                    slot["permissions"][list].as_array_mut().unwrap().remove(i);
+                    c.id = format!("s{round}_{}", candidates.len());
+                    candidates.push(c);
+                }
+            }
+        }
+        if candidates.is_empty() {
+            break;
+        }
+        let ran = run_oracle(dir, &candidates, &format!("shrink{round}"));
+        match ran.into_iter().find(|c| !disagreements(c).is_empty()) {
+            Some(smaller) => best = smaller,
+            None => break,
+        }
+    }
+    best
+}
+
+#[test]
+fn claude_code_decides_as_permission_lsp_says() {
+    let dir = match oracle_dir() {
+        Ok(d) => d,
+        Err(why) if std::env::var("CLAUDE_DIFFERENTIAL_REQUIRED").is_ok_and(|v| v == "1") => {
+            panic!("the Claude Code differential test must run here: {why}")
+        }
+        Err(why) => {
+            eprintln!("Claude Code differential test skipped: {why}");
+            return;
+        }
+    };
+    let n: usize = std::env::var("CLAUDE_DIFFERENTIAL_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(30);
+    let seed: u64 = std::env::var("CLAUDE_DIFFERENTIAL_SEED")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0x5eed_c1a0_de00_0001);
+    let mut rng = Rng(seed | 1);
+    let cases: Vec<Case> = (0..n).map(|i| random_case(&mut rng, i)).collect();
+    let ran = run_oracle(&dir, &cases, "main");
+    assert!(
+        ran.len() * 10 >= cases.len() * 9,
+        "the CLI answered only {} of {} configurations",
+        ran.len(),
+        cases.len()
+    );
+    let mut calls = 0;
+    let mut failures = Vec::new();
+    for case in &ran {
+        calls += case.calls.iter().filter(|c| c.verdict.is_some()).count();
+        for (call, ours, why) in disagreements(case) {
+            failures.push((case.clone(), call, ours, why));
+        }
+    }
+    eprintln!(
+        "Claude Code differential: seed {seed}, {} configurations, {calls} calls with a verdict, {} disagreements",
+        ran.len(),
+        failures.len()
+    );
+    assert!(calls >= n * 9, "only {calls} calls got a verdict");
+    if failures.is_empty() {
+        return;
+    }
+    let mut report = String::new();
+    for (case, call, ours, why) in &failures {
+        report.push_str(&format!(
+            "\n{}: CLI {:?}, permission-lsp {ours:?} ({why}) for {} {}",
+            case.id,
+            call.verdict.unwrap(),
+            call.tool,
+            call.input
+        ));
+    }
+    report.push('\n');
+    for (case, call, ours, why) in failures.iter().take(3) {
+        let small = shrink(&dir, case, call);
+        let cli = small.calls.first().and_then(|c| c.verdict).or(call.verdict);
+        report.push_str(&format!(
+            "\nshrunk: CLI {cli:?} (permission-lsp {ours:?}: {why}) for {} {}\n  case: {}\n",
+            call.tool,
+            call.input,
+            serde_json::to_string(&small.to_oracle()).unwrap()
+        ));
+    }
+    panic!(
+        "{} of {calls} calls decided otherwise than the CLI (seed {seed}):{report}",
+        failures.len()
+    );
+}
