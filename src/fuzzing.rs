@@ -20,6 +20,7 @@ pub fn document(bytes: &[u8]) {
     // Nothing on disk is read: the project directory does not exist.
     let root = Path::new("/nonexistent-permission-lsp-fuzz/project");
     let ctx = crate::workspace::resolve(&options, Some(root), None, &Default::default(), None);
+    simulated(bytes, &options, root);
     for format in crate::formats::all() {
         for role in [Role::Config, Role::Agent] {
             let (text, analysis) = format.analyse_file(role, bytes, &options, None);
@@ -75,6 +76,54 @@ pub fn document(bytes: &[u8]) {
                 let _ = format.completions(role, &text, offset, &ctx, true);
                 let _ = format.assists(role, &text, &analysis, offset..offset);
             }
+        }
+    }
+}
+
+/// Any bytes as a tool call (a command line, a path, a URL) decided by
+/// every format, with the bytes also open as the project's settings file
+/// (an unsaved buffer): every answer is allow, ask or deny.
+fn simulated(bytes: &[u8], options: &AnalysisOptions, root: &Path) {
+    let text = String::from_utf8_lossy(bytes).into_owned();
+    let open = |p: &Path| {
+        p.file_name()
+            .is_some_and(|n| n == "settings.json")
+            .then(|| text.clone())
+    };
+    let doc = root.join(".claude/settings.json");
+    let ctx = crate::workspace::resolve(
+        options,
+        Some(root),
+        Some(&doc),
+        &Default::default(),
+        Some(&open),
+    );
+    let line: String = text.chars().take(4096).collect();
+    for format in crate::formats::all() {
+        let Ok(sim) = format.simulator(&ctx) else {
+            continue;
+        };
+        let mut calls: Vec<crate::formats::CallRequest> = [
+            ("Bash", "command"),
+            ("bash", "command"),
+            ("Read", "file_path"),
+            ("read", "path"),
+            ("Write", "file_path"),
+            ("WebFetch", "url"),
+        ]
+        .iter()
+        .map(|(tool, key)| crate::formats::CallRequest {
+            tool: tool.to_string(),
+            input: serde_json::json!({ *key: line }),
+        })
+        .collect();
+        calls.extend(format.parse_command_line(&line));
+        for call in &calls {
+            let r = sim.simulate(call);
+            assert!(
+                matches!(r.decision.as_str(), "allow" | "ask" | "deny"),
+                "{r:?}"
+            );
         }
     }
 }

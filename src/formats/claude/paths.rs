@@ -77,37 +77,48 @@ pub fn gitignore_matches(pattern: &str, rel: &[&str]) -> bool {
     let pat = pattern.strip_prefix('/').unwrap_or(pattern);
     let segs: Vec<&str> = pat.split('/').collect();
     // Any prefix of the path (a directory, or the file itself) may match.
-    for end in 1..=rel.len() {
-        let head = &rel[..end];
-        let hit = if anchored {
-            match_segments(&segs, head)
-        } else {
-            head.last().is_some_and(|last| glob_segment(segs[0], last))
-        };
-        if hit {
+    if anchored {
+        if prefix_matches(&segs, rel)[1..].iter().any(|m| *m) {
             return true;
         }
+    } else if rel.iter().any(|s| glob_segment(segs[0], s)) {
+        return true;
     }
     // `dir/**` also matches `dir` itself for a listing (observed: a deny of
     // `//etc/**` denies `ls /etc`).
     if let Some(base) = pat.strip_suffix("/**") {
         let base_segs: Vec<&str> = base.split('/').collect();
-        if anchored && match_segments(&base_segs, rel) {
+        if anchored && prefix_matches(&base_segs, rel)[rel.len()] {
             return true;
         }
     }
     false
 }
 
-fn match_segments(pat: &[&str], path: &[&str]) -> bool {
-    match pat.split_first() {
-        None => path.is_empty(),
-        Some((&"**", rest)) => (0..=path.len()).any(|i| match_segments(rest, &path[i..])),
-        Some((p, rest)) => match path.split_first() {
-            Some((s, tail)) => glob_segment(p, s) && match_segments(rest, tail),
-            None => false,
-        },
+/// Segment patterns against path segments, `**` spanning any number:
+/// which prefixes `path[..j]` the whole pattern matches, computed over a
+/// table of (pattern, path) positions, so no pattern costs more than their
+/// product (a hostile `**/a/**/a/…` included).
+fn prefix_matches(pat: &[&str], path: &[&str]) -> Vec<bool> {
+    let n = path.len();
+    let mut cur = vec![false; n + 1];
+    cur[0] = true;
+    for p in pat {
+        let mut next = vec![false; n + 1];
+        if *p == "**" {
+            let mut any = false;
+            for j in 0..=n {
+                any |= cur[j];
+                next[j] = any;
+            }
+        } else {
+            for j in 0..n {
+                next[j + 1] = cur[j] && glob_segment(p, path[j]);
+            }
+        }
+        cur = next;
     }
+    cur
 }
 
 /// `*`, `?` and `[…]` within one segment.
@@ -252,6 +263,15 @@ mod tests {
         assert!(m("src", "/p/src/a/b.ts"));
         assert!(!m("*.ts", "/q/a.ts"));
         assert!(!m("src/*.ts", "/p/src/a/b.ts"));
+        assert!(m("a/**/b/**/c", "/p/a/x/b/y/z/c"));
+        assert!(!m("a/**/b/**/c", "/p/a/x/c"));
+    }
+
+    #[test]
+    fn hostile_patterns_stay_cheap() {
+        let pat = "**/a/".repeat(200) + "b";
+        let path = format!("/p/{}", "a/".repeat(2000));
+        assert!(!m(&pat, &path));
     }
 
     #[test]
