@@ -305,3 +305,134 @@ fn project_rules_next_to_the_user_settings_and_the_trust_state() {
     assert_eq!(codes(&analyse_in(text)).len(), 3);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// An allow rule inside a broader one (CC019): found with an example
+/// command, and the quick fix removes exactly that item (its comma, not its
+/// neighbours or the comments).
+#[test]
+fn a_redundant_allow_is_removed_and_nothing_else() {
+    let text = "{\n  \"permissions\": {\n    \"allow\": [\n      \"Bash(npm run test:*)\", // tests\n      \"Bash(npm:*)\",\n      \"Bash(npm run build)\"\n    ]\n  }\n}\n";
+    // Comments make the file unreadable to Claude Code; the check runs on
+    // the strict text.
+    let text = text.replace(" // tests", "");
+    let a = analyse(&text);
+    let found: Vec<(&str, &str)> = a
+        .diagnostics
+        .iter()
+        .filter(|d| d.code.as_str() == "CC019")
+        .map(|d| (&text[d.range.clone()], d.message.as_str()))
+        .collect();
+    assert_eq!(found.len(), 2, "{found:?}");
+    assert_eq!(found[0].0, "\"Bash(npm run test:*)\"");
+    assert!(
+        found[0].1.contains("e.g. `npm run test …`"),
+        "{}",
+        found[0].1
+    );
+    assert_eq!(found[1].0, "\"Bash(npm run build)\"");
+    for d in a.diagnostics.iter().filter(|d| d.code.as_str() == "CC019") {
+        let actions = permission_lsp::ide::code_actions::code_actions(
+            &text,
+            a.root.as_ref(),
+            std::slice::from_ref(d),
+            d.range.clone(),
+        );
+        let action = actions
+            .iter()
+            .find(|x| x.title.starts_with("Remove"))
+            .expect("a removal");
+        let fixed = permission_lsp::ide::code_actions::apply(&text, &action.edits);
+        let v: serde_json::Value = serde_json::from_str(&fixed).expect("still JSON");
+        let allow: Vec<&str> = v["permissions"]["allow"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|x| x.as_str())
+            .collect();
+        assert_eq!(allow.len(), 2, "{fixed}");
+        assert!(!allow.contains(&&text[d.range.start + 1..d.range.end - 1]));
+        assert!(allow.contains(&"Bash(npm:*)"));
+    }
+}
+
+/// Across files: a local allow inside a project allow is redundant (the
+/// project's rule applies to everyone the local file does); a project
+/// allow inside a user allow is not (teammates lack the user's rule); an
+/// allow inside a deny of another file never decides, with an example.
+#[test]
+fn containment_across_the_settings_files() {
+    let dir = std::env::temp_dir().join(format!("plsp-claude-shape-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let home = dir.join("home");
+    let project = dir.join("proj");
+    std::fs::create_dir_all(home.join(".claude")).unwrap();
+    std::fs::create_dir_all(project.join(".claude")).unwrap();
+    std::fs::write(
+        home.join(".claude/settings.json"),
+        r#"{"permissions": {"allow": ["Bash(cargo:*)"], "deny": ["Bash(git push:*)"]}}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        project.join(".claude/settings.json"),
+        r#"{"permissions": {"allow": ["Bash(npm run:*)", "Bash(cargo test:*)"]}}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        home.join(".claude.json"),
+        json!({"projects": {project.display().to_string(): {"hasTrustDialogAccepted": true}}})
+            .to_string(),
+    )
+    .unwrap();
+    let doc = project.join(".claude/settings.local.json");
+    let text = r#"{"permissions": {"allow": ["Bash(npm run build)", "Bash(git push origin main)", "Bash(make)"]}}"#;
+    let mut options = AnalysisOptions::for_profile(claude().default_profile());
+    options.home = home.display().to_string();
+    let ctx = permission_lsp::workspace::resolve(
+        &options,
+        Some(&project),
+        Some(&doc),
+        &Default::default(),
+        None,
+    );
+    let a = claude().analyse(Role::Config, text, &ctx);
+    let found: Vec<(String, String)> = a
+        .diagnostics
+        .iter()
+        .map(|d| {
+            (
+                d.code.as_str().to_string(),
+                text[d.range.clone()].to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [
+            ("CC019".to_string(), "\"Bash(npm run build)\"".to_string()),
+            (
+                "CC014".to_string(),
+                "\"Bash(git push origin main)\"".to_string()
+            ),
+        ],
+        "{:#?}",
+        a.diagnostics
+    );
+    assert!(
+        a.diagnostics[1]
+            .message
+            .contains("e.g. `git push origin main`")
+    );
+    // The project file: `cargo test:*` inside the user's `cargo:*` is kept.
+    let pdoc = project.join(".claude/settings.json");
+    let ctx = permission_lsp::workspace::resolve(
+        &options,
+        Some(&project),
+        Some(&pdoc),
+        &Default::default(),
+        None,
+    );
+    let ptext = std::fs::read_to_string(&pdoc).unwrap();
+    let a = claude().analyse(Role::Config, &ptext, &ctx);
+    assert!(a.diagnostics.is_empty(), "{:#?}", a.diagnostics);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -196,6 +196,9 @@ pub enum Fix {
         after: Range<usize>,
         overriders: Vec<Range<usize>>,
     },
+    /// Remove the array item whose range is the diagnostic's, with its
+    /// comma, keeping every comment.
+    RemoveArrayItem { title: String },
 }
 
 /// A finding, in byte offsets of the analysed text.

@@ -123,6 +123,15 @@ fn fix(text: &str, root: Option<&Node>, d: &Diagnostic, f: &Fix) -> Option<Actio
             ))
         }
         Fix::MoveAfter { after, overriders } => move_after(text, root?, d, after, overriders),
+        Fix::RemoveArrayItem { title } => {
+            let (items, i) = array_item_at(root?, &d.range)?;
+            let spans: Vec<Range<usize>> = items.iter().map(|n| n.range.clone()).collect();
+            Some(action(
+                title.clone(),
+                span_removal_edits(text, &spans, i),
+                d,
+            ))
+        }
     }
 }
 
@@ -294,31 +303,42 @@ fn comma_after(text: &str, after: usize) -> Option<usize> {
 /// Edits that remove member `i` with its comma, keeping every comment and
 /// the other members' lines as they are.
 fn member_removal_edits(text: &str, members: &[Member], i: usize) -> Vec<TextEdit> {
-    let m = &members[i];
-    let own_comma = comma_after(text, m.value.range.end);
-    let mut end = own_comma.map_or(m.value.range.end, |c| c + 1);
-    let mut start = m.key_range.start;
+    let spans: Vec<Range<usize>> = members
+        .iter()
+        .map(|m| m.key_range.start..m.value.range.end)
+        .collect();
+    span_removal_edits(text, &spans, i)
+}
+
+/// The edits removing element `i` of a comma-separated list (object members
+/// or array items, each given by its span) with its separating comma,
+/// keeping every comment.
+fn span_removal_edits(text: &str, spans: &[Range<usize>], i: usize) -> Vec<TextEdit> {
+    let m = &spans[i];
+    let own_comma = comma_after(text, m.end);
+    let mut end = own_comma.map_or(m.end, |c| c + 1);
+    let mut start = m.start;
     if let Some(ls) = line_start_if_blank(text, start)
         && let Some(le) = line_end_if_blank(text, end)
         && text[end..le].trim().is_empty()
     {
-        // The member has its own line: remove the line. A comment after it
+        // The element has its own line: remove the line. A comment after it
         // on the line keeps the line (and stays).
         start = ls;
         end = le;
     }
-    if start == m.key_range.start {
+    if start == m.start {
         // Inline: the spaces after the comma go too.
         end = skip_inline_trivia(text, end)
             .min(end + text[end..].len() - text[end..].trim_start_matches([' ', '\t']).len());
     }
     if own_comma.is_none() && i > 0 {
-        // The last member: the comma before it goes too — with everything
+        // The last element: the comma before it goes too — with everything
         // between, unless a comment is there.
-        let prev_end = members[i - 1].value.range.end;
-        let between = &text[prev_end..m.key_range.start];
+        let prev_end = spans[i - 1].end;
+        let between = &text[prev_end..m.start];
         if !between.contains("//") && !between.contains("/*") {
-            return vec![replace(prev_end..m.value.range.end, "")];
+            return vec![replace(prev_end..m.end, "")];
         }
         let mut edits = vec![replace(start..end, "")];
         if let Some(c) = comma_after(text, prev_end) {
@@ -326,8 +346,31 @@ fn member_removal_edits(text: &str, members: &[Member], i: usize) -> Vec<TextEdi
         }
         return edits;
     }
-    let edits = vec![replace(start..end, "")];
-    edits
+    vec![replace(start..end, "")]
+}
+
+/// The array holding an item whose range is `range`, and the item's index.
+fn array_item_at<'a>(root: &'a Node, range: &Range<usize>) -> Option<(&'a [Node], usize)> {
+    let mut node = root;
+    loop {
+        match &node.value {
+            crate::syntax::Value::Array(items) => {
+                if let Some(i) = items.iter().position(|n| n.range == *range) {
+                    return Some((items, i));
+                }
+                node = items
+                    .iter()
+                    .find(|n| n.range.start <= range.start && range.end <= n.range.end)?;
+            }
+            crate::syntax::Value::Object(members) => {
+                node = &members
+                    .iter()
+                    .find(|m| m.value.range.start <= range.start && range.end <= m.value.range.end)?
+                    .value;
+            }
+            _ => return None,
+        }
+    }
 }
 
 /// Applies edits (non-overlapping) to a text.

@@ -5,7 +5,7 @@
 pub const FORMAT: &str = "claude";
 
 crate::code_table! {
-    unnecessary: [RuleNeverDecides, DuplicateRule];
+    unnecessary: [RuleNeverDecides, DuplicateRule, RedundantRule];
     InvalidJson = "CC001", "invalid-json", Error, "The file is not strict JSON (a comment or a trailing comma is enough); Claude Code silently ignores the whole file.";
     EmptyFile = "CC002", "empty-file", Warning, "An empty settings file holds no rules.";
     SettingsRejected = "CC003", "settings-rejected", Error, "A permissions value of the wrong type makes Claude Code ignore the whole file, rules of every list included.";
@@ -23,5 +23,6 @@ crate::code_table! {
     ModeIgnored = "CC016", "mode-ignored", Warning, "`bypassPermissions` in project or local settings (and `auto` in project settings) is ignored: the session starts in the default mode.";
     UntrustedAllowIgnored = "CC017", "untrusted-allow-ignored", Warning, "In a project not trusted in ~/.claude.json, Claude Code ignores the allow rules of its project and local settings.";
     DenyBypass = "CC018", "deny-bypass", Warning, "A Bash deny rule that a call can get around: `git -C . push` is not denied by `Bash(git push:*)`.";
+    RedundantRule = "CC019", "redundant-rule", Hint, "An allow rule inside a broader allow rule (in this file, or in the project or managed settings for a local or project file) changes nothing.";
     RuleNeverDecides = "CC014", "rule-never-decides", Warning, "Deny beats ask beats allow: this rule is always overridden by a rule in a stronger list.";
 }

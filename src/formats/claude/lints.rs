@@ -6,6 +6,7 @@
 
 use super::codes::Code;
 use super::rules::{self, Flaw, List, Reading, Skip};
+use super::shape::{self, Shape};
 use crate::core::diagnostic::{Diagnostic, Fix, Related, TextEdit};
 use crate::formats::Analysis;
 use crate::syntax::json::{Member, Node, SyntaxErrorKind, Value};
@@ -523,18 +524,41 @@ fn replace_rule(range: &std::ops::Range<usize>, title: String, rule: &str) -> Fi
     }
 }
 
-/// Deny beats ask beats allow. An allow or ask rule never decides when the
-/// same rule, or the bare name of its tool (every call of it), is in a
-/// stronger list.
+/// Deny beats ask beats allow. An allow or ask rule never decides when a
+/// rule of a stronger list matches every call it matches: the same rule,
+/// the bare name of its tool (every call of it), or a Bash rule whose
+/// commands contain its commands (`Bash(npm:*)` over `Bash(npm run
+/// test:*)`, exact: `shape.rs`). An allow rule that another allow rule
+/// contains is redundant.
 fn never_decides(loaded: &[(List, &str, &Node)], out: &mut Vec<Diagnostic>) {
     // The first place of each rule text in each list (linear, for files
     // with any number of rules).
     let mut first: [rustc_hash::FxHashMap<&str, (usize, &Node)>; 3] = Default::default();
+    let mut shapes: Vec<Option<Shape<'_>>> = Vec::with_capacity(loaded.len());
+    let mut index: [shape::Index<'_>; 3] = Default::default();
     for (i, &(l, r, node)) in loaded.iter().enumerate() {
         first[l as usize].entry(r).or_insert((i, node));
+        let sh = match rules::read(r, l) {
+            Reading::Loaded(rule, flaw) if rule.tool == "Bash" => {
+                Some(shape::shape(rule.content, flaw.as_ref()))
+            }
+            _ => None,
+        };
+        if let Some(sh) = sh {
+            index[l as usize].insert(i, sh);
+        }
+        shapes.push(sh);
     }
-    for &(list, rule, node) in loaded {
+    for (ai, &(list, rule, node)) in loaded.iter().enumerate() {
         let tool = rules::split(rule).map_or(rule, |r| r.tool);
+        let by_shape = |l: List| -> Option<(usize, &str, &Node)> {
+            let a = shapes[ai]?;
+            index[l as usize]
+                .covering(&a)
+                .into_iter()
+                .find(|&b| b != ai)
+                .map(|b| (b, loaded[b].1, loaded[b].2))
+        };
         let stronger = [List::Ask, List::Deny]
             .into_iter()
             .filter(|l| *l > list)
@@ -543,18 +567,23 @@ fn never_decides(loaded: &[(List, &str, &Node)], out: &mut Vec<Diagnostic>) {
                 let by_tool = (!tool.contains('*'))
                     .then(|| first[l as usize].get(tool).map(|&(i, n)| (i, tool, n)))
                     .flatten();
-                [by_rule, by_tool]
+                [by_rule, by_tool, by_shape(l)]
                     .into_iter()
                     .flatten()
                     .min_by_key(|(i, _, _)| *i)
                     .map(|(_, r, n)| (l, r, n))
             });
+        let example = shapes[ai]
+            .as_ref()
+            .and_then(shape::example)
+            .map(|e| format!(" (e.g. `{e}`)"))
+            .unwrap_or_default();
         if let Some((l, r, by)) = stronger {
             let mut d = Diagnostic::new(
                 Code::RuleNeverDecides,
                 node.range.clone(),
                 format!(
-                    "this {} rule never decides: `{r}` in {} matches every call it matches, and {} wins",
+                    "this {} rule never decides: `{r}` in {} matches every call it matches{example}, and {} wins",
                     list.key(),
                     l.key(),
                     l.key()
@@ -563,6 +592,37 @@ fn never_decides(loaded: &[(List, &str, &Node)], out: &mut Vec<Diagnostic>) {
             d.related.push(Related {
                 range: by.range.clone(),
                 message: format!("the {} rule that wins", l.key()),
+            });
+            out.push(d);
+            continue;
+        }
+        // An allow inside a broader allow (an equal one counts once: the
+        // later of the two is reported).
+        if list == List::Allow
+            && let Some(a) = shapes[ai]
+            && let Some(b) = index[List::Allow as usize]
+                .covering(&a)
+                .into_iter()
+                .find(|&b| {
+                    b != ai
+                        && loaded[b].1 != rule
+                        && (b < ai || !shapes[b].is_some_and(|sb| shape::covers(&a, &sb)))
+                })
+        {
+            let mut d = Diagnostic::new(
+                Code::RedundantRule,
+                node.range.clone(),
+                format!(
+                    "`{}` already allows every command this rule allows{example}: this rule changes nothing",
+                    loaded[b].1
+                ),
+            )
+            .with_fix(Fix::RemoveArrayItem {
+                title: format!("Remove `{rule}` (`{}` covers it)", loaded[b].1),
+            });
+            d.related.push(Related {
+                range: loaded[b].2.range.clone(),
+                message: "the broader allow rule".into(),
             });
             out.push(d);
         }

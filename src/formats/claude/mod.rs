@@ -15,6 +15,7 @@ pub mod paths;
 pub mod policy;
 pub mod rules;
 pub mod scopes;
+pub mod shape;
 pub mod simulation;
 
 use crate::analysis::report::EffectivePolicyReport;

@@ -9,6 +9,7 @@
 use super::codes::Code;
 use super::lints;
 use super::rules::{self, List, Reading};
+use super::shape;
 use crate::core::diagnostic::Diagnostic;
 use crate::syntax::Node;
 use crate::workspace::Context;
@@ -76,6 +77,8 @@ struct Other {
     source: Source,
     /// The rule texts of each list (allow, ask, deny).
     index: [rustc_hash::FxHashMap<String, ()>; 3],
+    /// Every loaded rule, in file order.
+    rules: Vec<(List, String)>,
 }
 
 fn load(path: &Path, source: Source, ctx: &Context<'_>) -> Option<Other> {
@@ -86,10 +89,15 @@ fn load(path: &Path, source: Source, ctx: &Context<'_>) -> Option<Other> {
         return None;
     }
     let mut index: [rustc_hash::FxHashMap<String, ()>; 3] = Default::default();
-    for (l, r) in loaded_rules(a.root.as_ref()?) {
-        index[l as usize].insert(r, ());
+    let rules = loaded_rules(a.root.as_ref()?);
+    for (l, r) in &rules {
+        index[*l as usize].insert(r.clone(), ());
     }
-    Some(Other { source, index })
+    Some(Other {
+        source,
+        index,
+        rules,
+    })
 }
 
 /// The rules of a file that the CLI loads, per list.
@@ -202,6 +210,20 @@ pub fn cross_file(root: Option<&Node>, ctx: &Context<'_>, out: &mut Vec<Diagnost
             .as_deref()
             .and_then(|h| trusted(h, &project))
             .is_some_and(|t| !t);
+    // The other files' Bash rules by shape, per list (`shape.rs`): what
+    // contains a rule of this file.
+    let all: Vec<(List, &str, Source)> = others
+        .iter()
+        .flat_map(|o| o.rules.iter().map(move |(l, r)| (*l, r.as_str(), o.source)))
+        .collect();
+    let mut by_shape: [shape::Index<'_>; 3] = Default::default();
+    for (i, (l, r, _)) in all.iter().enumerate() {
+        if let Reading::Loaded(rule, flaw) = rules::read(r, *l)
+            && rule.tool == "Bash"
+        {
+            by_shape[*l as usize].insert(i, shape::shape(rule.content, flaw.as_ref()));
+        }
+    }
     for (list, items) in [List::Allow, List::Ask].map(|l| (l, lints::list_items(p, l))) {
         for item in items {
             let Some(rule) = item.value.as_str() else {
@@ -237,12 +259,35 @@ pub fn cross_file(root: Option<&Node>, ctx: &Context<'_>, out: &mut Vec<Diagnost
                         }
                     })
             });
+            let own = match rules::read(rule, list) {
+                Reading::Loaded(r, flaw) if r.tool == "Bash" => {
+                    Some(shape::shape(r.content, flaw.as_ref()))
+                }
+                _ => None,
+            };
+            let example = own
+                .as_ref()
+                .and_then(shape::example)
+                .map(|e| format!(" (e.g. `{e}`)"))
+                .unwrap_or_default();
+            let stronger = stronger.or_else(|| {
+                let a = own?;
+                [List::Ask, List::Deny]
+                    .into_iter()
+                    .filter(|l| *l > list)
+                    .find_map(|l| {
+                        by_shape[l as usize]
+                            .covering(&a)
+                            .first()
+                            .map(|&i| (all[i].2, l, all[i].1))
+                    })
+            });
             if let Some((s, l, r)) = stronger {
                 out.push(Diagnostic::new(
                     Code::RuleNeverDecides,
                     item.range.clone(),
                     format!(
-                        "this {} rule never decides: `{r}` in the {} list of {} matches every call it matches, and {} wins over {} in every file",
+                        "this {} rule never decides: `{r}` in the {} list of {} matches every call it matches{example}, and {} wins over {} in every file",
                         list.key(),
                         l.key(),
                         s.describe(),
@@ -250,6 +295,38 @@ pub fn cross_file(root: Option<&Node>, ctx: &Context<'_>, out: &mut Vec<Diagnost
                         list.key()
                     ),
                 ));
+                continue;
+            }
+            // An allow inside a broader allow of a file that applies to
+            // everyone this one does (a local rule inside the project's or
+            // the managed settings, a project rule inside the managed ones).
+            if list == List::Allow
+                && let Some(a) = own
+                && let Some(&i) = by_shape[List::Allow as usize]
+                    .covering(&a)
+                    .iter()
+                    .find(|&&i| {
+                        matches!(
+                            (source, all[i].2),
+                            (Source::Local, Source::Project | Source::Managed)
+                                | (Source::Project, Source::Managed)
+                        )
+                    })
+            {
+                out.push(
+                    Diagnostic::new(
+                        Code::RedundantRule,
+                        item.range.clone(),
+                        format!(
+                            "`{}` in {} already allows every command this rule allows{example}: this rule changes nothing",
+                            all[i].1,
+                            all[i].2.describe()
+                        ),
+                    )
+                    .with_fix(crate::core::diagnostic::Fix::RemoveArrayItem {
+                        title: format!("Remove `{rule}` (`{}` covers it)", all[i].1),
+                    }),
+                );
             }
         }
     }
