@@ -5,7 +5,7 @@
 pub const FORMAT: &str = "claude";
 
 crate::code_table! {
-    unnecessary: [RuleNeverDecides, DuplicateRule, RedundantRule];
+    unnecessary: [RuleNeverDecides, DuplicateRule, RedundantRule, ReadStarAddsNothing];
     InvalidJson = "CC001", "invalid-json", Error, "The file is not strict JSON (a comment or a trailing comma is enough); Claude Code silently ignores the whole file.";
     EmptyFile = "CC002", "empty-file", Warning, "An empty settings file holds no rules.";
     SettingsRejected = "CC003", "settings-rejected", Error, "A permissions value of the wrong type makes Claude Code ignore the whole file, rules of every list included.";
@@ -24,5 +24,9 @@ crate::code_table! {
     UntrustedAllowIgnored = "CC017", "untrusted-allow-ignored", Warning, "In a project not trusted in ~/.claude.json, Claude Code ignores the allow rules of its project and local settings.";
     DenyBypass = "CC018", "deny-bypass", Warning, "A Bash deny rule that a call can get around: `git -C . push` is not denied by `Bash(git push:*)`.";
     RedundantRule = "CC019", "redundant-rule", Hint, "An allow rule inside a broader allow rule (in this file, or in the project or managed settings for a local or project file) changes nothing.";
+    WildcardBeforeRest = "CC020", "wildcard-before-rest", Warning, "An allow rule with a `*` before the rest of the command also matches options inserted at that place, and approves them without a prompt.";
+    WriteRuleIgnored = "CC021", "write-rule-ignored", Warning, "`Write(path)` rules are not read by file permission checks: only `Edit(path)` rules are (they cover every file-editing tool).";
+    ReadStarAddsNothing = "CC022", "read-star-adds-nothing", Hint, "An allow `Read(*)` adds nothing to the default: reading inside the working directories already runs without asking.";
+    EditStarWorkingDirectories = "CC023", "edit-star-working-directories", Info, "An allow `Edit(*)` allows edits only inside the working directories; older Claude Code versions read it as `Edit` (every path).";
     RuleNeverDecides = "CC014", "rule-never-decides", Warning, "Deny beats ask beats allow: this rule is always overridden by a rule in a stronger list.";
 }

@@ -400,6 +400,28 @@ fn rule_diagnostics(rule: &str, list: List, node: &Node, out: &mut Vec<Diagnosti
                     Code::StarWithColonStar,
                     "the `*` before `:*` is literal: this rule matches only commands with a `*` at that place".to_string(),
                 ),
+                Flaw::WildcardBeforeRest => (
+                    Code::WildcardBeforeRest,
+                    format!(
+                        "the `*` comes before the rest of the command: it also matches options inserted there (e.g. `{}`), which this allow rule then approves without a prompt",
+                        wildcard_example(r.content.unwrap_or(""))
+                    ),
+                ),
+                Flaw::WriteWithPath => (
+                    Code::WriteRuleIgnored,
+                    format!(
+                        "file permission checks read only `Edit(path)` rules: this `Write({})` rule never decides a file write ({lost}); `Edit(…)` covers Write, Edit and NotebookEdit",
+                        r.content.unwrap_or("")
+                    ),
+                ),
+                Flaw::ReadStar => (
+                    Code::ReadStarAddsNothing,
+                    "`Read(*)` adds nothing: reading inside the working directories already runs without asking, and `*` does not reach outside them (`Read` alone allows every path)".to_string(),
+                ),
+                Flaw::EditStar => (
+                    Code::EditStarWorkingDirectories,
+                    "`Edit(*)` allows edits only inside the working directories (older Claude Code versions read it as `Edit`, every path)".to_string(),
+                ),
                 Flaw::ColonStarInside => {
                     let c = r.content.unwrap_or("");
                     let (before, after) = c.split_once(":*").unwrap_or((c, ""));
@@ -422,8 +444,17 @@ fn rule_diagnostics(rule: &str, list: List, node: &Node, out: &mut Vec<Diagnosti
                     format!("Use `{}`", r.tool.trim()),
                     rebuild(r.tool.trim(), r.content),
                 )),
+                Flaw::WriteWithPath => {
+                    let fixed = rebuild("Edit", r.content);
+                    Some((format!("Use `{fixed}`"), fixed))
+                }
                 _ => None,
             };
+            if flaw == Flaw::ReadStar {
+                d = d.with_fix(Fix::RemoveArrayItem {
+                    title: "Remove `Read(*)` (it allows nothing new)".into(),
+                });
+            }
             if let Some((title, fixed)) = fixed {
                 d = d.with_fix(replace_rule(&range, title, &fixed));
             }
@@ -446,6 +477,14 @@ fn rule_diagnostics(rule: &str, list: List, node: &Node, out: &mut Vec<Diagnosti
             true
         }
     }
+}
+
+/// A command the wildcard of a CC020 rule lets through with an inserted
+/// option: its `*` replaced by an option and the value it stood for.
+fn wildcard_example(content: &str) -> String {
+    content
+        .replacen('*', "--dangerous-option x", 1)
+        .replace('*', "x")
 }
 
 fn rebuild(tool: &str, content: Option<&str>) -> String {

@@ -109,7 +109,7 @@ pub fn loaded_rules(root: &Node) -> Vec<(List, String)> {
     for list in [List::Allow, List::Ask, List::Deny] {
         for item in lints::list_items(p, list) {
             if let Some(r) = item.value.as_str()
-                && matches!(rules::read(r, list), Reading::Loaded(_, None))
+                && matches!(rules::read(r, list), Reading::Loaded(_, flaw) if flaw.as_ref().is_none_or(|f| f.matches_as_written()))
             {
                 out.push((list, r.to_string()));
             }
