@@ -75,6 +75,8 @@ const PATH_RULES: &[&str] = &[
     "Read(~/secret.txt)",
     "Read(~/outside.txt)",
     "Read(//etc/**)",
+    "Read(/etc/**)",
+    "Read($HOME/secret.txt)",
     "Read",
     "Edit(src/**)",
     "Edit(/docs/**)",

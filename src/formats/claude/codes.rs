@@ -28,5 +28,9 @@ crate::code_table! {
     WriteRuleIgnored = "CC021", "write-rule-ignored", Warning, "`Write(path)` rules are not read by file permission checks: only `Edit(path)` rules are (they cover every file-editing tool).";
     ReadStarAddsNothing = "CC022", "read-star-adds-nothing", Hint, "An allow `Read(*)` adds nothing to the default: reading inside the working directories already runs without asking.";
     EditStarWorkingDirectories = "CC023", "edit-star-working-directories", Info, "An allow `Edit(*)` allows edits only inside the working directories; older Claude Code versions read it as `Edit` (every path).";
+    ProjectRootAnchor = "CC024", "project-root-anchor", Warning, "A path rule starting with a single `/` and a system folder (`/etc/…`) means that folder inside the project, not the file-system path (`//etc/…`).";
+    WindowsPath = "CC025", "windows-path", Warning, "A Windows drive path in a path rule is a relative pattern that matches nothing on Linux and macOS; Claude Code compares `/c/…` paths.";
+    UnexpandedHome = "CC026", "unexpanded-home", Warning, "`$HOME` or `~user` is not expanded in a path rule: only `~/` is the home directory.";
+    SecretInRule = "CC027", "secret-in-rule", Warning, "A rule holds what looks like an API key, token or password: settings files are committed and shared.";
     RuleNeverDecides = "CC014", "rule-never-decides", Warning, "Deny beats ask beats allow: this rule is always overridden by a rule in a stronger list.";
 }

@@ -380,6 +380,7 @@ fn rule_diagnostics(rule: &str, list: List, node: &Node, out: &mut Vec<Diagnosti
             false
         }
         Reading::Loaded(r, Some(flaw)) => {
+            super::rule_text::findings(rule, &r, list, node, out);
             let (code, message) = match &flaw {
                 Flaw::UnknownTool { suggestion } => (
                     Code::UnknownTool,
@@ -462,6 +463,7 @@ fn rule_diagnostics(rule: &str, list: List, node: &Node, out: &mut Vec<Diagnosti
             true
         }
         Reading::Loaded(r, None) => {
+            super::rule_text::findings(rule, &r, list, node, out);
             if list == List::Deny
                 && r.tool == "Bash"
                 && let Some(call) = r.content.and_then(rules::deny_bypass)

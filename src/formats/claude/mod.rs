@@ -13,6 +13,7 @@ pub mod decide;
 pub mod lints;
 pub mod paths;
 pub mod policy;
+pub mod rule_text;
 pub mod rules;
 pub mod scopes;
 pub mod shape;
