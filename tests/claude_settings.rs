@@ -422,6 +422,32 @@ fn containment_across_the_settings_files() {
             .message
             .contains("e.g. `git push origin main`")
     );
+    // Hover says what each rule decides with every file, the buffer
+    // included (it is not on disk).
+    let open = |p: &std::path::Path| (p == doc).then(|| text.to_string());
+    let ctx_open = permission_lsp::workspace::resolve(
+        &options,
+        Some(&project),
+        Some(&doc),
+        &Default::default(),
+        Some(&open),
+    );
+    let hover = |needle: &str| {
+        let at = text.find(needle).unwrap() + 2;
+        claude()
+            .hover(Role::Config, text, &a, at, &ctx_open)
+            .unwrap()
+            .markdown
+    };
+    let md = hover("Bash(git push origin main)");
+    assert!(
+        md.contains(
+            "**Example:** `git push origin main` → **deny** by `Bash(git push:*)` (deny, user settings"
+        ),
+        "{md}"
+    );
+    let md = hover("Bash(make)");
+    assert!(md.contains("`make` → **allow** by this rule"), "{md}");
     // The project file: `cargo test:*` inside the user's `cargo:*` is kept.
     let pdoc = project.join(".claude/settings.json");
     let ctx = permission_lsp::workspace::resolve(

@@ -128,7 +128,7 @@ impl Format for Claude {
         _text: &str,
         analysis: &Analysis,
         offset: usize,
-        _ctx: &Context<'_>,
+        ctx: &Context<'_>,
     ) -> Option<HoverInfo> {
         let root = analysis.root.as_ref()?;
         let at = crate::ide::locate::locate(root, offset)?;
@@ -136,9 +136,23 @@ impl Format for Claude {
             [p, l, _] if p == "permissions" => {
                 let list = List::from_key(l)?;
                 let rule = at.node.value.as_str()?;
+                let mut markdown = rule_hover(rule, list);
+                // What it decides with every settings file (the unsaved
+                // buffer included), when the file is one the CLI reads.
+                if analysis.accepted
+                    && ctx.document.as_deref().is_some_and(|d| {
+                        scopes::source_of(d, scopes::home(ctx).as_deref()).is_some()
+                    })
+                {
+                    let sim = simulation::ClaudeSimulator::load(ctx);
+                    if let Some(line) = simulation::decides(&sim.policy, rule, list) {
+                        markdown.push_str("\n\n");
+                        markdown.push_str(&line);
+                    }
+                }
                 Some(HoverInfo {
                     range: Some(at.range.clone()),
-                    markdown: rule_hover(rule, list),
+                    markdown,
                 })
             }
             [p, k] if p == "permissions" && at.on_key => Some(HoverInfo {

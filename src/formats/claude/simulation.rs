@@ -286,3 +286,90 @@ pub fn verdict(d: Decision) -> &'static str {
         Decision::Deny => "DENY",
     }
 }
+
+/// A call that a rule matches, to show what it decides.
+pub fn example_call(policy: &Policy, rule: &str, list: super::rules::List) -> Option<CallRequest> {
+    use super::rules::{self, Reading};
+    use super::shape::{self, Shape};
+    let Reading::Loaded(r, flaw) = rules::read(rule, list) else {
+        return None;
+    };
+    let input = match (r.tool, r.content) {
+        ("Bash", c) => {
+            let command = match shape::shape(c, flaw.as_ref()) {
+                Shape::Never => return None,
+                Shape::Any => "make build".to_string(),
+                Shape::Exact(c) | Shape::Prefix(c) | Shape::Glued(c) => c.to_string(),
+                Shape::Other(c, _) => c.replace('*', "x"),
+            };
+            json!({ "command": command })
+        }
+        ("Read" | "Edit" | "Write", Some(c)) => {
+            let p = super::paths::anchor(c, &policy.cwd, &policy.cwd, &policy.home);
+            let rel = p
+                .pattern
+                .trim_start_matches('/')
+                .replace("**", "x")
+                .replace(['*', '?'], "x");
+            json!({ "file_path": p.root.join(rel).display().to_string() })
+        }
+        ("Read" | "Edit" | "Write", None) => {
+            json!({ "file_path": policy.home.join("notes.txt").display().to_string() })
+        }
+        ("WebFetch", c) => {
+            let host = c
+                .and_then(|c| c.strip_prefix("domain:"))
+                .map(|d| {
+                    d.strip_prefix("*.")
+                        .map_or(d.to_string(), |b| format!("www.{b}"))
+                })
+                .unwrap_or_else(|| "example.com".into());
+            json!({ "url": format!("https://{host}/"), "prompt": "" })
+        }
+        _ => json!({}),
+    };
+    let tool = match r.tool {
+        t if t.starts_with("mcp__") && t.matches("__").count() == 1 => format!("{t}__tool"),
+        t => t.trim_end_matches("__*").to_string(),
+    };
+    Some(CallRequest { tool, input })
+}
+
+/// The hover's line on what a rule decides, over every settings file: an
+/// example call and the rule (here or elsewhere) that decides it.
+pub fn decides(policy: &Policy, rule: &str, list: super::rules::List) -> Option<String> {
+    let call = example_call(policy, rule, list)?;
+    let o = policy.decide(&call.tool, &call.input);
+    let what = match call.input.get("command").and_then(Value::as_str) {
+        Some(c) => format!("`{c}`"),
+        None => match call
+            .input
+            .get("file_path")
+            .or_else(|| call.input.get("url"))
+            .and_then(Value::as_str)
+        {
+            Some(p) => format!("{} `{p}`", call.tool),
+            None => format!("`{}`", call.tool),
+        },
+    };
+    let by = match deciding_rule(&o.why) {
+        Some(i) if policy.rules[i].text == rule && policy.rules[i].list == list => {
+            "by this rule".to_string()
+        }
+        Some(i) => {
+            let r = &policy.rules[i];
+            format!(
+                "by `{}` ({}, {} settings, {})",
+                r.text,
+                r.list.key(),
+                r.origin.scope(),
+                where_written(r)
+            )
+        }
+        None => format!("— {}", reason(policy, &o.why)),
+    };
+    Some(format!(
+        "**Example:** {what} → **{}** {by}",
+        o.decision.as_str()
+    ))
+}
