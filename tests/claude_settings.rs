@@ -462,3 +462,65 @@ fn containment_across_the_settings_files() {
     assert!(a.diagnostics.is_empty(), "{:#?}", a.diagnostics);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// MCP rules against the servers the project's `.mcp.json` and
+/// `~/.claude.json` define: an unknown server is reported with the closest
+/// known name; claude.ai connectors and plugin servers are not judged.
+#[test]
+fn mcp_rules_name_servers_that_exist() {
+    let dir = std::env::temp_dir().join(format!("plsp-claude-mcp-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let home = dir.join("home");
+    let project = dir.join("proj");
+    std::fs::create_dir_all(home.join(".claude")).unwrap();
+    std::fs::create_dir_all(project.join(".claude")).unwrap();
+    std::fs::write(
+        home.join(".claude.json"),
+        json!({"mcpServers": {"github": {"command": "gh-mcp"}},
+               "projects": {project.display().to_string(): {"hasTrustDialogAccepted": true, "mcpServers": {"local-db": {}}}}})
+            .to_string(),
+    )
+    .unwrap();
+    std::fs::write(
+        project.join(".mcp.json"),
+        r#"{"mcpServers": {"docs": {"command": "docs-mcp"}}}"#,
+    )
+    .unwrap();
+    let doc = project.join(".claude/settings.json");
+    let text = r#"{"permissions": {"allow": ["mcp__github__get_issue", "mcp__docs", "mcp__local-db__query", "mcp__gihtub__list", "mcp__claude_ai_Slack__send"], "deny": ["mcp__nowhere"]}}"#;
+    let mut options = AnalysisOptions::for_profile(claude().default_profile());
+    options.home = home.display().to_string();
+    let ctx = permission_lsp::workspace::resolve(
+        &options,
+        Some(&project),
+        Some(&doc),
+        &Default::default(),
+        None,
+    );
+    let a = claude().analyse(Role::Config, text, &ctx);
+    let found: Vec<(&str, &str)> = a
+        .diagnostics
+        .iter()
+        .filter(|d| d.code.as_str() == "CC028")
+        .map(|d| (&text[d.range.clone()], d.message.as_str()))
+        .collect();
+    assert_eq!(found.len(), 2, "{found:#?}");
+    assert_eq!(found[0].0, "\"mcp__gihtub__list\"");
+    assert!(
+        found[0].1.contains("did you mean `github`?"),
+        "{}",
+        found[0].1
+    );
+    assert_eq!(found[1].0, "\"mcp__nowhere\"");
+    // Completion offers each server's tools.
+    let at = text.find("mcp__docs").unwrap() + 3;
+    let labels: Vec<String> = claude()
+        .completions(Role::Config, text, at, &ctx, false)
+        .into_iter()
+        .map(|i| i.label)
+        .collect();
+    for s in ["mcp__docs", "mcp__github", "mcp__local-db", "Bash"] {
+        assert!(labels.iter().any(|l| l == s), "{s} in {labels:?}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -32,5 +32,6 @@ crate::code_table! {
     WindowsPath = "CC025", "windows-path", Warning, "A Windows drive path in a path rule is a relative pattern that matches nothing on Linux and macOS; Claude Code compares `/c/…` paths.";
     UnexpandedHome = "CC026", "unexpanded-home", Warning, "`$HOME` or `~user` is not expanded in a path rule: only `~/` is the home directory.";
     SecretInRule = "CC027", "secret-in-rule", Warning, "A rule holds what looks like an API key, token or password: settings files are committed and shared.";
+    UnknownMcpServer = "CC028", "unknown-mcp-server", Warning, "An MCP rule names a server that no MCP config of the project or the user defines: it matches no tool.";
     RuleNeverDecides = "CC014", "rule-never-decides", Warning, "Deny beats ask beats allow: this rule is always overridden by a rule in a stronger list.";
 }

@@ -98,6 +98,7 @@ impl Format for Claude {
                 "**/.claude/settings.local.json",
                 "**/managed-settings.json",
                 "**/managed-settings.d/*.json",
+                "**/.mcp.json",
             ]
             .iter()
             .map(|s| s.to_string())
@@ -168,7 +169,7 @@ impl Format for Claude {
         _role: Role,
         text: &str,
         offset: usize,
-        _ctx: &Context<'_>,
+        ctx: &Context<'_>,
         _snippets: bool,
     ) -> Vec<Item> {
         let root = lints::analyse(text).root;
@@ -184,7 +185,7 @@ impl Format for Claude {
                 if at.node.value.as_str().is_none() {
                     return Vec::new();
                 }
-                rules::TOOLS
+                let mut items: Vec<Item> = rules::TOOLS
                     .iter()
                     .filter(|t| **t != "Task")
                     .map(|t| Item {
@@ -195,7 +196,21 @@ impl Format for Claude {
                         snippet: false,
                         range: quoted(&at.range),
                     })
-                    .collect()
+                    .collect();
+                // Every tool of each MCP server the project's configs define.
+                let home = scopes::home(ctx);
+                let project = policy::project_dir(ctx, home.as_deref());
+                for server in scopes::mcp_servers(&project, home.as_deref(), ctx) {
+                    items.push(Item {
+                        label: format!("mcp__{server}"),
+                        kind: ItemKind::Surface,
+                        detail: Some(format!("every tool of the MCP server `{server}`")),
+                        insert: format!("mcp__{server}"),
+                        snippet: false,
+                        range: quoted(&at.range),
+                    });
+                }
+                items
             }
             [p, _] if p == "permissions" && at.on_key => lints::PERMISSIONS_KEYS
                 .iter()

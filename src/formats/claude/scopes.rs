@@ -118,14 +118,28 @@ pub fn loaded_rules(root: &Node) -> Vec<(List, String)> {
     out
 }
 
+/// What `~/.claude.json` says about a project: its trust, and the MCP
+/// servers defined for it (user scope and the project's local scope).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProjectState {
+    pub trusted: bool,
+    pub servers: Vec<String>,
+}
+
 /// Is the project trusted in `~/.claude.json`? `None` when that file does
 /// not exist or cannot be read (Claude Code has not run here: say nothing).
-/// The file is the CLI's whole state (history included) and can be large:
-/// the answer is kept until the file's size or modification time changes,
-/// so a keystroke does not parse it again.
 pub fn trusted(home: &Path, project: &Path) -> Option<bool> {
+    project_state(home, project).map(|s| s.trusted)
+}
+
+/// The project's state in `~/.claude.json`; `None` when that file does not
+/// exist or cannot be read. The file is the CLI's whole state (history
+/// included) and can be large: the answer is kept until the file's size or
+/// modification time changes, so a keystroke does not parse it again.
+pub fn project_state(home: &Path, project: &Path) -> Option<ProjectState> {
     type Key = (PathBuf, PathBuf, u64, Option<std::time::SystemTime>);
-    static LAST: std::sync::Mutex<Option<(Key, Option<bool>)>> = std::sync::Mutex::new(None);
+    static LAST: std::sync::Mutex<Option<(Key, Option<ProjectState>)>> =
+        std::sync::Mutex::new(None);
     let path = home.join(".claude.json");
     let meta = std::fs::metadata(&path).ok()?;
     let key: Key = (
@@ -138,20 +152,113 @@ pub fn trusted(home: &Path, project: &Path) -> Option<bool> {
         && let Some((k, answer)) = last.as_ref()
         && *k == key
     {
-        return *answer;
+        return answer.clone();
     }
     let answer = (|| {
         let text = crate::workspace::read_text(&path, MAX_STATE_BYTES)?;
         let v: serde_json::Value = serde_json::from_str(&text).ok()?;
         let name = project.to_string_lossy();
-        Some(
-            v["projects"][name.as_ref()]["hasTrustDialogAccepted"] == serde_json::Value::Bool(true),
-        )
+        let p = &v["projects"][name.as_ref()];
+        let mut servers: Vec<String> = [&v["mcpServers"], &p["mcpServers"]]
+            .iter()
+            .filter_map(|m| m.as_object())
+            .flat_map(|m| m.keys().cloned())
+            .collect();
+        servers.sort();
+        servers.dedup();
+        Some(ProjectState {
+            trusted: p["hasTrustDialogAccepted"] == serde_json::Value::Bool(true),
+            servers,
+        })
     })();
     if let Ok(mut last) = LAST.lock() {
-        *last = Some((key, answer));
+        *last = Some((key, answer.clone()));
     }
     answer
+}
+
+/// The servers of the project's `.mcp.json` (the open buffer wins).
+fn project_servers(project: &Path, ctx: &Context<'_>) -> Vec<String> {
+    let path = project.join(".mcp.json");
+    let Some(text) =
+        (ctx.open)(&path).or_else(|| crate::workspace::read_text(&path, MAX_SETTINGS_BYTES))
+    else {
+        return Vec::new();
+    };
+    serde_json::from_str::<serde_json::Value>(&text)
+        .ok()
+        .and_then(|v| {
+            v["mcpServers"]
+                .as_object()
+                .map(|m| m.keys().cloned().collect())
+        })
+        .unwrap_or_default()
+}
+
+/// Every MCP server defined for the project: its `.mcp.json`, and
+/// `~/.claude.json` (user and local scope).
+pub fn mcp_servers(project: &Path, home: Option<&Path>, ctx: &Context<'_>) -> Vec<String> {
+    let mut all = home
+        .and_then(|h| project_state(h, project))
+        .map(|s| s.servers)
+        .unwrap_or_default();
+    all.extend(project_servers(project, ctx));
+    all.sort();
+    all.dedup();
+    all
+}
+
+/// MCP rules naming a server that no MCP config read here defines. Said
+/// only when `~/.claude.json` exists (Claude Code has run here), and not
+/// for servers other sources provide (claude.ai connectors, plugins).
+fn unknown_servers(
+    p: &[crate::syntax::Member],
+    project: &Path,
+    home: Option<&Path>,
+    ctx: &Context<'_>,
+    out: &mut Vec<Diagnostic>,
+) {
+    let mcp_items: Vec<(&Node, &str)> = [List::Allow, List::Ask, List::Deny]
+        .into_iter()
+        .flat_map(|l| lints::list_items(p, l))
+        .filter_map(|n| {
+            let r = n.value.as_str()?;
+            let server = rules::split(r)?.tool.strip_prefix("mcp__")?;
+            let server = server.split("__").next()?;
+            (!server.is_empty()
+                && !server.contains('*')
+                && !server.starts_with("claude_ai_")
+                && !server.starts_with("plugin_"))
+            .then_some((n, server))
+        })
+        .collect();
+    if mcp_items.is_empty() {
+        return;
+    }
+    let Some(state) = home.and_then(|h| project_state(h, project)) else {
+        return;
+    };
+    let mut known = state.servers;
+    known.extend(project_servers(project, ctx));
+    for (node, server) in mcp_items {
+        if known.iter().any(|k| k == server) {
+            continue;
+        }
+        let suggestion = known
+            .iter()
+            .map(|k| (crate::text::edit_distance(k, server), k))
+            .filter(|(d, _)| *d <= 2)
+            .min()
+            .map(|(_, k)| format!(" — did you mean `{k}`?"))
+            .unwrap_or_default();
+        out.push(Diagnostic::new(
+            Code::UnknownMcpServer,
+            node.range.clone(),
+            format!(
+                "no MCP server named `{server}` is defined for this project (`.mcp.json`, or `mcpServers` in ~/.claude.json for you or this project): this rule matches no tool until one is{suggestion}"
+            ),
+        ));
+    }
 }
 
 /// The findings that need the other settings files.
@@ -182,6 +289,7 @@ pub fn cross_file(root: Option<&Node>, ctx: &Context<'_>, out: &mut Vec<Diagnost
             ),
         ));
     }
+    unknown_servers(p, &project, home.as_deref(), ctx, out);
     // The other files.
     let mut others: Vec<Other> = Vec::new();
     let claude = project.join(".claude");
