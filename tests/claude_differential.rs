@@ -2,7 +2,9 @@
 //! random settings across the user, project and local files (rules from a
 //! vocabulary of the shapes people write, modes, trust) and random calls
 //! (Bash, Read, Write, WebFetch) are run by the CLI (one process per
-//! configuration, through `tests/differential/claude/`) and decided by
+//! configuration, through `tests/differential/claude/`; some sessions with
+//! an MCP server and MCP rules, `--permission-mode`, `--allowedTools` or
+//! `--disallowedTools`) and decided by
 //! permission-lsp; every call must get the CLI's verdict. Each disagreement
 //! is shrunk (rules and calls dropped while it persists) and printed as a
 //! case the oracle can run again.
@@ -87,6 +89,14 @@ const PATH_RULES: &[&str] = &[
     "WebFetch",
 ];
 
+const MCP_RULES: &[&str] = &[
+    "mcp__srv__echo",
+    "mcp__srv__danger",
+    "mcp__srv",
+    "mcp__srv__*",
+    "mcp__other",
+];
+
 const COMMANDS: &[&str] = &[
     "npm run test",
     "npm run test --watch",
@@ -120,7 +130,16 @@ const COMMANDS: &[&str] = &[
     "mkdir build",
 ];
 
-fn random_call(rng: &mut Rng, n: usize) -> Call {
+fn random_call(rng: &mut Rng, n: usize, mcp: bool) -> Call {
+    if mcp && rng.chance(30) {
+        return Call {
+            tool: rng
+                .pick(&["mcp__srv__echo", "mcp__srv__danger", "mcp__srv__other"])
+                .into(),
+            input: json!({ "x": "1" }),
+            verdict: None,
+        };
+    }
     let (tool, input) = match rng.below(10) {
         0..=5 => (
             "Bash",
@@ -162,7 +181,7 @@ fn random_call(rng: &mut Rng, n: usize) -> Call {
     }
 }
 
-fn random_settings(rng: &mut Rng, mode_ok: bool) -> Option<Value> {
+fn random_settings(rng: &mut Rng, mode_ok: bool, mcp: bool) -> Option<Value> {
     if rng.chance(30) {
         return None;
     }
@@ -174,7 +193,9 @@ fn random_settings(rng: &mut Rng, mode_ok: bool) -> Option<Value> {
         };
         let rules: Vec<&str> = (0..n)
             .map(|_| {
-                if rng.chance(60) {
+                if mcp && rng.chance(30) {
+                    rng.pick(MCP_RULES)
+                } else if rng.chance(60) {
                     rng.pick(BASH_RULES)
                 } else {
                     rng.pick(PATH_RULES)
@@ -202,11 +223,28 @@ fn random_case(rng: &mut Rng, i: usize) -> Case {
         ("docs/private.md", "p\n"),
         ("src/x.ts", "x\n"),
     ];
+    let mcp = rng.chance(25);
+    // The CLI's own flags in some sessions.
+    let mut args = Vec::new();
+    if rng.chance(20) {
+        args.push("--permission-mode".to_string());
+        args.push(
+            rng.pick(&["acceptEdits", "dontAsk", "bypassPermissions", "default"])
+                .to_string(),
+        );
+    }
+    if rng.chance(15) {
+        args.push(
+            rng.pick(&["--allowedTools", "--disallowedTools"])
+                .to_string(),
+        );
+        args.push(rng.pick(BASH_RULES).to_string());
+    }
     Case {
         id: format!("d{i:03}"),
-        user: random_settings(rng, true),
-        project: random_settings(rng, true),
-        local: random_settings(rng, true),
+        user: random_settings(rng, true, mcp),
+        project: random_settings(rng, true, mcp),
+        local: random_settings(rng, true, mcp),
         files: files
             .iter()
             .map(|(a, b)| (a.to_string(), b.to_string()))
@@ -216,8 +254,9 @@ fn random_case(rng: &mut Rng, i: usize) -> Case {
             ("secret.txt".into(), "s\n".into()),
         ],
         trust: !rng.chance(15),
-        args: Vec::new(),
-        calls: (0..10).map(|n| random_call(rng, n)).collect(),
+        args,
+        mcp,
+        calls: (0..10).map(|n| random_call(rng, n, mcp)).collect(),
     }
 }
 

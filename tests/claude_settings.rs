@@ -524,3 +524,19 @@ fn mcp_rules_name_servers_that_exist() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// An ask rule naming a command exactly decides it before deny wildcards
+/// and prefixes (observed on the CLI): it is not reported as never
+/// deciding; a wildcard ask under the same deny is.
+#[test]
+fn an_exact_ask_is_not_beaten_by_a_deny_prefix() {
+    let text = r#"{"permissions": {"ask": ["Bash(npm run test)", "Bash(npm run lint:*)", "Bash(npm run build *)"], "deny": ["Bash(npm:*)"]}}"#;
+    let a = analyse(text);
+    let never: Vec<&str> = a
+        .diagnostics
+        .iter()
+        .filter(|d| d.code.as_str() == "CC014")
+        .map(|d| &text[d.range.clone()])
+        .collect();
+    assert_eq!(never, ["\"Bash(npm run build *)\""]);
+}

@@ -54,6 +54,8 @@ pub struct Case {
     pub home_files: Vec<(String, String)>,
     pub trust: bool,
     pub args: Vec<String>,
+    /// The oracle starts its MCP server `srv` (tools echo, danger, other).
+    pub mcp: bool,
     pub calls: Vec<Call>,
 }
 
@@ -114,6 +116,7 @@ impl Case {
                         .collect()
                 })
                 .unwrap_or_default(),
+            mcp: v["mcp"].as_bool().unwrap_or(false),
             calls,
         }
     }
@@ -149,6 +152,9 @@ impl Case {
         }
         if self.args.iter().any(|a| a == "bypassPermissions") {
             o.insert("env".into(), json!({ "IS_SANDBOX": "1" }));
+        }
+        if self.mcp {
+            o.insert("mcp".into(), json!(true));
         }
         o.insert(
             "calls".into(),

@@ -202,6 +202,15 @@ impl Policy {
         })
     }
 
+    /// A Read deny with a path matching a file a read-only command reads.
+    fn read_denied_by_command(&self, c: &bash::Simple) -> Option<usize> {
+        let ReadOnlyAnswer::Yes { paths: read } = bash::read_only(strip_wrappers(&c.words)) else {
+            return None;
+        };
+        read.iter()
+            .find_map(|p| self.path_rule(List::Deny, &["Read"], &self.abs(p)))
+    }
+
     fn read(&self, tool: &str, input: &serde_json::Value) -> Outcome {
         let raw = input["file_path"]
             .as_str()
@@ -301,16 +310,17 @@ impl Policy {
                     .is_some_and(|c| texts.iter().any(|t| bash_rule_matches(c, t)))
         };
         let whole = normalise_blanks(command);
-        // The whole command line as one rule (`Bash(a && b)`) first.
+        // The whole command line as one exact rule (`Bash(a && b)`) first
+        // (a wildcard rule is matched per simple command: deny `Bash(git:*)`
+        // does not deny `git status && ls` as a whole).
         for list in [List::Deny, List::Ask] {
-            let hit = self
-                .first(list, |r| matches_any(r, std::slice::from_ref(&whole)))
-                .or_else(|| {
-                    variants
-                        .iter()
-                        .find_map(|texts| self.first(list, |r| matches_any(r, texts)))
-                });
-            if let Some(i) = hit {
+            if let Some(i) = self.first(list, |r| {
+                r.tool == "Bash"
+                    && r.flaw.is_none()
+                    && r.content
+                        .as_deref()
+                        .is_some_and(|c| !c.contains('*') && c == whole)
+            }) {
                 let d = if list == List::Deny {
                     Decision::Deny
                 } else {
@@ -318,25 +328,60 @@ impl Policy {
                 };
                 return outcome(d, Why::Rule(i));
             }
-            if list == List::Deny {
+        }
+        // Each simple command: a deny or ask rule naming exactly this
+        // command (`Bash(git status)`, or `Bash(npm run test:*)` for `npm
+        // run test`) decides it first; then any deny rule, a Read deny on a
+        // file a read-only command reads, any ask rule. Observed: ask
+        // `Bash(git status)` over deny `Bash(git:*)` asks for `git status`
+        // (and `git status && ls`); ask `Bash(npm run test:*)` over deny
+        // `Bash(npm run test*)` asks for `npm run test` but denies `npm run
+        // test --watch`; an exact allow never goes first.
+        let exactly = |r: &Loaded, texts: &[String]| {
+            r.tool == "Bash"
+                && r.flaw.is_none()
+                && r.content.as_deref().is_some_and(|c| {
+                    let literal = match c.strip_suffix(":*") {
+                        Some(p) if !p.is_empty() && !p.ends_with(' ') => p,
+                        _ => c,
+                    };
+                    !literal.contains('*') && texts.iter().any(|t| t == literal)
+                })
+        };
+        let mut denied: Option<usize> = None;
+        let mut asked: Option<usize> = None;
+        for (c, texts) in parsed.commands.iter().zip(&variants) {
+            let decided = if let Some(i) = self.first(List::Deny, |r| exactly(r, texts)) {
+                Some((Decision::Deny, i))
+            } else if let Some(i) = self.first(List::Ask, |r| exactly(r, texts)) {
+                Some((Decision::Ask, i))
+            } else if let Some(i) = self.first(List::Deny, |r| matches_any(r, texts)) {
+                Some((Decision::Deny, i))
+            } else if let Some(i) = self.read_denied_by_command(c) {
                 // Read deny rules with a path reach the files a read-only
                 // command reads (observed: `cat .env` is denied by
                 // `Read(./.env)`, `rm -rf .env` is not, and a whole-tool
                 // `Read` deny does not deny `cat a.txt`).
-                for c in &parsed.commands {
-                    let ReadOnlyAnswer::Yes { paths: read } =
-                        bash::read_only(strip_wrappers(&c.words))
-                    else {
-                        continue;
-                    };
-                    for p in read {
-                        let abs = self.abs(&p);
-                        if let Some(i) = self.path_rule(List::Deny, &["Read"], &abs) {
-                            return outcome(Decision::Deny, Why::Rule(i));
-                        }
-                    }
+                Some((Decision::Deny, i))
+            } else {
+                self.first(List::Ask, |r| matches_any(r, texts))
+                    .map(|i| (Decision::Ask, i))
+            };
+            match decided {
+                Some((Decision::Deny, i)) => {
+                    denied.get_or_insert(i);
                 }
+                Some((_, i)) => {
+                    asked.get_or_insert(i);
+                }
+                None => {}
             }
+        }
+        if let Some(i) = denied {
+            return outcome(Decision::Deny, Why::Rule(i));
+        }
+        if let Some(i) = asked {
+            return outcome(Decision::Ask, Why::Rule(i));
         }
         if let Some(i) = self.first(List::Allow, |r| {
             r.tool == "Bash"
@@ -385,11 +430,17 @@ impl Policy {
             let rule = self.first(List::Allow, |r| matches_any(r, &allow_texts));
             let ro = bash::read_only(&c.words);
             let accept_edit = self.mode == Mode::AcceptEdits && is_edit_command(&c.words);
-            // The files it touches must be inside the working directories.
+            // The files it touches must be inside the working directories,
+            // or, for a read-only command, allowed by a Read rule (observed:
+            // `Read(//etc/**)` lets `ls /etc` run, even in dontAsk; an
+            // `Edit(…)` allow does not let `mkdir` out).
+            let reads = matches!(ro, ReadOnlyAnswer::Yes { .. });
             let mut outside = None;
             for p in command_paths(&c.words) {
                 let abs = self.abs(&p);
-                if !self.in_working_dirs(&abs) {
+                let readable = self.in_working_dirs(&abs)
+                    || (reads && self.path_rule(List::Allow, &["Read"], &abs).is_some());
+                if !readable {
                     outside = Some(abs);
                     break;
                 }

@@ -328,7 +328,9 @@ fn permissions(p: &Member, out: &mut Vec<Diagnostic>) -> bool {
                     range: first.range.clone(),
                     message: "the first one".into(),
                 });
-                out.push(d);
+                out.push(d.with_fix(Fix::RemoveArrayItem {
+                    title: format!("Remove this copy of `{rule}`"),
+                }));
                 continue;
             }
             seen.insert(rule, item);
@@ -592,8 +594,14 @@ fn never_decides(loaded: &[(List, &str, &Node)], out: &mut Vec<Diagnostic>) {
     }
     for (ai, &(list, rule, node)) in loaded.iter().enumerate() {
         let tool = rules::split(rule).map_or(rule, |r| r.tool);
+        let exact_ask = list == List::Ask
+            && matches!(rules::read(rule, list), Reading::Loaded(r, _) if r.tool == "Bash" && shape::exact_kind(r.content));
         let by_shape = |l: List| -> Option<(usize, &str, &Node)> {
             let a = shapes[ai]?;
+            if exact_ask && l == List::Deny {
+                // An exact ask goes before deny wildcards and prefixes.
+                return None;
+            }
             index[l as usize]
                 .covering(&a)
                 .into_iter()

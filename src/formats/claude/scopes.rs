@@ -378,11 +378,13 @@ pub fn cross_file(root: Option<&Node>, ctx: &Context<'_>, out: &mut Vec<Diagnost
                 .and_then(shape::example)
                 .map(|e| format!(" (e.g. `{e}`)"))
                 .unwrap_or_default();
+            let exact_ask = list == List::Ask
+                && matches!(rules::read(rule, list), Reading::Loaded(r, _) if r.tool == "Bash" && shape::exact_kind(r.content));
             let stronger = stronger.or_else(|| {
                 let a = own?;
                 [List::Ask, List::Deny]
                     .into_iter()
-                    .filter(|l| *l > list)
+                    .filter(|l| *l > list && !(exact_ask && *l == List::Deny))
                     .find_map(|l| {
                         by_shape[l as usize]
                             .covering(&a)

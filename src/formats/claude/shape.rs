@@ -61,6 +61,21 @@ pub fn shape<'a>(content: Option<&'a str>, flaw: Option<&Flaw>) -> Shape<'a> {
     Shape::Other(c, head)
 }
 
+/// Is a Bash rule's content matched exactly (no wildcard, or a `p:*`
+/// prefix, whose bare `p` is matched exactly)? An ask rule of this kind
+/// decides the command it names before any deny wildcard or prefix
+/// (observed: ask `Bash(npm run test)` over deny `Bash(npm:*)` asks).
+pub fn exact_kind(content: Option<&str>) -> bool {
+    let Some(c) = content else {
+        return false;
+    };
+    let literal = match c.strip_suffix(":*") {
+        Some(p) if !p.is_empty() && !p.ends_with(' ') => p,
+        _ => c,
+    };
+    !literal.contains('*')
+}
+
 /// Does `b` match every command `a` matches?
 pub fn covers(b: &Shape<'_>, a: &Shape<'_>) -> bool {
     let word_prefix =
