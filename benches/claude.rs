@@ -59,10 +59,11 @@ fn bench(c: &mut Criterion) {
             b.iter(|| claude.analyse_file(Role::Config, black_box(text.as_bytes()), &options, None))
         });
     }
-    // Deciding calls: the settings as the project's file (an open buffer,
-    // nothing on disk), the policy loaded once.
+    // Deciding calls: the settings as the user's file (an open buffer,
+    // nothing on disk; the user's rules apply in any project, trusted or
+    // not), the policy loaded once.
     let project = Path::new("/nonexistent-permission-lsp-bench/proj");
-    let doc = project.join(".claude/settings.json");
+    let doc = Path::new("/nonexistent-permission-lsp-bench/home/.claude/settings.json");
     let calls = [
         (
             "Bash",
@@ -81,6 +82,7 @@ fn bench(c: &mut Criterion) {
     ];
     for (name, text) in [("small (real file)", &small), ("10,000 rules", &big)] {
         let open = |p: &Path| (p == doc).then(|| text.to_string());
+        let doc = doc.to_path_buf();
         let mut opts = options.clone();
         opts.home = "/nonexistent-permission-lsp-bench/home".into();
         let ctx = resolve(
@@ -94,6 +96,15 @@ fn bench(c: &mut Criterion) {
             Some(&open),
         );
         let sim = claude.simulator(&ctx).unwrap();
+        // The rules are in force: a call one of the last rules allows.
+        let probe = sim.simulate(&CallRequest {
+            tool: "WebFetch".into(),
+            input: json!({"url": "https://host9999.example.com/x"}),
+        });
+        assert!(
+            name.starts_with("small") || probe.decision == "allow",
+            "{probe:?}"
+        );
         c.bench_function(&format!("claude/simulate 5 calls, {name}"), |b| {
             b.iter(|| {
                 for (tool, input) in &calls {
