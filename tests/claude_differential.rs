@@ -206,6 +206,11 @@ fn random_settings(rng: &mut Rng, mode_ok: bool, mcp: bool) -> Option<Value> {
             p.insert(list.into(), json!(rules));
         }
     }
+    if rng.chance(10) {
+        // The home directory as a working directory: reads there run
+        // without asking.
+        p.insert("additionalDirectories".into(), json!(["{HOME}"]));
+    }
     if mode_ok && rng.chance(15) {
         p.insert(
             "defaultMode".into(),

@@ -186,7 +186,10 @@ impl Case {
             other => serde_json::to_string_pretty(other).unwrap(),
         };
         if let Some(v) = &self.user {
-            write(home.join(".claude/settings.json"), &text(v));
+            write(
+                home.join(".claude/settings.json"),
+                &text(&subst(v, &proj, &home)),
+            );
         }
         if let Some(v) = &self.project {
             write(
