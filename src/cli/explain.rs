@@ -46,7 +46,10 @@ fn render_human(v: &EffectivePolicyReport) -> String {
         .agent
         .as_deref()
         .map_or("none".to_string(), |a| format!("`{a}`"));
-    out.push_str(&format!("Effective policy (agent: {agent})\n\nFiles, in merge order (later scopes override earlier ones key by key):\n"));
+    out.push_str(&format!(
+        "Effective policy of {} (agent: {agent})\n\nFiles, in the order the runtime reads them ({}):\n",
+        v.runtime, v.precedence
+    ));
     for f in &v.files {
         let scope = &f.scope;
         match (f.present, &f.path) {
@@ -66,7 +69,7 @@ fn render_human(v: &EffectivePolicyReport) -> String {
             _ => out.push_str(&format!("  {scope:<14} (none)\n")),
         }
     }
-    out.push_str("\nRules in evaluation order (the last matching rule wins):\n");
+    out.push_str("\nRules in the order the runtime weighs them:\n");
     for r in &v.rules {
         let place = match (&r.place.file, r.place.line, r.place.column) {
             (Some(f), Some(l), Some(c)) => format!("{f}:{l}:{c}"),

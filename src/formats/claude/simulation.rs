@@ -242,7 +242,7 @@ pub fn effective(policy: &Policy) -> EffectivePolicyReport {
                 place: place(r),
             })
             .collect(),
-        precedence: "deny rules in any file win, then ask rules, then the tool's own checks (read-only commands, working directories, mode), then allow rules; anything else asks".into(),
+        precedence: "a deny rule in any file wins, then an ask rule, then the tool's own checks (read-only commands, working directories, mode), then an allow rule; anything else asks".into(),
         notes,
         details,
     }
