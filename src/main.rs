@@ -106,6 +106,9 @@ impl ScopeArgs {
             None => std::env::var("HOME").unwrap_or_else(|_| "~".into()),
         };
         options.agent = self.agent.clone();
+        if options.profile.auto {
+            options.installed = format.installed_version(&options);
+        }
         if let Some(m) = &self.permission_mode {
             options
                 .runtime_args

@@ -317,3 +317,51 @@ fn missing_named_paths_are_errors_everywhere() {
     ]);
     assert_eq!(code, 0);
 }
+
+/// `auto` takes the version pi installed, where pi records it: a file with
+/// a key newer than the installed version is rejected as that version
+/// rejects it; a pinned package in pi's settings counts too.
+#[test]
+fn auto_takes_the_installed_version() {
+    let dir = std::env::temp_dir().join(format!("pl-installed-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let home = dir.join("home");
+    let agent = home.join(".pi/agent");
+    let cfg = dir.join("proj/.pi/extensions/pi-permission-system/config.json");
+    std::fs::create_dir_all(cfg.parent().unwrap()).unwrap();
+    std::fs::write(
+        &cfg,
+        r#"{"forwardingTimeoutMs": 5000, "permission": {"*": "ask"}}"#,
+    )
+    .unwrap();
+    let check = || {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_permission-lsp"))
+            .args(["check", "--home"])
+            .arg(&home)
+            .arg(&cfg)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    // Nothing installed: the lowest version that accepts the key.
+    assert!(check().contains("PL112"), "{}", check());
+    // Installed 20.7.3: the key rejects the file.
+    let pkg = agent.join("npm/node_modules/@gotgenes/pi-permission-system");
+    std::fs::create_dir_all(&pkg).unwrap();
+    std::fs::write(pkg.join("package.json"), r#"{"version": "20.7.3"}"#).unwrap();
+    let out = check();
+    assert!(
+        out.contains("error[PL111]") && out.contains("the target is 20.7.3"),
+        "{out}"
+    );
+    // A pinned package in pi's settings: 25.1.0 accepts it.
+    std::fs::remove_dir_all(agent.join("npm")).unwrap();
+    std::fs::write(
+        agent.join("settings.json"),
+        r#"{"packages": ["npm:@gotgenes/pi-permission-system@25.1.0"]}"#,
+    )
+    .unwrap();
+    let out = check();
+    assert!(!out.contains("PL111") && !out.contains("PL112"), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -68,15 +68,60 @@ fn corpus_issue_texts_match_the_runtime() {
     let dir = format!("{}/tests/fixtures", env!("CARGO_MANIFEST_DIR"));
     let observed =
         std::fs::read_to_string(format!("{dir}/runtime/corpus-load-observed.jsonl")).unwrap();
+    let pinned = {
+        use permission_lsp::formats::Format;
+        AnalysisOptions::for_profile(permission_lsp::formats::pi::Pi.profile("20.7.3").unwrap())
+    };
     let mut n = 0;
     for line in observed.lines() {
         let v: serde_json::Value = serde_json::from_str(line).unwrap();
         let name = v["file"].as_str().unwrap();
         let want: Vec<String> = serde_json::from_value(v["issues"].clone()).unwrap();
         let bytes = std::fs::read(format!("{dir}/corpus/pi/{name}")).unwrap();
-        let (_, analysis) = analyze_config_bytes(&bytes, &AnalysisOptions::default());
+        // The loader observed is 20.7.3's: read as it reads.
+        let (_, analysis) = analyze_config_bytes(&bytes, &pinned);
         assert_eq!(analysis.file.runtime_issues("<path>"), want, "{name}");
         n += 1;
     }
     assert_eq!(n, 83);
+}
+
+/// The default target is `auto`: of the ten corpus files 20.7.3 rejects,
+/// the six with keys of a newer pi-permission-system are read as the
+/// lowest version that accepts them (and say so), the four with keys only
+/// forks read stay rejected with the fork named.
+#[test]
+fn auto_accepts_newer_keys_and_names_the_forks() {
+    let dir = format!("{}/tests/fixtures/corpus/pi", env!("CARGO_MANIFEST_DIR"));
+    let pinned = {
+        use permission_lsp::formats::Format;
+        AnalysisOptions::for_profile(permission_lsp::formats::pi::Pi.profile("20.7.3").unwrap())
+    };
+    let (mut newer, mut forks) = (0, 0);
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let path = e.unwrap().path();
+        if path.extension().is_none_or(|x| x != "json") {
+            continue;
+        }
+        let bytes = std::fs::read(&path).unwrap();
+        let (_, on_20_7_3) = analyze_config_bytes(&bytes, &pinned);
+        if on_20_7_3.file.accepted() {
+            continue;
+        }
+        let (_, auto) = analyze_config_bytes(&bytes, &AnalysisOptions::default());
+        let codes: Vec<&str> = auto.diagnostics.iter().map(|d| d.code.as_str()).collect();
+        if auto.file.accepted() {
+            newer += 1;
+            assert!(codes.contains(&"PL112"), "{}: {codes:?}", path.display());
+        } else {
+            forks += 1;
+            let named = auto
+                .diagnostics
+                .iter()
+                .filter(|d| d.code.as_str() == "PL111")
+                .all(|d| d.message.contains("read only by"));
+            assert!(named, "{}", path.display());
+        }
+    }
+    assert_eq!((newer, forks), (6, 4));
 }

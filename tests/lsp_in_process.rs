@@ -231,6 +231,14 @@ async fn settings_change_levels_and_target() {
         json!({"textDocument": {"uri": URI, "languageId": "json", "version": 1, "text": text}}),
     )
     .await;
+    // `auto`: read as 20.9.0, the lowest version that accepts the key.
+    let d = c.diagnostics(URI, Some(1)).await;
+    assert_eq!(codes(&d), ["PL112", "PL010"]);
+    c.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"permissionLsp": {"targetVersion": "20.7.3"}}}),
+    )
+    .await;
     let d = c.diagnostics(URI, Some(1)).await;
     assert_eq!(codes(&d), ["PL111", "PL010"]);
     c.notify(

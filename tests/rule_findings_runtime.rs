@@ -214,9 +214,10 @@ fn quick_fix_results_are_accepted_by_the_runtime() {
         return;
     };
     let mut cases = Vec::new();
+    // The runtime here is 20.7.3: read as it reads.
     let options = AnalysisOptions {
         home: HOME.into(),
-        ..AnalysisOptions::default()
+        ..AnalysisOptions::for_profile(pinned_20_7_3())
     };
     let mut extra: Vec<(String, String)> = inputs();
     for (n, t) in [
@@ -264,4 +265,9 @@ fn quick_fix_results_are_accepted_by_the_runtime() {
         "{} quick-fix results loaded by the runtime without an issue",
         cases.len()
     );
+}
+
+fn pinned_20_7_3() -> permission_lsp::core::profile::RuntimeProfile {
+    use permission_lsp::formats::Format;
+    permission_lsp::formats::pi::Pi.profile("20.7.3").unwrap()
 }

@@ -25,6 +25,10 @@ pub struct AnalysisOptions {
     /// `disallowedTools`, `add-dir`); a format ignores names it does not
     /// have.
     pub runtime_args: Vec<(String, String)>,
+    /// The runtime version installed where the runtime records it, and
+    /// where it was found (filled by the format at the settings layer when
+    /// the profile is `auto`).
+    pub installed: Option<(crate::core::profile::Version, String)>,
 }
 
 impl AnalysisOptions {
@@ -37,6 +41,7 @@ impl AnalysisOptions {
             agent: None,
             agent_dir: None,
             runtime_args: Vec::new(),
+            installed: None,
         }
     }
 }

@@ -40,7 +40,12 @@ impl Serialize for Version {
 pub struct RuntimeProfile {
     /// The format's id (`pi`).
     pub format: &'static str,
+    /// The version named by the user, or the one used when `auto` finds
+    /// nothing better.
     pub version: Version,
+    /// The format picks the version from what it finds (the installed
+    /// runtime, the keys a file uses); `false` when the user pinned one.
+    pub auto: bool,
 }
 
 impl fmt::Display for RuntimeProfile {

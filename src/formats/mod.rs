@@ -80,6 +80,14 @@ pub trait Format: Send + Sync + 'static {
     fn default_profile(&self) -> RuntimeProfile;
     /// The profile for a version the user names (`20.9.0`).
     fn profile(&self, version: &str) -> Result<RuntimeProfile, String>;
+    /// The runtime version installed where the runtime records it (for an
+    /// `auto` profile), with where it was found.
+    fn installed_version(
+        &self,
+        _options: &crate::analysis::AnalysisOptions,
+    ) -> Option<(crate::core::profile::Version, String)> {
+        None
+    }
     /// The role of a document, by its path (percent-decoded) and the start
     /// of its text (`$schema`); `None` when it is not this format's.
     fn detect(&self, path: &str, head: &str) -> Option<Role>;

@@ -16,9 +16,18 @@ pub fn apply(options: &mut AnalysisOptions, value: &Value) -> Vec<String> {
     let mut problems = Vec::new();
     let v = value.get("permissionLsp").unwrap_or(value);
     if let Some(t) = v.get("targetVersion").and_then(Value::as_str) {
-        match Version::parse(t) {
-            Some(version) => options.profile.version = version,
-            None => problems.push(format!("targetVersion: `{t}` is not a version like 20.7.3")),
+        if t.trim() == "auto" {
+            options.profile.auto = true;
+        } else {
+            match Version::parse(t) {
+                Some(version) => {
+                    options.profile.version = version;
+                    options.profile.auto = false;
+                }
+                None => problems.push(format!(
+                    "targetVersion: `{t}` is not a version like 20.7.3, or `auto`"
+                )),
+            }
         }
     }
     if let Some(h) = v.get("home").and_then(Value::as_str) {
@@ -42,6 +51,12 @@ pub fn apply(options: &mut AnalysisOptions, value: &Value) -> Vec<String> {
         }
         options.levels = levels;
     }
+    // `auto`: the version installed where the runtime records it.
+    options.installed = if options.profile.auto {
+        crate::formats::by_id(options.profile.format).and_then(|f| f.installed_version(options))
+    } else {
+        None
+    };
     problems
 }
 

@@ -208,6 +208,8 @@ pub fn policy_inputs(
             PathFlavor::Posix
         },
         extra_infra_dirs: Vec::new(),
+        auto: false,
+        installed: None,
     }
 }
 

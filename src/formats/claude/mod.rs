@@ -72,6 +72,7 @@ impl Format for Claude {
         RuntimeProfile {
             format: codes::FORMAT,
             version: VERSION,
+            auto: false,
         }
     }
 

@@ -29,6 +29,7 @@ crate::code_table! {
     InvalidValue = "PL108", "invalid-value", Error, "A knob or structural value of the wrong type rejects the whole file.";
     InvalidRuleValue = "PL109", "invalid-rule-value", Error, "A surface or pattern value that is neither a state nor a map/deny object rejects the whole file.";
     DenyObjectAction = "PL110", "deny-object-action", Error, "A deny object needs `\"action\": \"deny\"`.";
+    AssumedVersion = "PL112", "assumed-version", Info, "With the `auto` target, a key of a newer pi-permission-system makes the file read as the lowest version that accepts it; the message says which and why.";
     ForeignKey = "PL111", "version-specific-key", Error, "A key that only another runtime version or fork accepts rejects the whole file for the target.";
     ActionPattern = "PL201", "action-as-pattern", Warning, "`{ \"action\": \"deny\" }` under a surface is a pattern named `action`, not a deny.";
     UniversalMapIgnored = "PL202", "universal-map-ignored", Warning, "A pattern map under `*` is ignored; the universal default stays ask.";

@@ -12,8 +12,7 @@ use crate::formats::pi::engine::policy::{LoadedPolicy, PolicyInputs, ScopeText};
 use crate::formats::pi::engine::rules::{Layer, Rule, RuleOrigin};
 use crate::formats::pi::ide::simulation::Locator;
 use crate::formats::pi::model::agent::agent_permission;
-use crate::formats::pi::model::read::read_config;
-use crate::formats::pi::model::{State, SurfaceValue, Version};
+use crate::formats::pi::model::{State, SurfaceValue};
 use serde_json::{Value, json};
 
 /// The accepted scopes below `doc` in merge order (`None` when `doc` is
@@ -63,7 +62,7 @@ fn file_status(
     scope: &str,
     s: &Option<ScopeText>,
     agent_file: bool,
-    version: Version,
+    inputs: &PolicyInputs,
 ) -> FileStatus {
     let mut f = FileStatus {
         scope: scope.into(),
@@ -81,7 +80,7 @@ fn file_status(
         f.permission = Some(agent_permission(&s.text).is_some());
         f.issues = Some(Vec::new());
     } else {
-        let file = read_config(&s.text, version);
+        let file = inputs.read(&s.text);
         f.accepted = Some(file.accepted());
         f.issues = Some(file.runtime_issues(&s.path));
     }
@@ -143,10 +142,10 @@ pub fn effective_policy(
         runtime: format!("pi-permission-system {}", inputs.version),
         agent: agent.map(String::from),
         files: vec![
-            file_status("global", &inputs.global, false, inputs.version),
-            file_status("project", &inputs.project, false, inputs.version),
-            file_status("agent", &inputs.global_agent, true, inputs.version),
-            file_status("project-agent", &inputs.project_agent, true, inputs.version),
+            file_status("global", &inputs.global, false, inputs),
+            file_status("project", &inputs.project, false, inputs),
+            file_status("agent", &inputs.global_agent, true, inputs),
+            file_status("project-agent", &inputs.project_agent, true, inputs),
         ],
         rules,
         precedence: "later scopes override earlier ones key by key; the last matching rule wins"

@@ -40,18 +40,32 @@ impl Format for Pi {
     }
 
     fn default_profile(&self) -> RuntimeProfile {
+        // `auto`: the installed version, else the lowest version that
+        // accepts every key of the file, else the exact profile.
         RuntimeProfile {
             format: codes::FORMAT,
             version: model::versions::DEFAULT_TARGET,
+            auto: true,
         }
     }
 
+    fn installed_version(
+        &self,
+        options: &crate::analysis::AnalysisOptions,
+    ) -> Option<(model::versions::Version, String)> {
+        scopes::installed_version(options)
+    }
+
     fn profile(&self, version: &str) -> Result<RuntimeProfile, String> {
+        if version.trim() == "auto" {
+            return Ok(self.default_profile());
+        }
         let version = model::versions::Version::parse(version)
-            .ok_or_else(|| format!("`{version}` is not a version like 20.7.3"))?;
+            .ok_or_else(|| format!("`{version}` is not a version like 20.7.3, or `auto`"))?;
         Ok(RuntimeProfile {
             format: codes::FORMAT,
             version,
+            auto: false,
         })
     }
 

@@ -134,6 +134,8 @@ pub fn load_inputs(
         mcp_servers,
         home: loc.home.display().to_string(),
         version: loc.version,
+        auto: false,
+        installed: None,
         flavor: PathFlavor::Posix,
         // The runtime also bypasses reads of its own directories.
         extra_infra_dirs: vec![agent_dir.clone(), format!("{agent_dir}/git")],
@@ -243,7 +245,9 @@ pub fn load(
     String,
 > {
     let loc = locations(ctx);
-    let inputs = load_inputs(&loc, ctx.open)?;
+    let mut inputs = load_inputs(&loc, ctx.open)?;
+    inputs.auto = ctx.options.profile.auto;
+    inputs.installed = ctx.options.installed.clone();
     let loaded = crate::formats::pi::engine::policy::load_policy(&inputs);
     Ok((loc, inputs, loaded))
 }
@@ -293,7 +297,9 @@ pub fn scope_context_with(
     if !other_scope_file_exists(&loc, path, ctx.open) {
         return None;
     }
-    let inputs = load_inputs(&loc, ctx.open).ok()?;
+    let mut inputs = load_inputs(&loc, ctx.open).ok()?;
+    inputs.auto = ctx.options.profile.auto;
+    inputs.installed = ctx.options.installed.clone();
     let doc = path.display().to_string();
     // Alone, the document's own order is the runtime's: nothing to merge
     // (and nothing to parse twice).
@@ -341,8 +347,13 @@ pub fn analyse_scope_file(
     // checked on its own and says so.
     let limited = text.len() > MAX_SCOPE_ANALYSIS_BYTES;
     // A config document is read once, for the merge and the analysis.
-    let file = (!agent_file)
-        .then(|| crate::formats::pi::model::read::read_config(text, options.profile.version));
+    let file = (!agent_file).then(|| {
+        crate::formats::pi::model::read::read_config_as(
+            text,
+            options.profile,
+            options.installed.as_ref(),
+        )
+    });
     let scoped = if limited {
         None
     } else {
@@ -390,7 +401,11 @@ pub fn analyse_scope_file(
         };
     }
     let file = file.unwrap_or_else(|| {
-        crate::formats::pi::model::read::read_config(text, options.profile.version)
+        crate::formats::pi::model::read::read_config_as(
+            text,
+            options.profile,
+            options.installed.as_ref(),
+        )
     });
     let a = crate::formats::pi::lints::config_file::analyze_read_config(
         file,
@@ -412,4 +427,46 @@ pub fn analyse_scope_file(
     }
     analysis.diagnostics.splice(0..0, notes);
     analysis
+}
+
+/// The pi-permission-system version pi installed, where pi records it
+/// (documented, not verified against a pi installation): the package in the
+/// agent directory's npm folder
+/// (`<agentDir>/npm/node_modules/@gotgenes/pi-permission-system/package.json`),
+/// else a pinned `npm:@gotgenes/pi-permission-system@X.Y.Z` entry in the
+/// `packages` of `<agentDir>/settings.json`.
+pub fn installed_version(
+    options: &crate::analysis::AnalysisOptions,
+) -> Option<(crate::formats::pi::model::versions::Version, String)> {
+    use crate::formats::pi::model::versions::Version;
+    const PACKAGE: &str = "@gotgenes/pi-permission-system";
+    let home = match options.home.as_str() {
+        "" | "~" => PathBuf::from(std::env::var_os("HOME")?),
+        h => PathBuf::from(h),
+    };
+    let env_dir = std::env::var("PI_CODING_AGENT_DIR").ok();
+    let agent_dir = match options.agent_dir.as_deref() {
+        Some(d) => PathBuf::from(d),
+        None => locations::agent_dir(env_dir.as_deref(), &home),
+    };
+    let json = |p: &Path| -> Option<serde_json::Value> {
+        serde_json::from_str(&crate::workspace::read_text(p, 1024 * 1024)?).ok()
+    };
+    let manifest = agent_dir
+        .join("npm/node_modules")
+        .join(PACKAGE)
+        .join("package.json");
+    if let Some(v) = json(&manifest).and_then(|m| m["version"].as_str().and_then(Version::parse)) {
+        return Some((v, manifest.display().to_string()));
+    }
+    let settings = agent_dir.join("settings.json");
+    let s = json(&settings)?;
+    s["packages"].as_array()?.iter().find_map(|p| {
+        let source = p.as_str().or_else(|| p["source"].as_str())?;
+        let pinned = source
+            .strip_prefix("npm:")?
+            .strip_prefix(PACKAGE)?
+            .strip_prefix('@')?;
+        Some((Version::parse(pinned)?, settings.display().to_string()))
+    })
 }

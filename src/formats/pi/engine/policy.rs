@@ -7,7 +7,6 @@ use super::merge::{MergedSurface, Scope, compose_rules, merge_scopes};
 use super::rules::{PathFlavor, RuleOrigin};
 use crate::formats::pi::model::SurfaceValue;
 use crate::formats::pi::model::agent::agent_permission;
-use crate::formats::pi::model::read::read_config;
 use crate::formats::pi::model::{PiConfig, ShellTool, State, Version};
 use std::sync::Arc;
 
@@ -29,6 +28,10 @@ pub struct PolicyInputs {
     pub home: String,
     /// The runtime version whose reading applies to the scope files.
     pub version: Version,
+    /// `version` is the fallback of `auto`: each file is read as the
+    /// installed version, else the lowest version accepting its keys.
+    pub auto: bool,
+    pub installed: Option<(Version, String)>,
     pub flavor: PathFlavor,
     /// Infrastructure directories besides `piInfrastructureReadPaths`
     /// (the runtime adds its agent directory and package locations).
@@ -46,9 +49,24 @@ impl PolicyInputs {
             mcp_servers: Vec::new(),
             home: String::new(),
             version,
+            auto: false,
+            installed: None,
             flavor: PathFlavor::default(),
             extra_infra_dirs: Vec::new(),
         }
+    }
+
+    /// Reads a scope config as these inputs' profile says.
+    pub fn read(&self, text: &str) -> crate::formats::pi::model::read::ConfigFile {
+        crate::formats::pi::model::read::read_config_as(
+            text,
+            crate::core::profile::RuntimeProfile {
+                format: crate::formats::pi::codes::FORMAT,
+                version: self.version,
+                auto: self.auto,
+            },
+            self.installed.as_ref(),
+        )
     }
 
     /// The scope files in merge order: global, project, global agent,
@@ -102,7 +120,7 @@ pub fn load_policy_with(
         let file = match known {
             Some((path, file)) if path == &*s.path => file,
             _ => {
-                owned = read_config(&s.text, inputs.version);
+                owned = inputs.read(&s.text);
                 &owned
             }
         };

@@ -4,7 +4,7 @@ use super::WHOLE_FILE_DROPPED;
 use crate::analysis::AnalysisOptions;
 use crate::core::diagnostic::{Diagnostic, Fix, Related, TextEdit};
 use crate::formats::pi::codes::Code;
-use crate::formats::pi::model::read::{ConfigFile, read_config};
+use crate::formats::pi::model::read::ConfigFile;
 use crate::formats::pi::model::validate::{MAX_REASON_CHARS, ViolationKind};
 use crate::formats::pi::model::versions::{self, Availability, Version};
 use crate::syntax::js_order::{is_array_index, js_entries};
@@ -40,7 +40,11 @@ pub fn analyze_config_in_scopes(
     scopes: Option<&super::rule_order::ScopeRules>,
 ) -> ConfigAnalysis {
     analyze_read_config(
-        read_config(text, options.profile.version),
+        crate::formats::pi::model::read::read_config_as(
+            text,
+            options.profile,
+            options.installed.as_ref(),
+        ),
         text,
         options,
         scopes,
@@ -60,7 +64,8 @@ pub fn analyze_read_config(
     if let Some(root) = &file.parsed.root {
         structure_diagnostics(root, &mut out);
     }
-    validation_diagnostics(&file, text, options.profile.version, &mut out);
+    validation_diagnostics(&file, text, file.version, &mut out);
+    assumed_version(&file, &mut out);
     if let Some(cfg) = file.config() {
         super::rule_lints::rule_lints(&cfg, scopes.map(|s| s.permissive_bash), &mut out);
         super::rule_lints::rule_order_lints(&cfg, text, &options.home, scopes, &mut out);
@@ -280,6 +285,33 @@ fn index_keys(members: &[Member], out: &mut Vec<Diagnostic>) {
             seen_plain = true;
         }
     }
+}
+
+/// Under `auto`, the version taken for the file when it is not the exact
+/// profile's: which one, and why (an info at the key that needs it).
+fn assumed_version(file: &ConfigFile, out: &mut Vec<Diagnostic>) {
+    use crate::formats::pi::model::versions::{Assumed, DEFAULT_TARGET};
+    let Assumed::NeededBy(key) = &file.assumed else {
+        return;
+    };
+    let Some(member) = file
+        .parsed
+        .root
+        .as_ref()
+        .and_then(|r| r.value.as_object())
+        .and_then(|m| m.iter().find(|m| m.key == *key))
+    else {
+        return;
+    };
+    let range = file.stripped.range_to_original(member.key_range.clone());
+    out.push(Diagnostic::new(
+        Code::AssumedVersion,
+        range,
+        format!(
+            "read as pi-permission-system {} (`auto`): `{key}` needs it, and it is the lowest version that accepts every key of this file (pi-permission-system {DEFAULT_TARGET} rejects the whole file); decisions are simulated as {DEFAULT_TARGET} makes them — the changes since are documented, not simulated — pin a version with --target-version or permissionLsp.targetVersion",
+            file.version
+        ),
+    ));
 }
 
 fn validation_diagnostics(

@@ -16,6 +16,9 @@ pub struct ConfigFile {
     /// broken these describe the recovered tree; the runtime never gets that far.
     pub validation: Vec<RuntimeIssue>,
     accepted: bool,
+    /// The runtime version the file was read as, and why that one.
+    pub version: Version,
+    pub assumed: crate::formats::pi::model::versions::Assumed,
 }
 
 impl ConfigFile {
@@ -45,8 +48,32 @@ impl ConfigFile {
 }
 
 pub fn read_config(text: &str, target: Version) -> ConfigFile {
+    let profile = crate::core::profile::RuntimeProfile {
+        format: crate::formats::pi::codes::FORMAT,
+        version: target,
+        auto: false,
+    };
+    read_config_as(text, profile, None)
+}
+
+/// Reads a config as the profile says: a pinned version, or `auto` (the
+/// installed version, else the lowest version accepting every key of the
+/// file, else the exact profile: `versions::resolve`). One parse either way.
+pub fn read_config_as(
+    text: &str,
+    profile: crate::core::profile::RuntimeProfile,
+    installed: Option<&(Version, String)>,
+) -> ConfigFile {
     let stripped = strip_json_comments(text);
     let parsed = parse(&stripped);
+    let keys: Vec<&str> = parsed
+        .root
+        .as_ref()
+        .and_then(|r| r.value.as_object())
+        .map(|m| m.iter().map(|m| m.key.as_str()).collect())
+        .unwrap_or_default();
+    let (target, assumed) =
+        crate::formats::pi::model::versions::resolve(profile, installed, keys.into_iter());
     let validation = parsed
         .root
         .as_ref()
@@ -58,5 +85,7 @@ pub fn read_config(text: &str, target: Version) -> ConfigFile {
         parsed,
         validation,
         accepted,
+        version: target,
+        assumed,
     }
 }

@@ -195,7 +195,7 @@ pub static KEYS: &[KeySpec] = &[
     fork("agentMode", "@vitos-pizza/permission-system"),
     fork(
         "_comment",
-        "lenient loaders only (gotgenes ≤ 18.x, MasuRii, vitos-pizza)",
+        "lenient loaders (gotgenes ≤ 18.x, MasuRii, vitos-pizza)",
     ),
     fork(
         "defaultPolicy",
@@ -264,6 +264,68 @@ pub fn accepts(k: &KeySpec, target: Version) -> bool {
     }
 }
 
+/// Why a version was taken for a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Assumed {
+    /// The user named it.
+    Pinned,
+    /// pi installed this version (the file says where).
+    Installed(String),
+    /// The lowest version that accepts every key of the file: this key
+    /// needs it.
+    NeededBy(&'static str),
+    /// Nothing in the file needs more than the exact profile.
+    Default,
+}
+
+/// The version `auto` takes for a file with these top-level keys: the
+/// installed one when known, else the lowest version accepting every key
+/// (never below the exact profile), else the exact profile. Keys only a
+/// fork reads do not raise it (no version accepts them: they are reported
+/// with the fork's name).
+pub fn resolve<'a>(
+    profile: crate::core::profile::RuntimeProfile,
+    installed: Option<&(Version, String)>,
+    keys: impl Iterator<Item = &'a str>,
+) -> (Version, Assumed) {
+    if !profile.auto {
+        return (profile.version, Assumed::Pinned);
+    }
+    if let Some((v, from)) = installed {
+        return (*v, Assumed::Installed(from.clone()));
+    }
+    let mut best: Option<(Version, &'static str)> = None;
+    for k in keys {
+        if let Some(KeySpec {
+            key,
+            availability: Availability::Since(v),
+            ..
+        }) = key_spec(k)
+            && *v > DEFAULT_TARGET
+            && best.is_none_or(|(b, _)| *v > b)
+        {
+            best = Some((*v, key));
+        }
+    }
+    match best {
+        Some((v, key)) => (v, Assumed::NeededBy(key)),
+        None => (profile.version, Assumed::Default),
+    }
+}
+
+/// The top-level keys of a config's text (strict JSON or JSONC; nothing
+/// when it does not parse as an object).
+pub fn top_level_keys(text: &str) -> Vec<String> {
+    let stripped = crate::syntax::strip::strip_json_comments(text);
+    let root = crate::syntax::json::parse(&stripped).root;
+    root.and_then(|r| {
+        r.value
+            .as_object()
+            .map(|m| m.iter().map(|m| m.key.clone()).collect())
+    })
+    .unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -291,5 +353,36 @@ mod tests {
         assert!(accepted_keys(Version(40, 1, 4)).any(|k| k.key == "promptNotifications"));
         assert_eq!(Version::parse("v25.1"), Some(Version(25, 1, 0)));
         assert_eq!(Version::parse("x"), None);
+    }
+
+    #[test]
+    fn auto_takes_the_lowest_version_that_accepts_every_key() {
+        use crate::formats::Format;
+        let auto = crate::formats::pi::Pi.default_profile();
+        let r = |keys: &[&str]| resolve(auto, None, keys.iter().copied());
+        assert_eq!(r(&["permission"]), (DEFAULT_TARGET, Assumed::Default));
+        assert_eq!(
+            r(&["permission", "authorizerChain"]),
+            (Version(20, 9, 0), Assumed::NeededBy("authorizerChain"))
+        );
+        assert_eq!(
+            r(&["authorizerChain", "forwardingTimeoutMs"]),
+            (Version(25, 1, 0), Assumed::NeededBy("forwardingTimeoutMs"))
+        );
+        // A fork's key raises nothing (it is reported with the fork).
+        assert_eq!(r(&["keybindings"]), (DEFAULT_TARGET, Assumed::Default));
+        let installed = (Version(26, 3, 1), "x".to_string());
+        assert_eq!(
+            resolve(auto, Some(&installed), ["authorizerChain"].into_iter()).0,
+            Version(26, 3, 1)
+        );
+        let pinned = crate::core::profile::RuntimeProfile {
+            auto: false,
+            ..auto
+        };
+        assert_eq!(
+            resolve(pinned, None, ["forwardingTimeoutMs"].into_iter()),
+            (DEFAULT_TARGET, Assumed::Pinned)
+        );
     }
 }
