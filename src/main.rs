@@ -22,7 +22,9 @@ struct ScopeArgs {
     /// recognises it, and files no format recognises as this one.
     #[arg(long, value_name = "FORMAT")]
     runtime: Option<String>,
-    /// The runtime version whose rules apply (default: the format's).
+    /// The runtime version whose rules apply (default: the format's; pi:
+    /// `auto` — the installed version, else the lowest version that accepts
+    /// the file's keys, else 20.7.3).
     #[arg(long, value_name = "VERSION")]
     target_version: Option<String>,
     /// Override a lint level: CODE=off|error|warning|info|hint (repeatable).
