@@ -56,6 +56,19 @@ impl PolicyInputs {
         }
     }
 
+    /// The version whose semantics the session follows: the pinned one,
+    /// else (under `auto`) the installed one, else the highest version a
+    /// scope file was read as.
+    pub fn session_version(&self, read_as: &[Version]) -> Version {
+        if !self.auto {
+            return self.version;
+        }
+        if let Some((v, _)) = &self.installed {
+            return *v;
+        }
+        read_as.iter().copied().fold(self.version, Version::max)
+    }
+
     /// Reads a scope config as these inputs' profile says.
     pub fn read(&self, text: &str) -> crate::formats::pi::model::read::ConfigFile {
         crate::formats::pi::model::read::read_config_as(
@@ -102,6 +115,9 @@ pub struct LoadedPolicy {
     pub permissive_bash_warning: bool,
 }
 
+/// A rejected project file fails closed from this version on.
+pub const FAIL_CLOSED_SINCE: Version = Version(21, 0, 0);
+
 pub fn load_policy(inputs: &PolicyInputs) -> LoadedPolicy {
     load_policy_with(inputs, None)
 }
@@ -114,6 +130,9 @@ pub fn load_policy_with(
 ) -> LoadedPolicy {
     let mut issues = Vec::new();
     let mut rejected = Vec::new();
+    // The versions the files were read as (under `auto` the session runs
+    // the highest of them).
+    let mut versions: Vec<Version> = Vec::new();
     let mut read = |s: &Option<ScopeText>| -> Option<(Arc<str>, PiConfig)> {
         let s = s.as_ref()?;
         let owned;
@@ -125,6 +144,7 @@ pub fn load_policy_with(
             }
         };
         issues.extend(file.runtime_issues(&s.path));
+        versions.push(file.version);
         if !file.accepted() {
             rejected.push(s.path.clone());
         }
@@ -132,6 +152,8 @@ pub fn load_policy_with(
     };
     let global = read(&inputs.global);
     let project = read(&inputs.project);
+    let session_version = inputs.session_version(&versions);
+    let project_rejected = inputs.project.is_some() && project.is_none();
     let mut scopes = Vec::new();
     for (origin, cfg) in [
         (RuleOrigin::Global, &global),
@@ -164,7 +186,22 @@ pub fn load_policy_with(
         }
     }
     let merged = merge_scopes(&scopes);
-    let rules = compose_rules(&merged, &inputs.home, inputs.flavor);
+    let mut rules = compose_rules(&merged, &inputs.home, inputs.flavor);
+    // From 21.0 a rejected project file fails closed: every allow rule —
+    // inherited, default and baseline ones included — becomes ask for the
+    // session (observed on 26.3.1; 20.7.3 only drops the file).
+    if project_rejected && session_version >= FAIL_CLOSED_SINCE {
+        // The index is by surface only: changing actions keeps it valid.
+        for r in rules.rules.iter_mut() {
+            if r.action == State::Allow {
+                r.action = State::Ask;
+            }
+        }
+        issues.push(
+            "Invalid project configuration detected — failing closed: 'allow' rules are clamped to 'ask' for this session until the configuration is corrected."
+                .into(),
+        );
+    }
 
     // Knobs: project over global.
     let knob = |f: &dyn Fn(&PiConfig) -> Option<bool>| {

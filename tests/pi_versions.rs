@@ -1,0 +1,94 @@
+//! pi-permission-system beyond 20.7.3: what the real 26.3.1 (upstream
+//! sources, the reference runtime `pi-26.3.1`) decided for configurations
+//! whose answer changed after 20.7.3
+//! (`tests/fixtures/runtime/pi-26.3.1-observed.json`, recorded with its
+//! `simulate.mts`), decided again by the engine with the 26.3.1 profile;
+//! and the same configurations as 20.7.3 decides them.
+
+mod common;
+
+use common::oracle::HOME;
+use permission_lsp::formats::pi::engine::gates::Call;
+use permission_lsp::formats::pi::engine::paths::RealFs;
+use permission_lsp::formats::pi::engine::policy::load_policy;
+use permission_lsp::formats::pi::model::State;
+use permission_lsp::formats::pi::model::versions::Version;
+use serde_json::Value;
+
+fn observed() -> Vec<Value> {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/runtime/pi-26.3.1-observed.json"
+    );
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+fn decide(case: &Value, version: Version) -> (Vec<String>, Vec<String>) {
+    let mut inputs = common::policy_inputs(case, HOME);
+    inputs.version = version;
+    let loaded = load_policy(&inputs);
+    let decisions = case["observed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            let sim = loaded.policy.simulate(
+                &Call {
+                    tool: c["tool"].as_str().unwrap().into(),
+                    input: c["input"].clone(),
+                    agent: None,
+                    cwd: "/workspace/project".into(),
+                },
+                &RealFs,
+            );
+            match sim.decision {
+                State::Allow => "allow",
+                State::Ask => "ask",
+                State::Deny => "deny",
+            }
+            .to_string()
+        })
+        .collect();
+    (decisions, loaded.issues)
+}
+
+#[test]
+fn a_rejected_project_file_fails_closed_from_21_0() {
+    let cases = observed();
+    assert!(cases.len() >= 4);
+    for case in &cases {
+        let id = case["id"].as_str().unwrap();
+        assert_eq!(case["version"], "26.3.1");
+        let want: Vec<&str> = case["observed"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["decision"].as_str().unwrap())
+            .collect();
+        let (got, issues) = decide(case, Version(26, 3, 1));
+        assert_eq!(got, want, "{id}: decisions on 26.3.1");
+        // The fail-closed notice, in the runtime's words (the file errors'
+        // wording changed in 26.0 and is not reproduced yet).
+        let notice = |v: &[String]| v.iter().any(|i| i.contains("failing closed"));
+        let runtime: Vec<String> = case["policyIssues"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| i.as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(notice(&issues), notice(&runtime), "{id}: {issues:?}");
+        if notice(&runtime) {
+            let text = runtime
+                .iter()
+                .find(|i| i.contains("failing closed"))
+                .unwrap();
+            assert!(issues.contains(text), "{id}: {issues:?}");
+        }
+        // 20.7.3 only drops the rejected file: no clamp, no notice.
+        let (_, old) = decide(case, Version(20, 7, 3));
+        assert!(!notice(&old), "{id}");
+    }
+    // On 20.7.3 the first case's `ls` is allowed (the global allow stands).
+    let (old, _) = decide(&cases[0], Version(20, 7, 3));
+    assert_eq!(old[0], "allow");
+}
