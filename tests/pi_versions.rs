@@ -53,8 +53,46 @@ fn decide(case: &Value, version: Version) -> (Vec<String>, Vec<String>) {
 }
 
 #[test]
-fn a_rejected_project_file_fails_closed_from_21_0() {
+fn every_recorded_case_decides_as_26_3_1() {
     let cases = observed();
+    assert!(cases.len() >= 6);
+    for case in &cases {
+        let want: Vec<&str> = case["observed"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["decision"].as_str().unwrap())
+            .collect();
+        let (got, _) = decide(case, Version(26, 3, 1));
+        assert_eq!(got, want, "{}", case["id"]);
+    }
+}
+
+/// From 25.2.1 yolo grants every gate that asks, the wrapper floors
+/// included (`sudo ls`); 20.7.3 still asks for them.
+#[test]
+fn yolo_grants_wrapper_asks_from_25_2_1() {
+    let cases = observed();
+    let case = cases
+        .iter()
+        .find(|c| c["id"] == "yolo-grants-wrapper-asks")
+        .unwrap();
+    let (new, _) = decide(case, Version(26, 3, 1));
+    let (old, _) = decide(case, Version(20, 7, 3));
+    assert_eq!(new[0], "allow");
+    assert_eq!(old[0], "ask", "sudo ls on 20.7.3");
+    assert_eq!(old[3], "deny");
+}
+
+#[test]
+fn a_rejected_project_file_fails_closed_from_21_0() {
+    let cases: Vec<Value> = observed()
+        .into_iter()
+        .filter(|c| {
+            c["id"].as_str().unwrap().contains("project")
+                || c["id"].as_str().unwrap().contains("global")
+        })
+        .collect();
     assert!(cases.len() >= 4);
     for case in &cases {
         let id = case["id"].as_str().unwrap();

@@ -18,6 +18,9 @@ use serde_json::Value;
 pub struct Policy {
     pub rules: RuleSet,
     pub yolo: bool,
+    /// From 25.2.1 yolo grants every gate that asks, the floors included
+    /// (wrapper commands, unparseable commands): `resolveYoloGrant`.
+    pub yolo_grants_every_ask: bool,
     pub shell_tools: Vec<ShellTool>,
     pub mcp_servers: Vec<String>,
     /// Directories whose reads bypass `external_directory` (plain or wildcard).
@@ -334,7 +337,23 @@ impl Policy {
         self.finish(call, gates, units)
     }
 
-    fn finish(&self, call: &Call, gates: Vec<GateRecord>, units: Vec<CommandUnit>) -> Simulation {
+    fn finish(
+        &self,
+        call: &Call,
+        mut gates: Vec<GateRecord>,
+        units: Vec<CommandUnit>,
+    ) -> Simulation {
+        if self.yolo && self.yolo_grants_every_ask {
+            for g in gates.iter_mut().filter(|g| g.state == State::Ask) {
+                g.state = State::Allow;
+                g.prompt_message = None;
+                g.no_ui_message = None;
+                if let Some(c) = g.check.as_mut() {
+                    c.state = State::Allow;
+                    c.origin = super::rules::RuleOrigin::Yolo;
+                }
+            }
+        }
         let decision = if gates.iter().any(|g| g.state == State::Deny) {
             State::Deny
         } else if gates.iter().any(|g| g.state == State::Ask) {

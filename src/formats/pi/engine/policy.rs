@@ -115,6 +115,9 @@ pub struct LoadedPolicy {
     pub permissive_bash_warning: bool,
 }
 
+/// Yolo grants every ask, the floors' included, from this version on.
+pub const YOLO_GRANTS_EVERY_ASK_SINCE: Version = Version(25, 2, 1);
+
 /// A rejected project file fails closed from this version on.
 pub const FAIL_CLOSED_SINCE: Version = Version(21, 0, 0);
 
@@ -235,6 +238,7 @@ pub fn load_policy_with(
         policy: Policy {
             rules,
             yolo,
+            yolo_grants_every_ask: session_version >= YOLO_GRANTS_EVERY_ASK_SINCE,
             shell_tools,
             mcp_servers: inputs.mcp_servers.clone(),
             infra_dirs,
