@@ -130,3 +130,22 @@ fn a_rejected_project_file_fails_closed_from_21_0() {
     let (old, _) = decide(&cases[0], Version(20, 7, 3));
     assert_eq!(old[0], "allow");
 }
+
+/// From 23.0 the value of `--opt=value` reaches the path gates, from 25.0
+/// a leading `$HOME` / `${HOME}` is the home directory; 20.7.3 reads
+/// neither.
+#[test]
+fn option_values_and_home_reach_the_path_gates() {
+    let cases = observed();
+    let case = cases
+        .iter()
+        .find(|c| c["id"] == "option-values-and-home-reach-external-directory")
+        .unwrap();
+    let (new, _) = decide(case, Version(26, 3, 1));
+    let (old, _) = decide(case, Version(20, 7, 3));
+    assert_eq!(&new[..3], ["ask", "ask", "ask"]);
+    assert_eq!(&old[..3], ["allow", "allow", "allow"]);
+    // Between the two changes: option values yes, `$HOME` not yet.
+    let (mid, _) = decide(case, Version(24, 0, 0));
+    assert_eq!(&mid[..3], ["ask", "allow", "allow"]);
+}

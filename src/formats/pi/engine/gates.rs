@@ -21,6 +21,8 @@ pub struct Policy {
     /// From 25.2.1 yolo grants every gate that asks, the floors included
     /// (wrapper commands, unparseable commands): `resolveYoloGrant`.
     pub yolo_grants_every_ask: bool,
+    /// Which tokens besides plain paths reach the path gates (by version).
+    pub tokens: super::bash::paths::TokenReading,
     pub shell_tools: Vec<ShellTool>,
     pub mcp_servers: Vec<String>,
     /// Directories whose reads bypass `external_directory` (plain or wildcard).
@@ -196,6 +198,7 @@ impl Policy {
                             ctx: &ctx,
                             promotable: &promotable,
                             workdir: workdir.clone(),
+                            tokens: self.tokens,
                         };
                         let paths = resolver.resolve(&tree, command);
                         (command.clone(), command_units(&tree, command), paths)

@@ -239,6 +239,10 @@ pub fn load_policy_with(
             rules,
             yolo,
             yolo_grants_every_ask: session_version >= YOLO_GRANTS_EVERY_ASK_SINCE,
+            tokens: crate::formats::pi::engine::bash::paths::TokenReading {
+                option_values: session_version >= Version(23, 0, 0),
+                home_variable: session_version >= Version(25, 0, 0),
+            },
             shell_tools,
             mcp_servers: inputs.mcp_servers.clone(),
             infra_dirs,

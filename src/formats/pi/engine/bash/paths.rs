@@ -38,6 +38,36 @@ pub struct Resolver<'a> {
     pub ctx: &'a PathContext<'a>,
     pub promotable: &'a dyn Fn(&str) -> bool,
     pub workdir: Option<String>,
+    /// What the runtime version reads out of tokens besides plain paths.
+    pub tokens: TokenReading,
+}
+
+/// Tokens that later versions turn into paths (20.7.3 reads neither).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TokenReading {
+    /// `--opt=value`: the value is a path candidate (23.0).
+    pub option_values: bool,
+    /// `$HOME`, `${HOME}` at the start of a token are the home directory
+    /// (25.0).
+    pub home_variable: bool,
+}
+
+impl TokenReading {
+    /// The token as the gates see it.
+    fn read(&self, token: String) -> String {
+        let mut t = token;
+        if self.home_variable {
+            for var in ["${HOME}", "$HOME"] {
+                if let Some(rest) = t.strip_prefix(var)
+                    && (rest.is_empty() || rest.starts_with('/'))
+                {
+                    t = format!("~{rest}");
+                    break;
+                }
+            }
+        }
+        t
+    }
 }
 
 impl Resolver<'_> {
@@ -48,6 +78,12 @@ impl Resolver<'_> {
         };
         let mut candidates = Vec::new();
         self.walk(tree.root_node(), src, initial, &mut candidates, 0);
+        if self.tokens != TokenReading::default() {
+            candidates = candidates
+                .into_iter()
+                .map(|(t, b)| (self.tokens.read(t), b))
+                .collect();
+        }
         let external = self.with_workdir_external(self.project_external(&candidates));
         BashPaths {
             external,
@@ -103,7 +139,11 @@ impl Resolver<'_> {
                 self.sequence(node, src, base, out, depth)
             }
             "command" => {
-                tag(collect_command_tokens(node, src, depth), &base, out);
+                let mut tokens = collect_command_tokens(node, src, depth);
+                if self.tokens.option_values {
+                    tokens.extend(super::tokens::option_values(node, src));
+                }
+                tag(tokens, &base, out);
                 self.fold_cd(node, src, base)
             }
             "pipeline" => self.pipeline(node, src, base, out, depth),

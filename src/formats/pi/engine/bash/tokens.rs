@@ -310,3 +310,31 @@ pub fn promoted_candidate<'a>(
     }
     promotable(token).then_some(token)
 }
+
+/// The values of a command's `--opt=value` / `-o=value` arguments (one or
+/// two dashes, a name without `=` or blanks, `=`, a non-empty value; the
+/// first `=` separates), read from the argument nodes: pattern commands
+/// never emit their flags as tokens (23.0 and later read them).
+pub fn option_values(node: Node<'_>, src: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut c = node.walk();
+    for child in node.children(&mut c) {
+        let kind = child.kind();
+        if kind == "command_name" || kind == "variable_assignment" || !is_arg_node(kind) {
+            continue;
+        }
+        let t = resolve_node_text(child, src);
+        // `/^-{1,2}[^=\s]+=(.+)$/`: the name after one or two dashes is
+        // not empty (`--=x` reads as `-` then the name `-`).
+        let value = [t.strip_prefix("--"), t.strip_prefix('-')]
+            .into_iter()
+            .flatten()
+            .find_map(|body| {
+                let eq = body.find('=')?;
+                (eq > 0 && !body[..eq].contains(char::is_whitespace) && eq + 1 < body.len())
+                    .then(|| body[eq + 1..].to_string())
+            });
+        out.extend(value);
+    }
+    out
+}
