@@ -149,3 +149,56 @@ fn option_values_and_home_reach_the_path_gates() {
     let (mid, _) = decide(case, Version(24, 0, 0));
     assert_eq!(&mid[..3], ["ask", "allow", "allow"]);
 }
+
+/// From 22.0 an untrusted project's config (rules and knobs such as
+/// `yoloMode`) is withheld; 20.7.3 applies it.
+#[test]
+fn an_untrusted_project_is_withheld_from_22_0() {
+    let cases = observed();
+    let case = cases
+        .iter()
+        .find(|c| c["id"] == "untrusted-project-is-withheld")
+        .unwrap();
+    let (new, _) = decide(case, Version(26, 3, 1));
+    let (old, _) = decide(case, Version(20, 7, 3));
+    assert_eq!(new, ["allow", "allow", "ask"]);
+    assert_eq!(old[0], "deny", "the project's deny applies on 20.7.3");
+}
+
+/// pi's trust store as pi reads it: no project inputs → trusted; the
+/// nearest entry of `trust.json`; `defaultProjectTrust`; else undecided.
+#[test]
+fn project_trust_is_read_from_pis_trust_store() {
+    use permission_lsp::formats::pi::scopes::project_trust;
+    let dir = std::env::temp_dir().join(format!("pl-trust-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let agent = dir.join("agent");
+    let parent = dir.join("work");
+    let project = parent.join("proj");
+    std::fs::create_dir_all(&agent).unwrap();
+    std::fs::create_dir_all(&project).unwrap();
+    // No `.pi` and no `.agents/skills`: nothing to trust.
+    assert_eq!(project_trust(&agent, &project), Some(true));
+    std::fs::create_dir_all(project.join(".pi")).unwrap();
+    assert_eq!(project_trust(&agent, &project), None);
+    std::fs::write(
+        agent.join("settings.json"),
+        r#"{"defaultProjectTrust": "never"}"#,
+    )
+    .unwrap();
+    assert_eq!(project_trust(&agent, &project), Some(false));
+    // The nearest recorded decision wins over the default.
+    std::fs::write(
+        agent.join("trust.json"),
+        serde_json::json!({ parent.display().to_string(): true }).to_string(),
+    )
+    .unwrap();
+    assert_eq!(project_trust(&agent, &project), Some(true));
+    std::fs::write(
+        agent.join("trust.json"),
+        serde_json::json!({ parent.display().to_string(): true, project.display().to_string(): false }).to_string(),
+    )
+    .unwrap();
+    assert_eq!(project_trust(&agent, &project), Some(false));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -210,6 +210,7 @@ pub fn policy_inputs(
         extra_infra_dirs: Vec::new(),
         auto: false,
         installed: None,
+        project_trusted: v["projectTrusted"].as_bool(),
     }
 }
 

@@ -136,6 +136,7 @@ pub fn load_inputs(
         version: loc.version,
         auto: false,
         installed: None,
+        project_trusted: project_trust(&loc.agent_dir, &loc.cwd),
         flavor: PathFlavor::Posix,
         // The runtime also bypasses reads of its own directories.
         extra_infra_dirs: vec![agent_dir.clone(), format!("{agent_dir}/git")],
@@ -469,4 +470,32 @@ pub fn installed_version(
             .strip_prefix('@')?;
         Some((Version::parse(pinned)?, settings.display().to_string()))
     })
+}
+
+/// pi's trust in the project folder, as pi decides it at startup (the
+/// host's trust store, read as 0.79 reads it): a folder without project
+/// inputs (no `.pi`, no `.agents/skills` above it) is trusted; else the
+/// nearest entry of `<agentDir>/trust.json`; else `defaultProjectTrust` of
+/// `<agentDir>/settings.json` (`always`, `never`). `None` when pi would ask.
+pub fn project_trust(agent_dir: &Path, cwd: &Path) -> Option<bool> {
+    let has_inputs =
+        cwd.join(".pi").is_dir() || cwd.ancestors().any(|d| d.join(".agents/skills").is_dir());
+    if !has_inputs {
+        return Some(true);
+    }
+    let json = |p: &Path| -> Option<serde_json::Value> {
+        serde_json::from_str(&crate::workspace::read_text(p, 4 * 1024 * 1024)?).ok()
+    };
+    if let Some(store) = json(&agent_dir.join("trust.json")) {
+        for dir in cwd.ancestors() {
+            if let Some(b) = store[dir.to_string_lossy().as_ref()].as_bool() {
+                return Some(b);
+            }
+        }
+    }
+    match json(&agent_dir.join("settings.json"))?["defaultProjectTrust"].as_str()? {
+        "always" => Some(true),
+        "never" => Some(false),
+        _ => None,
+    }
 }

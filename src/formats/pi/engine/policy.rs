@@ -32,6 +32,10 @@ pub struct PolicyInputs {
     /// installed version, else the lowest version accepting its keys.
     pub auto: bool,
     pub installed: Option<(Version, String)>,
+    /// pi's trust in the project folder (`<agentDir>/trust.json`): from
+    /// 22.0 an untrusted project's config and agents are withheld. `None`
+    /// when trusted or not decided yet.
+    pub project_trusted: Option<bool>,
     pub flavor: PathFlavor,
     /// Infrastructure directories besides `piInfrastructureReadPaths`
     /// (the runtime adds its agent directory and package locations).
@@ -51,6 +55,7 @@ impl PolicyInputs {
             version,
             auto: false,
             installed: None,
+            project_trusted: None,
             flavor: PathFlavor::default(),
             extra_infra_dirs: Vec::new(),
         }
@@ -115,6 +120,9 @@ pub struct LoadedPolicy {
     pub permissive_bash_warning: bool,
 }
 
+/// An untrusted project is withheld from this version on.
+pub const TRUST_SINCE: Version = Version(22, 0, 0);
+
 /// Yolo grants every ask, the floors' included, from this version on.
 pub const YOLO_GRANTS_EVERY_ASK_SINCE: Version = Version(25, 2, 1);
 
@@ -153,10 +161,25 @@ pub fn load_policy_with(
         }
         file.config().map(|c| (s.path.clone(), c))
     };
+    // From 22.0 an untrusted project contributes nothing (its config and
+    // agents are withheld; observed on 26.3.1). The version is the one the
+    // global file alone implies.
+    let withheld = inputs.project_trusted == Some(false) && {
+        let global_version: Vec<Version> = inputs
+            .global
+            .iter()
+            .map(|g| inputs.read(&g.text).version)
+            .collect();
+        inputs.session_version(&global_version) >= TRUST_SINCE
+    };
     let global = read(&inputs.global);
-    let project = read(&inputs.project);
+    let project = if withheld {
+        None
+    } else {
+        read(&inputs.project)
+    };
     let session_version = inputs.session_version(&versions);
-    let project_rejected = inputs.project.is_some() && project.is_none();
+    let project_rejected = !withheld && inputs.project.is_some() && project.is_none();
     let mut scopes = Vec::new();
     for (origin, cfg) in [
         (RuleOrigin::Global, &global),
@@ -174,9 +197,17 @@ pub fn load_policy_with(
     }
     // The startup warning looks at the merged global + project policy only.
     let permissive_bash_warning = permissive_bash(&scopes);
+    let none = None;
     for (origin, s) in [
         (RuleOrigin::Agent, &inputs.global_agent),
-        (RuleOrigin::ProjectAgent, &inputs.project_agent),
+        (
+            RuleOrigin::ProjectAgent,
+            if withheld {
+                &none
+            } else {
+                &inputs.project_agent
+            },
+        ),
     ] {
         if let Some(s) = s
             && let Some(surfaces) = agent_permission(&s.text)
