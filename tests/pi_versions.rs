@@ -202,3 +202,18 @@ fn project_trust_is_read_from_pis_trust_store() {
     assert_eq!(project_trust(&agent, &project), Some(false));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// From 25.2.2 the commands of substitutions in redirect destinations and
+/// interpolating here-documents are gated; 20.7.3 never sees them.
+#[test]
+fn commands_in_redirects_and_heredocs_are_gated_from_25_2_2() {
+    let cases = observed();
+    let case = cases
+        .iter()
+        .find(|c| c["id"] == "redirect-and-heredoc-commands-are-gated")
+        .unwrap();
+    let (new, _) = decide(case, Version(26, 3, 1));
+    let (old, _) = decide(case, Version(20, 7, 3));
+    assert_eq!(new, ["deny", "deny", "allow", "allow", "deny"]);
+    assert_eq!(old[0], "allow", "`echo hi > $(rm -rf dist)` on 20.7.3");
+}

@@ -4,7 +4,7 @@
 //! any applicable gate denies, else ask if any asks, else allow.
 
 use super::bash::paths::{BashPaths, Resolver};
-use super::bash::{CommandUnit, command_units, parse};
+use super::bash::{CommandUnit, parse};
 use super::check::{CheckResult, CheckSource, ToolKind, check_path_values, check_tool, tool_kind};
 use super::js::non_empty_string;
 use super::messages::{Disclosure, Subject, deny_message, no_ui_message, prompt};
@@ -21,6 +21,9 @@ pub struct Policy {
     /// From 25.2.1 yolo grants every gate that asks, the floors included
     /// (wrapper commands, unparseable commands): `resolveYoloGrant`.
     pub yolo_grants_every_ask: bool,
+    /// Commands in redirect destinations and here-document bodies are
+    /// gated (25.2.2).
+    pub gate_execution_hosts: bool,
     /// Which tokens besides plain paths reach the path gates (by version).
     pub tokens: super::bash::paths::TokenReading,
     pub shell_tools: Vec<ShellTool>,
@@ -201,7 +204,12 @@ impl Policy {
                             tokens: self.tokens,
                         };
                         let paths = resolver.resolve(&tree, command);
-                        (command.clone(), command_units(&tree, command), paths)
+                        let units = super::bash::command_units_as(
+                            &tree,
+                            command,
+                            self.gate_execution_hosts,
+                        );
+                        (command.clone(), units, paths)
                     }
                     None => (command.clone(), Vec::new(), BashPaths::default()),
                 }

@@ -70,6 +70,37 @@ pub fn command_units(tree: &Tree, src: &str) -> Vec<CommandUnit> {
     out
 }
 
+/// [`command_units`], and from 25.2.2 also the commands of substitutions in
+/// redirect destinations and interpolating here-document bodies
+/// (`echo hi > $(rm x)`, `cat <<EOF` with `$(rm x)` in the body), which
+/// really run and which 20.7.3 never sees.
+pub fn command_units_as(tree: &Tree, src: &str, execution_hosts: bool) -> Vec<CommandUnit> {
+    let mut out = command_units(tree, src);
+    if execution_hosts {
+        host_substitutions(tree.root_node(), src, &mut out, 0);
+    }
+    out
+}
+
+fn host_substitutions(node: Node<'_>, src: &str, out: &mut Vec<CommandUnit>, depth: usize) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    match node.kind() {
+        // A command's whole subtree was searched with it.
+        "command" => {}
+        "file_redirect" | "heredoc_redirect" | "herestring_redirect" | "heredoc_body" => {
+            collect_substitutions(node, src, out, depth + 1)
+        }
+        _ => {
+            let mut cursor = node.walk();
+            for child in node.children(&mut cursor) {
+                host_substitutions(child, src, out, depth + 1);
+            }
+        }
+    }
+}
+
 fn collect(
     node: Node<'_>,
     context: Option<CommandContext>,
