@@ -308,7 +308,7 @@ fn assumed_version(file: &ConfigFile, out: &mut Vec<Diagnostic>) {
         Code::AssumedVersion,
         range,
         format!(
-            "read as pi-permission-system {} (`auto`): `{key}` needs it, and it is the lowest version that accepts every key of this file (pi-permission-system {DEFAULT_TARGET} rejects the whole file); decisions are simulated as {DEFAULT_TARGET} makes them — the changes since are documented, not simulated — pin a version with --target-version or permissionLsp.targetVersion",
+            "read as pi-permission-system {} (`auto`): `{key}` needs it, and it is the lowest version that accepts every key of this file (pi-permission-system {DEFAULT_TARGET} rejects the whole file); decisions follow {DEFAULT_TARGET} plus the later changes observed on 26.3.1 up to this version — pin a version with --target-version or permissionLsp.targetVersion",
             file.version
         ),
     ));
