@@ -25,6 +25,15 @@ fn analyse(text: &str) -> Analysis {
         .1
 }
 
+/// The findings of one code: the text they cover and their message.
+fn with_code<'a>(a: &'a Analysis, text: &'a str, code: &str) -> Vec<(&'a str, &'a str)> {
+    a.diagnostics
+        .iter()
+        .filter(|d| d.code.as_str() == code)
+        .map(|d| (&text[d.range.clone()], d.message.as_str()))
+        .collect()
+}
+
 fn fixture(path: &str) -> String {
     std::fs::read_to_string(format!(
         "{}/tests/fixtures/claude/{path}",
@@ -316,12 +325,7 @@ fn a_redundant_allow_is_removed_and_nothing_else() {
     // the strict text.
     let text = text.replace(" // tests", "");
     let a = analyse(&text);
-    let found: Vec<(&str, &str)> = a
-        .diagnostics
-        .iter()
-        .filter(|d| d.code.as_str() == "CC019")
-        .map(|d| (&text[d.range.clone()], d.message.as_str()))
-        .collect();
+    let found = with_code(&a, &text, "CC019");
     assert_eq!(found.len(), 2, "{found:?}");
     assert_eq!(found[0].0, "\"Bash(npm run test:*)\"");
     assert!(
@@ -498,12 +502,7 @@ fn mcp_rules_name_servers_that_exist() {
         None,
     );
     let a = claude().analyse(Role::Config, text, &ctx);
-    let found: Vec<(&str, &str)> = a
-        .diagnostics
-        .iter()
-        .filter(|d| d.code.as_str() == "CC028")
-        .map(|d| (&text[d.range.clone()], d.message.as_str()))
-        .collect();
+    let found = with_code(&a, text, "CC028");
     assert_eq!(found.len(), 2, "{found:#?}");
     assert_eq!(found[0].0, "\"mcp__gihtub__list\"");
     assert!(

@@ -52,6 +52,16 @@ fn decide(case: &Value, version: Version) -> (Vec<String>, Vec<String>) {
     (decisions, loaded.issues)
 }
 
+/// A recorded case decided on 26.3.1 and on 20.7.3.
+fn on_both(id: &str) -> (Vec<String>, Vec<String>) {
+    let cases = observed();
+    let case = cases.iter().find(|c| c["id"] == id).unwrap();
+    (
+        decide(case, Version(26, 3, 1)).0,
+        decide(case, Version(20, 7, 3)).0,
+    )
+}
+
 #[test]
 fn every_recorded_case_decides_as_26_3_1() {
     let cases = observed();
@@ -72,13 +82,7 @@ fn every_recorded_case_decides_as_26_3_1() {
 /// included (`sudo ls`); 20.7.3 still asks for them.
 #[test]
 fn yolo_grants_wrapper_asks_from_25_2_1() {
-    let cases = observed();
-    let case = cases
-        .iter()
-        .find(|c| c["id"] == "yolo-grants-wrapper-asks")
-        .unwrap();
-    let (new, _) = decide(case, Version(26, 3, 1));
-    let (old, _) = decide(case, Version(20, 7, 3));
+    let (new, old) = on_both("yolo-grants-wrapper-asks");
     assert_eq!(new[0], "allow");
     assert_eq!(old[0], "ask", "sudo ls on 20.7.3");
     assert_eq!(old[3], "deny");
@@ -136,16 +140,15 @@ fn a_rejected_project_file_fails_closed_from_21_0() {
 /// neither.
 #[test]
 fn option_values_and_home_reach_the_path_gates() {
+    let (new, old) = on_both("option-values-and-home-reach-external-directory");
+    assert_eq!(&new[..3], ["ask", "ask", "ask"]);
+    assert_eq!(&old[..3], ["allow", "allow", "allow"]);
+    // Between the two changes: option values yes, `$HOME` not yet.
     let cases = observed();
     let case = cases
         .iter()
         .find(|c| c["id"] == "option-values-and-home-reach-external-directory")
         .unwrap();
-    let (new, _) = decide(case, Version(26, 3, 1));
-    let (old, _) = decide(case, Version(20, 7, 3));
-    assert_eq!(&new[..3], ["ask", "ask", "ask"]);
-    assert_eq!(&old[..3], ["allow", "allow", "allow"]);
-    // Between the two changes: option values yes, `$HOME` not yet.
     let (mid, _) = decide(case, Version(24, 0, 0));
     assert_eq!(&mid[..3], ["ask", "allow", "allow"]);
 }
@@ -154,13 +157,7 @@ fn option_values_and_home_reach_the_path_gates() {
 /// `yoloMode`) is withheld; 20.7.3 applies it.
 #[test]
 fn an_untrusted_project_is_withheld_from_22_0() {
-    let cases = observed();
-    let case = cases
-        .iter()
-        .find(|c| c["id"] == "untrusted-project-is-withheld")
-        .unwrap();
-    let (new, _) = decide(case, Version(26, 3, 1));
-    let (old, _) = decide(case, Version(20, 7, 3));
+    let (new, old) = on_both("untrusted-project-is-withheld");
     assert_eq!(new, ["allow", "allow", "ask"]);
     assert_eq!(old[0], "deny", "the project's deny applies on 20.7.3");
 }
@@ -207,13 +204,7 @@ fn project_trust_is_read_from_pis_trust_store() {
 /// interpolating here-documents are gated; 20.7.3 never sees them.
 #[test]
 fn commands_in_redirects_and_heredocs_are_gated_from_25_2_2() {
-    let cases = observed();
-    let case = cases
-        .iter()
-        .find(|c| c["id"] == "redirect-and-heredoc-commands-are-gated")
-        .unwrap();
-    let (new, _) = decide(case, Version(26, 3, 1));
-    let (old, _) = decide(case, Version(20, 7, 3));
+    let (new, old) = on_both("redirect-and-heredoc-commands-are-gated");
     assert_eq!(new, ["deny", "deny", "allow", "allow", "deny"]);
     assert_eq!(old[0], "allow", "`echo hi > $(rm -rf dist)` on 20.7.3");
 }
