@@ -93,8 +93,8 @@ fn a_rejected_project_file_fails_closed_from_21_0() {
     let cases: Vec<Value> = observed()
         .into_iter()
         .filter(|c| {
-            c["id"].as_str().unwrap().contains("project")
-                || c["id"].as_str().unwrap().contains("global")
+            let id = c["id"].as_str().unwrap();
+            id.contains("project") || id.contains("global") || id.contains("fail-closed")
         })
         .collect();
     assert!(cases.len() >= 4);
