@@ -21,9 +21,8 @@ pub struct AnalysisOptions {
     /// The agent directory (pi: `$PI_CODING_AGENT_DIR` or `<home>/.pi/agent`).
     pub agent_dir: Option<String>,
     /// Options of the runtime's own command line for the simulated
-    /// session, by name (Claude Code: `permission-mode`, `allowedTools`,
-    /// `disallowedTools`, `add-dir`); a format ignores names it does not
-    /// have.
+    /// session, by name (such as `permission-mode`); a format ignores names
+    /// it does not have.
     pub runtime_args: Vec<(String, String)>,
     /// The runtime version installed where the runtime records it, and
     /// where it was found (filled by the format at the settings layer when

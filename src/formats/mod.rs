@@ -70,7 +70,7 @@ pub trait Format: Send + Sync + 'static {
     fn id(&self) -> &'static str;
     /// The name users know (`pi-permission-system`).
     fn display_name(&self) -> &'static str;
-    /// Other names `--runtime` accepts (`claude-code`).
+    /// Other names `--runtime` accepts.
     fn aliases(&self) -> &'static [&'static str] {
         &[]
     }

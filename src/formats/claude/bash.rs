@@ -30,6 +30,8 @@ pub struct Parsed {
     /// Something this reading does not take apart (subshells, braces,
     /// here-documents, an unclosed quote): the CLI asks.
     pub complex: bool,
+    /// A command run in the background (a single `&`).
+    pub background: bool,
 }
 
 /// Splits a command line.
@@ -62,6 +64,9 @@ pub fn parse(line: &str) -> Parsed {
                     continue;
                 }
                 cur.finish(&mut out);
+                if c == '&' && next != Some('&') {
+                    out.background = true;
+                }
                 i += if next == Some(c) || (c == '|' && next == Some('&')) {
                     2
                 } else {
@@ -125,8 +130,6 @@ pub fn parse(line: &str) -> Parsed {
                 i += n;
                 if c == '>' {
                     cur.redirect(&target);
-                } else if target != "/dev/null" {
-                    cur.inputs.push(target);
                 }
             }
             _ => {
@@ -263,7 +266,6 @@ struct Builder {
     /// descriptor number).
     last_end: Option<usize>,
     redirects: Vec<String>,
-    inputs: Vec<String>,
 }
 
 impl Builder {
@@ -278,7 +280,6 @@ impl Builder {
         let raw_words = std::mem::take(&mut self.raw_words);
         self.last_end = None;
         let redirects = std::mem::take(&mut self.redirects);
-        self.inputs.clear();
         if words.is_empty() {
             return;
         }
@@ -682,6 +683,17 @@ mod tests {
         );
         assert_eq!(parse("X=1 ls").commands[0].env, ["X"]);
         assert!(parse("cat <<EOF\nx\nEOF").complex);
+        assert!(parse("a & b").background);
+        for no in [
+            "a && b",
+            "a 2>&1",
+            "a &> f",
+            "echo 'a & b'",
+            "a |& b",
+            "a >&2",
+        ] {
+            assert!(!parse(no).background, "{no}");
+        }
         assert!(parse("(ls)").complex);
         assert!(parse("echo 'open").complex);
     }

@@ -340,13 +340,8 @@ impl Policy {
         let exactly = |r: &Loaded, texts: &[String]| {
             r.tool == "Bash"
                 && r.flaw.is_none()
-                && r.content.as_deref().is_some_and(|c| {
-                    let literal = match c.strip_suffix(":*") {
-                        Some(p) if !p.is_empty() && !p.ends_with(' ') => p,
-                        _ => c,
-                    };
-                    !literal.contains('*') && texts.iter().any(|t| t == literal)
-                })
+                && super::shape::exact_literal(r.content.as_deref())
+                    .is_some_and(|literal| texts.iter().any(|t| t == literal))
         };
         let mut denied: Option<usize> = None;
         let mut asked: Option<usize> = None;
@@ -399,7 +394,7 @@ impl Policy {
         if parsed.substitution {
             return outcome(Decision::Ask, Why::Shell("a command substitution"));
         }
-        if has_background(command) {
+        if parsed.background {
             return outcome(
                 Decision::Ask,
                 Why::Shell("a command run in the background (`&`)"),
@@ -582,77 +577,13 @@ fn normalise_blanks(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// A single `&` outside quotes (not `&&`, not `>&`, not `&>`).
-fn has_background(cmd: &str) -> bool {
-    let b = cmd.as_bytes();
-    let (mut sq, mut dq) = (false, false);
-    let mut i = 0;
-    while i < b.len() {
-        match b[i] {
-            b'\\' => i += 1,
-            b'\'' if !dq => sq = !sq,
-            b'"' if !sq => dq = !dq,
-            b'&' if !sq && !dq => {
-                let prev = if i > 0 { b[i - 1] } else { b' ' };
-                let next = b.get(i + 1).copied().unwrap_or(b' ');
-                if next == b'&' {
-                    i += 2;
-                    continue;
-                }
-                if prev != b'>' && prev != b'<' && next != b'>' && prev != b'|' {
-                    return true;
-                }
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    false
-}
-
 /// Does a Bash rule's content match one simple command (observed):
 /// `prefix:*` is the prefix alone or followed by a space; a `*` elsewhere
 /// is a wildcard that also crosses spaces, and a trailing ` *` also takes
 /// the bare command; anything else is matched exactly. A `*` before a
 /// trailing `:*` is literal; a space before `:*` makes the `:` literal.
 pub fn bash_rule_matches(content: &str, cmd: &str) -> bool {
-    if let Some(prefix) = content.strip_suffix(":*")
-        && !prefix.ends_with(' ')
-        && !prefix.is_empty()
-    {
-        return cmd == prefix || (cmd.starts_with(prefix) && cmd[prefix.len()..].starts_with(' '));
-    }
-    if content.contains('*') {
-        if let Some(base) = content.strip_suffix(" *")
-            && !base.contains('*')
-            && cmd == base
-        {
-            return true;
-        }
-        return wildcard(content, cmd);
-    }
-    content == cmd
-}
-
-/// `*` matches any run of characters (spaces included).
-fn wildcard(pat: &str, s: &str) -> bool {
-    let parts: Vec<&str> = pat.split('*').collect();
-    let Some((first, rest)) = parts.split_first() else {
-        return pat == s;
-    };
-    let Some(mut tail) = s.strip_prefix(first) else {
-        return false;
-    };
-    let Some((last, middle)) = rest.split_last() else {
-        return tail.is_empty();
-    };
-    for m in middle {
-        match tail.find(m) {
-            Some(i) => tail = &tail[i + m.len()..],
-            None => return false,
-        }
-    }
-    tail.len() >= last.len() && tail.ends_with(last)
+    super::shape::matches(&super::shape::shape(Some(content), None), cmd)
 }
 
 /// The host of a URL.
@@ -712,14 +643,5 @@ mod tests {
         assert!(domain_matches("example.com", "example.com"));
         assert!(!domain_matches("example.com", "docs.example.com"));
         assert!(domain_matches("*.example.com", "docs.example.com"));
-    }
-
-    #[test]
-    fn background_jobs() {
-        assert!(has_background("a & b"));
-        assert!(!has_background("a && b"));
-        assert!(!has_background("a 2>&1"));
-        assert!(!has_background("a &> f"));
-        assert!(!has_background("echo 'a & b'"));
     }
 }

@@ -557,7 +557,7 @@ fn skip_fixes(skip: &Skip, rule: &str, list: List) -> Vec<(String, String)> {
     }
 }
 
-fn replace_rule(range: &std::ops::Range<usize>, title: String, rule: &str) -> Fix {
+pub(super) fn replace_rule(range: &std::ops::Range<usize>, title: String, rule: &str) -> Fix {
     Fix::Edit {
         title,
         edits: vec![TextEdit::replace(
@@ -578,24 +578,27 @@ fn never_decides(loaded: &[(List, &str, &Node)], out: &mut Vec<Diagnostic>) {
     // with any number of rules).
     let mut first: [rustc_hash::FxHashMap<&str, (usize, &Node)>; 3] = Default::default();
     let mut shapes: Vec<Option<Shape<'_>>> = Vec::with_capacity(loaded.len());
+    // Bash rules naming one command exactly (`shape::exact_literal`).
+    let mut exact: Vec<bool> = Vec::with_capacity(loaded.len());
     let mut index: [shape::Index<'_>; 3] = Default::default();
     for (i, &(l, r, node)) in loaded.iter().enumerate() {
         first[l as usize].entry(r).or_insert((i, node));
-        let sh = match rules::read(r, l) {
-            Reading::Loaded(rule, flaw) if rule.tool == "Bash" => {
-                Some(shape::shape(rule.content, flaw.as_ref()))
-            }
-            _ => None,
+        let (sh, ex) = match rules::read(r, l) {
+            Reading::Loaded(rule, flaw) if rule.tool == "Bash" => (
+                Some(shape::shape(rule.content, flaw.as_ref())),
+                shape::exact_literal(rule.content).is_some(),
+            ),
+            _ => (None, false),
         };
         if let Some(sh) = sh {
             index[l as usize].insert(i, sh);
         }
         shapes.push(sh);
+        exact.push(ex);
     }
     for (ai, &(list, rule, node)) in loaded.iter().enumerate() {
         let tool = rules::split(rule).map_or(rule, |r| r.tool);
-        let exact_ask = list == List::Ask
-            && matches!(rules::read(rule, list), Reading::Loaded(r, _) if r.tool == "Bash" && shape::exact_kind(r.content));
+        let exact_ask = list == List::Ask && exact[ai];
         let by_shape = |l: List| -> Option<(usize, &str, &Node)> {
             let a = shapes[ai]?;
             if exact_ask && l == List::Deny {

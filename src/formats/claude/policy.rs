@@ -10,9 +10,6 @@ use crate::text::{LineIndex, line_col_1};
 use crate::workspace::Context;
 use std::path::{Path, PathBuf};
 
-/// The largest settings file the CLI reads.
-const MAX_SETTINGS_BYTES: u64 = 2 * 1024 * 1024;
-
 /// A permission mode.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
@@ -238,7 +235,7 @@ impl Policy {
             }
             seen_paths.push(path.clone());
             let text = (ctx.open)(&path)
-                .or_else(|| crate::workspace::read_text(&path, MAX_SETTINGS_BYTES));
+                .or_else(|| crate::workspace::read_text(&path, scopes::MAX_SETTINGS_BYTES));
             let Some(text) = text else {
                 policy.files.push(FileSeen {
                     source,

@@ -4,8 +4,9 @@
 //! expands) and secrets written into rules.
 
 use super::codes::Code;
+use super::lints::replace_rule;
 use super::rules::{List, Rule};
-use crate::core::diagnostic::{Diagnostic, Fix, TextEdit};
+use crate::core::diagnostic::Diagnostic;
 use crate::syntax::json::Node;
 use regex::RegexSet;
 use std::sync::LazyLock;
@@ -24,16 +25,6 @@ pub fn findings(rule: &str, r: &Rule<'_>, list: List, node: &Node, out: &mut Vec
         path_anchor(rule, r.tool, c, list, node, out);
     }
     secrets(rule, node, out);
-}
-
-fn replacement(node: &Node, title: String, new_rule: &str) -> Fix {
-    Fix::Edit {
-        title,
-        edits: vec![TextEdit::replace(
-            node.range.clone(),
-            serde_json::to_string(new_rule).unwrap_or_default(),
-        )],
-    }
 }
 
 fn path_anchor(
@@ -64,7 +55,7 @@ fn path_anchor(
                     "a single leading `/` is the settings file's project root (`~/.claude` in user settings), not the file-system root: this rule means `<project>{c}`, not `{c}` ({lost}); write `{fixed}` for the file-system path"
                 ),
             )
-            .with_fix(replacement(node, format!("Use `{fixed}` (the file-system path)"), &fixed)),
+            .with_fix(replace_rule(&node.range, format!("Use `{fixed}` (the file-system path)"), &fixed)),
         );
         return;
     }
@@ -83,7 +74,7 @@ fn path_anchor(
                     "a Windows drive path: on Linux and macOS it is a relative pattern that matches nothing, and on Windows Claude Code compares paths in the form `/{drive}/…` (documented, not verified), so `{fixed}` is the rule that reaches `{c}` ({lost} as written)"
                 ),
             )
-            .with_fix(replacement(node, format!("Use `{fixed}`"), &fixed)),
+            .with_fix(replace_rule(&node.range, format!("Use `{fixed}`"), &fixed)),
         );
         return;
     }
@@ -101,7 +92,7 @@ fn path_anchor(
                     "`$HOME` is not expanded in a path rule: this rule is relative to the project and matches a folder named `$HOME` ({lost}); `~/` is the home directory"
                 ),
             )
-            .with_fix(replacement(node, format!("Use `{fixed}`"), &fixed)),
+            .with_fix(replace_rule(&node.range, format!("Use `{fixed}`"), &fixed)),
         );
     } else if c.starts_with('~') && !c.starts_with("~/") && c != "~" {
         out.push(Diagnostic::new(
@@ -182,7 +173,9 @@ mod tests {
                     .fixes
                     .iter()
                     .find_map(|f| match f {
-                        Fix::Edit { edits, .. } => Some(edits[0].new_text.clone()),
+                        crate::core::diagnostic::Fix::Edit { edits, .. } => {
+                            Some(edits[0].new_text.clone())
+                        }
                         _ => None,
                     })
                     .unwrap_or_default();

@@ -36,7 +36,7 @@ impl Source {
 }
 
 /// The largest settings file the CLI reads (2 MiB).
-const MAX_SETTINGS_BYTES: u64 = 2 * 1024 * 1024;
+pub const MAX_SETTINGS_BYTES: u64 = 2 * 1024 * 1024;
 /// `~/.claude.json` holds every project's state; it can be large.
 const MAX_STATE_BYTES: u64 = 64 * 1024 * 1024;
 /// Linux's managed settings file.
@@ -367,19 +367,19 @@ pub fn cross_file(root: Option<&Node>, ctx: &Context<'_>, out: &mut Vec<Diagnost
                         }
                     })
             });
-            let own = match rules::read(rule, list) {
-                Reading::Loaded(r, flaw) if r.tool == "Bash" => {
-                    Some(shape::shape(r.content, flaw.as_ref()))
-                }
-                _ => None,
+            let (own, exact) = match rules::read(rule, list) {
+                Reading::Loaded(r, flaw) if r.tool == "Bash" => (
+                    Some(shape::shape(r.content, flaw.as_ref())),
+                    shape::exact_literal(r.content).is_some(),
+                ),
+                _ => (None, false),
             };
             let example = own
                 .as_ref()
                 .and_then(shape::example)
                 .map(|e| format!(" (e.g. `{e}`)"))
                 .unwrap_or_default();
-            let exact_ask = list == List::Ask
-                && matches!(rules::read(rule, list), Reading::Loaded(r, _) if r.tool == "Bash" && shape::exact_kind(r.content));
+            let exact_ask = list == List::Ask && exact;
             let stronger = stronger.or_else(|| {
                 let a = own?;
                 [List::Ask, List::Deny]

@@ -61,19 +61,18 @@ pub fn shape<'a>(content: Option<&'a str>, flaw: Option<&Flaw>) -> Shape<'a> {
     Shape::Other(c, head)
 }
 
-/// Is a Bash rule's content matched exactly (no wildcard, or a `p:*`
-/// prefix, whose bare `p` is matched exactly)? An ask rule of this kind
-/// decides the command it names before any deny wildcard or prefix
-/// (observed: ask `Bash(npm run test)` over deny `Bash(npm:*)` asks).
-pub fn exact_kind(content: Option<&str>) -> bool {
-    let Some(c) = content else {
-        return false;
-    };
+/// The command a Bash rule's content names exactly: the content without a
+/// wildcard, or the `p` of a `p:*` prefix (its bare command). A deny or
+/// ask rule of this kind decides that command before any deny wildcard or
+/// prefix (observed: ask `Bash(npm run test)` over deny `Bash(npm:*)`
+/// asks).
+pub fn exact_literal(content: Option<&str>) -> Option<&str> {
+    let c = content?;
     let literal = match c.strip_suffix(":*") {
         Some(p) if !p.is_empty() && !p.ends_with(' ') => p,
         _ => c,
     };
-    !literal.contains('*')
+    (!literal.contains('*')).then_some(literal)
 }
 
 /// Does `b` match every command `a` matches?
@@ -105,8 +104,29 @@ pub fn matches(s: &Shape<'_>, cmd: &str) -> bool {
         Shape::Exact(c) => *c == cmd,
         Shape::Prefix(p) => cmd == *p || (cmd.starts_with(p) && cmd[p.len()..].starts_with(' ')),
         Shape::Glued(p) => cmd.starts_with(p),
-        Shape::Other(c, _) => super::decide::bash_rule_matches(c, cmd),
+        Shape::Other(c, _) => wildcard(c, cmd),
     }
+}
+
+/// `*` matches any run of characters (spaces included).
+fn wildcard(pat: &str, s: &str) -> bool {
+    let parts: Vec<&str> = pat.split('*').collect();
+    let Some((first, rest)) = parts.split_first() else {
+        return pat == s;
+    };
+    let Some(mut tail) = s.strip_prefix(first) else {
+        return false;
+    };
+    let Some((last, middle)) = rest.split_last() else {
+        return tail.is_empty();
+    };
+    for m in middle {
+        match tail.find(m) {
+            Some(i) => tail = &tail[i + m.len()..],
+            None => return false,
+        }
+    }
+    tail.len() >= last.len() && tail.ends_with(last)
 }
 
 /// A command the shape matches, for messages.

@@ -2,7 +2,7 @@
 //! Claude Code settings.
 
 use super::VERSION;
-use super::decide::{Decision, Outcome, Why};
+use super::decide::{Outcome, Why};
 use super::policy::{Loaded, Mode, Origin, Policy, Session};
 use crate::analysis::report::{
     DecidingRule, EffectivePolicyReport, EffectiveRule, FileStatus, RulePlace, SCHEMA_VERSION,
@@ -276,15 +276,6 @@ pub fn parse_command_line(line: &str) -> Option<crate::formats::CallRequest> {
         tool: tool.into(),
         input,
     })
-}
-
-/// A decision as the oracle prints it (ALLOW / ASK / DENY).
-pub fn verdict(d: Decision) -> &'static str {
-    match d {
-        Decision::Allow => "ALLOW",
-        Decision::Ask => "ASK",
-        Decision::Deny => "DENY",
-    }
 }
 
 /// A call that a rule matches, to show what it decides.

@@ -313,19 +313,6 @@ pub fn resolve<'a>(
     }
 }
 
-/// The top-level keys of a config's text (strict JSON or JSONC; nothing
-/// when it does not parse as an object).
-pub fn top_level_keys(text: &str) -> Vec<String> {
-    let stripped = crate::syntax::strip::strip_json_comments(text);
-    let root = crate::syntax::json::parse(&stripped).root;
-    root.and_then(|r| {
-        r.value
-            .as_object()
-            .map(|m| m.iter().map(|m| m.key.clone()).collect())
-    })
-    .unwrap_or_default()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
