@@ -356,7 +356,8 @@ const RO: &[ReadOnly] = &[
     ro("ls", Args::Paths, &[]),
     ro("cat", Args::Paths, &[]),
     ro("head", Args::Paths, &[]),
-    ro("tail", Args::Paths, &["-f", "-F", "--follow"]),
+    // `tail -f`, `-F`, `--follow` run too (observed: the process starts).
+    ro("tail", Args::Paths, &[]),
     ro("wc", Args::Paths, &[]),
     ro("grep", Args::PatternThenPaths, &[]),
     ro("rg", Args::PatternThenPaths, &["--pre"]),
@@ -451,6 +452,30 @@ const GIT_RO: &[(&str, &[&str])] = &[
     ("merge-base", &[]),
     ("ls-remote", &[]),
 ];
+
+/// Every argument is one of `flags`, or one of `with_value` with its value
+/// (`--sort=x` or `--sort x`).
+fn only_flags(args: &[String], flags: &[&str], with_value: &[&str]) -> bool {
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        if flags.contains(&a.as_str()) {
+            continue;
+        }
+        match with_value
+            .iter()
+            .find(|f| a == *f || a.starts_with(&format!("{f}=")))
+        {
+            Some(f) if a == f => {
+                if it.next().is_none() {
+                    return false;
+                }
+            }
+            Some(_) => {}
+            None => return false,
+        }
+    }
+    true
+}
 
 /// What the CLI's read-only check says of one simple command.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -565,34 +590,29 @@ pub fn read_only(words: &[String]) -> ReadOnlyAnswer {
             };
             let args = &rest[1..];
             let ok = match sub.as_str() {
-                "branch" => args.iter().all(|a| {
-                    matches!(
-                        a.as_str(),
-                        "-a" | "--all"
-                            | "-r"
-                            | "--remotes"
-                            | "-v"
-                            | "-vv"
-                            | "--list"
-                            | "--show-current"
-                    ) || a.starts_with("--contains")
-                        || a.starts_with("--merged")
-                        || a.starts_with("--no-merged")
-                        || a.starts_with("--format")
-                        || a.starts_with("--sort")
-                }),
-                "tag" => args.iter().all(|a| {
-                    matches!(a.as_str(), "-l" | "--list" | "-n")
-                        || a.starts_with("--contains")
-                        || a.starts_with("--sort")
-                }),
+                // Only the flags observed to run without asking; a flag in
+                // `with_value` takes the next word (or `=value`).
+                "branch" => only_flags(
+                    args,
+                    &[
+                        "-a",
+                        "--all",
+                        "-r",
+                        "--remotes",
+                        "-v",
+                        "-vv",
+                        "--list",
+                        "--show-current",
+                        "--merged",
+                        "--no-merged",
+                    ],
+                    &["--contains", "--sort"],
+                ),
+                "tag" => only_flags(args, &["-l", "--list"], &["--contains", "--sort"]),
                 "stash" => matches!(args.first().map(String::as_str), Some("list" | "show")),
-                "remote" => args
-                    .iter()
-                    .all(|a| matches!(a.as_str(), "-v" | "--verbose" | "show")),
+                "remote" => only_flags(args, &["-v", "--verbose"], &[]),
                 "config" => {
-                    args.iter()
-                        .any(|a| a == "--get" || a == "--list" || a == "-l")
+                    args.iter().any(|a| a == "--get")
                         && args.iter().filter(|a| !a.starts_with('-')).count() <= 1
                 }
                 s => match GIT_RO.iter().find(|(n, _)| *n == s) {
@@ -611,9 +631,7 @@ pub fn read_only(words: &[String]) -> ReadOnlyAnswer {
             _ => ReadOnlyAnswer::No,
         },
         "ip" => match rest.first().map(String::as_str) {
-            Some("addr" | "a" | "route" | "link") if rest.len() == 1 => {
-                ReadOnlyAnswer::Yes { paths: Vec::new() }
-            }
+            Some("addr") if rest.len() == 1 => ReadOnlyAnswer::Yes { paths: Vec::new() },
             _ => ReadOnlyAnswer::No,
         },
         "sed" => {
@@ -628,12 +646,14 @@ pub fn read_only(words: &[String]) -> ReadOnlyAnswer {
                 paths: collect_paths("sed", Args::PatternThenPaths, rest),
             }
         }
-        "node" | "python3" | "python" | "npm" | "cargo" | "go" | "rustc" | "java" => {
-            if rest.len() == 1 && matches!(rest[0].as_str(), "--version" | "-v" | "-V") {
-                ReadOnlyAnswer::Yes { paths: Vec::new() }
-            } else {
-                ReadOnlyAnswer::No
-            }
+        // Version checks observed to run: `node --version`, `node -v`,
+        // `python3 --version` (`python3 -V`, `cargo --version`, `npm
+        // --version`, `go --version`, `rustc --version` ask).
+        "node" | "python3"
+            if rest.len() == 1
+                && (rest[0] == "--version" || (first == "node" && rest[0] == "-v")) =>
+        {
+            ReadOnlyAnswer::Yes { paths: Vec::new() }
         }
         name => match RO.iter().find(|r| r.name == name) {
             Some(r) if !has_flag(r.forbidden) => ReadOnlyAnswer::Yes {
