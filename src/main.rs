@@ -66,6 +66,13 @@ struct ScopeArgs {
     /// Claude Code: another working directory (`--add-dir`, repeatable).
     #[arg(long = "add-dir", value_name = "DIR")]
     add_dir: Vec<PathBuf>,
+    /// An environment variable of the simulated session, NAME=VALUE
+    /// (repeatable). OpenCode: `OPENCODE_PERMISSION`,
+    /// `OPENCODE_CONFIG_CONTENT`, `OPENCODE_CONFIG`, `OPENCODE_CONFIG_DIR`,
+    /// `OPENCODE_DISABLE_PROJECT_CONFIG`, `XDG_CONFIG_HOME`,
+    /// `XDG_DATA_HOME`, `TMPDIR`. The tool's own environment is never read.
+    #[arg(long = "runtime-env", value_name = "NAME=VALUE")]
+    runtime_env: Vec<String>,
 }
 
 /// A command-line error: exit status 2.
@@ -125,6 +132,12 @@ impl ScopeArgs {
             options
                 .runtime_args
                 .push(("disallowedTools".into(), v.clone()));
+        }
+        for kv in &self.runtime_env {
+            let (k, v) = kv
+                .split_once('=')
+                .ok_or_else(|| UsageError(format!("--runtime-env: `{kv}` is not NAME=VALUE")))?;
+            options.runtime_args.push((k.to_string(), v.to_string()));
         }
         for d in &self.add_dir {
             options

@@ -3,6 +3,7 @@
 //! through here, so adding a format touches no LSP handler.
 
 pub mod claude;
+pub mod opencode;
 pub mod pi;
 
 use crate::analysis::report::{EffectivePolicyReport, SimulationReport};
@@ -153,7 +154,7 @@ pub trait Simulator {
     fn simulate(&self, call: &CallRequest) -> SimulationReport;
 }
 
-static FORMATS: &[&dyn Format] = &[&pi::Pi, &claude::Claude];
+static FORMATS: &[&dyn Format] = &[&pi::Pi, &claude::Claude, &opencode::OpenCode];
 
 /// Every registered format.
 pub fn all() -> &'static [&'static dyn Format] {

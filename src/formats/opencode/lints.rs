@@ -1,0 +1,728 @@
+//! The findings for one OpenCode document: what makes the CLI refuse to
+//! start (with its own text), keys it accepts in silence, and — with the
+//! other files of the session merged as the CLI merges them — rules that can
+//! never decide, path rules that never match, bash rules that match only a
+//! bare command, maps that drop a lower file's catch-all, and tools hidden
+//! by a final `*` deny.
+
+use super::codes::Code;
+use super::config::{self, Fatal, PermMap, PermValue, Read};
+use super::policy::{Layer, MValue, Policy, Rule, SourceFile};
+use super::wildcard;
+use crate::core::diagnostic::{Diagnostic, Fix, Related, Severity};
+use crate::core::pattern_algebra::{Inclusion, included_in};
+use crate::core::precedence::Action;
+use crate::formats::Role;
+use crate::syntax::js_order::js_entries;
+use crate::syntax::{Member, Node};
+use std::ops::Range;
+
+/// Top-level keys of `opencode.json` (1.18.33's schema).
+pub const TOP_KEYS: &[&str] = &[
+    "$schema",
+    "theme",
+    "keybinds",
+    "logLevel",
+    "tui",
+    "server",
+    "command",
+    "skills",
+    "watcher",
+    "snapshot",
+    "plugin",
+    "share",
+    "autoshare",
+    "autoupdate",
+    "disabled_providers",
+    "enabled_providers",
+    "model",
+    "small_model",
+    "default_agent",
+    "username",
+    "mode",
+    "agent",
+    "provider",
+    "mcp",
+    "formatter",
+    "lsp",
+    "instructions",
+    "layout",
+    "permission",
+    "tools",
+    "enterprise",
+    "compaction",
+    "experimental",
+    "attachment",
+    "references",
+];
+/// The keys whose misspelling loses rules.
+const RULE_BEARING: &[&str] = &["permission", "tools", "agent", "mode", "default_agent"];
+/// Fields of an agent.
+pub const AGENT_KEYS: &[&str] = &[
+    "name",
+    "model",
+    "variant",
+    "prompt",
+    "description",
+    "temperature",
+    "top_p",
+    "mode",
+    "hidden",
+    "color",
+    "steps",
+    "maxSteps",
+    "options",
+    "permission",
+    "disable",
+    "tools",
+];
+
+/// A document read on its own.
+pub struct Own {
+    pub read: Read,
+    pub yaml_error: Option<super::yaml::YamlError>,
+}
+
+/// Reads a document of either role.
+pub fn read(role: Role, text: &str, name: &str) -> Own {
+    match role {
+        Role::Config => Own {
+            read: config::read_config(text),
+            yaml_error: None,
+        },
+        Role::Agent => match config::read_agent(text, name) {
+            Ok(read) => Own {
+                read,
+                yaml_error: None,
+            },
+            Err(e) => Own {
+                read: Read::default(),
+                yaml_error: Some(e),
+            },
+        },
+    }
+}
+
+/// The findings of the document alone (no other file needed).
+pub fn own_findings(role: Role, text: &str, own: &Own, out: &mut Vec<Diagnostic>) {
+    if let Some(e) = &own.yaml_error {
+        out.push(Diagnostic::new(
+            Code::AgentFileSkipped,
+            e.range.clone(),
+            format!(
+                "OpenCode skips this agent without a word: its frontmatter is not valid YAML ({}).",
+                e.message
+            ),
+        ));
+        return;
+    }
+    let r = &own.read;
+    match &r.fatal {
+        Some(Fatal::Json { range, message }) => {
+            let mut d = Diagnostic::new(
+                Code::InvalidJsonc,
+                range.clone(),
+                format!("OpenCode refuses to start: this file is not valid JSON(C) ({message})."),
+            );
+            d.runtime_issue = Some(format!(
+                "Config file at <file> is not valid JSON(C): {message}"
+            ));
+            out.push(d);
+            return;
+        }
+        Some(Fatal::Invalid) => {
+            for i in &r.issues {
+                let code = if i.v2 {
+                    Code::V2Permissions
+                } else {
+                    Code::ConfigInvalid
+                };
+                let what = if i.v2 {
+                    "OpenCode 1.x refuses to start: V2 `permissions` rules are not read by V1; write them as `permission` (a map of permission → action or patterns)."
+                        .to_string()
+                } else {
+                    format!(
+                        "OpenCode refuses to start: {} at `{}`{}.",
+                        i.message,
+                        i.path,
+                        hint_for(&i.message)
+                    )
+                };
+                let mut d = Diagnostic::new(code, i.range.clone(), what);
+                d.runtime_issue = Some(i.line());
+                out.push(d);
+            }
+        }
+        None => {}
+    }
+    let Some(root) = &r.root else { return };
+    duplicates(root, out);
+    if role == Role::Config {
+        unknown_keys(root, out);
+    } else if let Some(fields) = root.value.as_object() {
+        agent_fields(fields, out);
+    }
+    if r.fatal.is_some() {
+        return;
+    }
+    if let Some(tools) = root
+        .value
+        .as_object()
+        .and_then(|m| m.iter().rev().find(|m| m.key == "tools"))
+    {
+        out.push(Diagnostic::new(
+            Code::LegacyTools,
+            tools.key_range.clone(),
+            "`tools` is deprecated: each `false` becomes a `*` deny (and `true` a `*` allow) under the permission of the same name, placed before `permission`'s own keys (`write`/`patch` are `edit`). Say it in `permission` instead.".into(),
+        ));
+    }
+    let perms = all_perm_maps(r);
+    for (pm, _agent) in &perms {
+        for e in &pm.entries {
+            permission_key(e, out);
+            if let PermValue::Map(list) = &e.value {
+                for p in list {
+                    pattern_findings(&e.key, p, out);
+                }
+            }
+        }
+    }
+    let _ = text;
+}
+
+fn hint_for(message: &str) -> &'static str {
+    if message.contains("| undefined, got {") {
+        " (this permission takes one action: \"allow\", \"ask\" or \"deny\", not a map)"
+    } else if message.starts_with("Expected PermissionActionConfig") {
+        " (an action is \"allow\", \"ask\" or \"deny\")"
+    } else {
+        ""
+    }
+}
+
+/// Every permission map of the file: top level and each agent's.
+fn all_perm_maps(r: &Read) -> Vec<(&PermMap, Option<&str>)> {
+    let mut out = Vec::new();
+    if let Some(p) = &r.permission {
+        out.push((p, None));
+    }
+    for a in &r.agents {
+        out.push((&a.permission, Some(a.name.as_str())));
+    }
+    out
+}
+
+fn duplicates(node: &Node, out: &mut Vec<Diagnostic>) {
+    let mut stack = vec![(node, 0usize)];
+    while let Some((n, depth)) = stack.pop() {
+        if depth > 16 {
+            continue;
+        }
+        let Some(members) = n.value.as_object() else {
+            continue;
+        };
+        for e in js_entries(members) {
+            if e.occurrences > 1 {
+                for m in members
+                    .iter()
+                    .filter(|m| m.key == e.first.key && !std::ptr::eq(*m, e.member))
+                {
+                    let mut d = Diagnostic::new(
+                        Code::DuplicateKey,
+                        m.key_range.clone(),
+                        format!(
+                            "`{}` is repeated: OpenCode keeps the last value, at the first key's position; this value is ignored.",
+                            m.key
+                        ),
+                    )
+                    .with_fix(Fix::RemoveDuplicate);
+                    d.related.push(Related {
+                        range: e.member.key_range.clone(),
+                        message: "the value that counts".into(),
+                    });
+                    out.push(d);
+                }
+            }
+            stack.push((&e.member.value, depth + 1));
+        }
+    }
+}
+
+fn close_to(word: &str, candidates: &[&'static str]) -> Option<&'static str> {
+    let lower = word.to_lowercase();
+    candidates
+        .iter()
+        .copied()
+        .find(|c| *c == lower)
+        .or_else(|| {
+            candidates
+                .iter()
+                .copied()
+                .filter(|c| c.len() > 3)
+                .map(|c| (crate::text::edit_distance(&lower, c), c))
+                .filter(|(d, c)| *d <= if c.len() > 6 { 2 } else { 1 })
+                .min_by_key(|(d, _)| *d)
+                .map(|(_, c)| c)
+        })
+}
+
+fn unknown_keys(root: &Node, out: &mut Vec<Diagnostic>) {
+    let Some(members) = root.value.as_object() else {
+        return;
+    };
+    for m in members {
+        if TOP_KEYS.contains(&m.key.as_str()) || m.key == "permissions" {
+            if matches!(m.key.as_str(), "agent" | "mode")
+                && let Some(agents) = m.value.value.as_object()
+            {
+                for a in agents {
+                    if let Some(fields) = a.value.value.as_object() {
+                        agent_fields(fields, out);
+                    }
+                }
+            }
+            continue;
+        }
+        if let Some(to) = close_to(&m.key, RULE_BEARING) {
+            out.push(
+                Diagnostic::new(
+                    Code::UnknownKey,
+                    m.key_range.clone(),
+                    format!(
+                        "OpenCode does not know `{}` and ignores it without a word; did you mean `{to}`?",
+                        m.key
+                    ),
+                )
+                .with_fix(Fix::RenameKey { to: to.into() }),
+            );
+        }
+    }
+}
+
+fn agent_fields(fields: &[Member], out: &mut Vec<Diagnostic>) {
+    for f in fields {
+        if AGENT_KEYS.contains(&f.key.as_str()) || f.key == "permissions" {
+            continue;
+        }
+        if let Some(to) = close_to(&f.key, &["permission", "tools", "disable", "mode"]) {
+            out.push(
+                Diagnostic::new(
+                    Code::UnknownKey,
+                    f.key_range.clone(),
+                    format!(
+                        "OpenCode does not know the agent field `{}` and ignores it without a word; did you mean `{to}`?",
+                        f.key
+                    ),
+                )
+                .with_fix(Fix::RenameKey { to: to.into() }),
+            );
+        }
+    }
+}
+
+/// A permission key that no tool asks for.
+fn permission_key(e: &config::PermEntry, out: &mut Vec<Diagnostic>) {
+    let k = e.key.as_str();
+    if config::PERMISSIONS.contains(&k) || k.contains(['*', '?']) || e.key_range.is_empty() {
+        return;
+    }
+    let to = match k {
+        "write" | "patch" | "multiedit" | "apply_patch" => Some("edit"),
+        "todoread" => None,
+        _ => close_to(k, config::PERMISSIONS),
+    };
+    if let Some(to) = to {
+        let why = if to == "edit" && k != "edit" && k.to_lowercase() != "edit" {
+            format!(
+                "`{k}` is no permission: `write`, `edit` and `apply_patch` all ask for `edit`, so these rules never apply"
+            )
+        } else {
+            format!("no tool asks for `{k}` (names are case-sensitive), so these rules never apply")
+        };
+        out.push(
+            Diagnostic::new(
+                Code::UnknownKey,
+                e.key_range.clone(),
+                format!("{why}; did you mean `{to}`?"),
+            )
+            .with_fix(Fix::RenameKey { to: to.into() }),
+        );
+    }
+}
+
+fn pattern_findings(permission: &str, p: &config::PatternEntry, out: &mut Vec<Diagnostic>) {
+    let pat = p.pattern.as_str();
+    if matches!(permission, "read" | "edit")
+        && (pat.starts_with('~') || pat.starts_with("$HOME") || pat.starts_with('/'))
+    {
+        out.push(Diagnostic::new(
+            Code::PathRuleNeverMatches,
+            p.key_range.clone(),
+            format!(
+                "`{pat}` never matches: `{permission}` checks the path relative to the worktree (`src/a.ts`; outside it `../…`), never an absolute or home path. For files outside the project, write the rule under `external_directory` (its patterns are absolute folders, `~/…/*`); a deny here fails open."
+            ),
+        ));
+    }
+    if permission == "bash" && !pat.contains(['*', '?']) && !pat.is_empty() {
+        let mut d = Diagnostic::new(
+            Code::BareCommand,
+            p.key_range.clone(),
+            format!(
+                "`{pat}` matches only the exact command `{pat}`, not `{pat} <arguments>`; `{pat} *` matches both."
+            ),
+        );
+        d.fixes.push(Fix::RenameKey {
+            to: format!("{pat} *"),
+        });
+        out.push(d);
+    }
+    if p.action == Action::Ask {
+        out.push(Diagnostic::new(
+            Code::AsksHeadless,
+            p.key_range.clone(),
+            format!(
+                "`{permission}` `{pat}` asks: in a headless run (`opencode run`) nobody answers and the call is rejected."
+            ),
+        ));
+    }
+}
+
+/// Findings that need the other files of the session.
+pub fn session_findings(policy: &Policy, doc: usize, out: &mut Vec<Diagnostic>) {
+    let f = &policy.files[doc];
+    if let Some(r) = policy.refused.filter(|r| *r != doc) {
+        let other = &policy.files[r];
+        let at = f
+            .read
+            .root
+            .as_ref()
+            .and_then(|n| n.value.as_object())
+            .and_then(|m| m.iter().find(|m| m.key == "permission"))
+            .map(|m| m.key_range.clone())
+            .unwrap_or(0..0);
+        let mut d = Diagnostic::new(
+            Code::FileRefused,
+            at,
+            format!(
+                "OpenCode refuses to start in this session because of {} ({}); none of these rules apply.",
+                other.path.display(),
+                other.layer.name()
+            ),
+        );
+        d.runtime_issue = super::policy::refusal(other);
+        out.push(d);
+        return;
+    }
+    if !f.read.accepted() || f.yaml_error.is_some() {
+        return;
+    }
+    map_drops_catch_all(policy, doc, out);
+    // Top-level rules: judged in the default agent's list, against later
+    // top-level rules only (they follow it in every agent).
+    let default_agent = policy.agent_name(None);
+    let mut agents: Vec<String> = vec![default_agent.clone()];
+    for b in &f.read.agents {
+        if policy.has_agent(&b.name) && !agents.contains(&b.name) {
+            agents.push(b.name.clone());
+        }
+    }
+    let mut budget = PAIR_BUDGET;
+    for (ai, agent) in agents.iter().enumerate() {
+        let rules = policy.rules(agent);
+        for (i, r) in rules.iter().enumerate() {
+            if r.origin.file != Some(doc) || r.origin.range.is_empty() {
+                continue;
+            }
+            // Each rule once: top-level ones with the default agent, agent
+            // rules with their agent.
+            let check = if ai == 0 {
+                !r.agent_rule || f.read.agents.iter().any(|b| b.name == *agent)
+            } else {
+                r.agent_rule
+            };
+            if !check {
+                continue;
+            }
+            if let Some(d) = never_decides(policy, &rules, i, r, agent, &mut budget) {
+                out.push(d);
+            }
+        }
+        hidden_tools(policy, &rules, doc, agent, out);
+    }
+}
+
+/// Pairwise inclusion checks allowed per document.
+const PAIR_BUDGET: usize = 200_000;
+
+fn never_decides(
+    policy: &Policy,
+    rules: &[Rule],
+    i: usize,
+    r: &Rule,
+    agent: &str,
+    budget: &mut usize,
+) -> Option<Diagnostic> {
+    let example = r.pattern_glob.example();
+    let perm_example = r.permission_glob.example();
+    for (j, later) in rules.iter().enumerate().skip(i + 1).rev() {
+        // Top-level rules are judged against later top-level rules (and the
+        // trailer), which every agent has.
+        if !r.agent_rule && later.agent_rule {
+            continue;
+        }
+        if *budget == 0 {
+            return None;
+        }
+        *budget -= 1;
+        if !later.matches(&perm_example, &example) {
+            continue;
+        }
+        let covers_perm = wildcard::is_catch_all(&later.permission)
+            || later.permission == r.permission
+            || matches!(
+                included_in(&r.permission_glob, &later.permission_glob),
+                Inclusion::Included
+            );
+        if !covers_perm {
+            continue;
+        }
+        if !matches!(
+            included_in(&r.pattern_glob, &later.pattern_glob),
+            Inclusion::Included
+        ) {
+            continue;
+        }
+        let place = describe(policy, later, agent);
+        let call = example_call(&r.permission, &example);
+        let msg = if later.action == r.action {
+            format!(
+                "This rule never decides: {place} also {} every call it matches (last match wins), e.g. {call}. It can go.",
+                verb(later.action)
+            )
+        } else {
+            format!(
+                "This rule never decides: {place} {} every call it matches (last match wins), e.g. {call} is {} , not {}. Put the broader rule first.",
+                verb(later.action),
+                past(later.action),
+                past(r.action)
+            )
+            .replace(" , ", ", ")
+        };
+        let mut d = Diagnostic::new(Code::RuleNeverDecides, r.origin.range.clone(), msg);
+        if later.origin.file == r.origin.file && !later.origin.range.is_empty() {
+            d.related.push(Related {
+                range: later.origin.range.clone(),
+                message: format!("the later `{}` `{}` rule", later.permission, later.pattern),
+            });
+        }
+        if later.action != r.action {
+            d.severity = Severity::Warning;
+        } else {
+            d.severity = Severity::Hint;
+        }
+        let _ = j;
+        return Some(d);
+    }
+    None
+}
+
+fn verb(a: Action) -> &'static str {
+    match a {
+        Action::Allow => "allows",
+        Action::Ask => "asks about",
+        Action::Deny => "denies",
+    }
+}
+
+fn past(a: Action) -> &'static str {
+    match a {
+        Action::Allow => "allowed",
+        Action::Ask => "asked about",
+        Action::Deny => "denied",
+    }
+}
+
+/// A call a rule matches, for messages (`bash "git push"`).
+pub fn example_call(permission: &str, pattern_example: &str) -> String {
+    let p = if permission == "*" || permission.contains(['*', '?']) {
+        "any tool".to_string()
+    } else {
+        format!("`{permission}`")
+    };
+    if pattern_example.is_empty() {
+        format!("{p} with an empty value")
+    } else {
+        format!("{p} `{pattern_example}`")
+    }
+}
+
+/// "the later `bash` `*` deny in the global config (line 3)".
+pub fn describe(policy: &Policy, r: &Rule, agent: &str) -> String {
+    let what = format!(
+        "`{}` `{}` {}",
+        r.permission,
+        r.pattern,
+        config::action_str(r.action)
+    );
+    match r.origin.layer {
+        Layer::Default => format!("OpenCode's default {what}"),
+        Layer::BuiltinAgent => format!("the `{agent}` agent's built-in {what}"),
+        Layer::Trailer => format!("the final {what} every agent gets"),
+        _ => {
+            let file = policy.file(&r.origin);
+            let place = match file {
+                Some(f) => {
+                    let (line, _) = line_col(&f.text, r.origin.range.start);
+                    format!("{} line {line}", f.path.display())
+                }
+                None => r.origin.layer.name().to_string(),
+            };
+            if r.agent_rule {
+                format!("the later {what} of agent `{agent}` ({place})")
+            } else {
+                format!("the later {what} ({place})")
+            }
+        }
+    }
+}
+
+/// 1-based line and column (characters) of a byte offset.
+pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let offset = offset.min(text.len());
+    let mut o = offset;
+    while !text.is_char_boundary(o) {
+        o -= 1;
+    }
+    let before = &text[..o];
+    let line = before.matches('\n').count() + 1;
+    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, col)
+}
+
+fn map_drops_catch_all(policy: &Policy, doc: usize, out: &mut Vec<Diagnostic>) {
+    let f = &policy.files[doc];
+    let Some(pm) = &f.read.permission else { return };
+    for e in &pm.entries {
+        let PermValue::Map(list) = &e.value else {
+            continue;
+        };
+        if list.iter().any(|p| p.pattern == "*") {
+            continue;
+        }
+        // The same key as one action in a file merged before this one.
+        let earlier = policy.files[..doc].iter().rev().find_map(|g| {
+            if !g.read.accepted() || g.yaml_error.is_some() {
+                return None;
+            }
+            g.read
+                .permission
+                .as_ref()?
+                .entries
+                .iter()
+                .find_map(|x| match &x.value {
+                    PermValue::Action(a, _) if x.key == e.key => Some((g, *a)),
+                    _ => None,
+                })
+        });
+        if let Some((g, a)) = earlier {
+            out.push(Diagnostic::new(
+                Code::MapDropsCatchAll,
+                e.key_range.clone(),
+                format!(
+                    "`{}` is `\"{}\"` in {}; this map replaces that value, so its `*` rule is gone: `{}` calls no pattern here matches now ask instead of being {}. Add `\"*\": \"{}\"` first in this map to keep it.",
+                    e.key,
+                    config::action_str(a),
+                    g.path.display(),
+                    e.key,
+                    past(a),
+                    config::action_str(a)
+                ),
+            ));
+        }
+    }
+    let _ = MValue::Action;
+}
+
+fn hidden_tools(
+    policy: &Policy,
+    rules: &[Rule],
+    doc: usize,
+    agent: &str,
+    out: &mut Vec<Diagnostic>,
+) {
+    let f: &SourceFile = &policy.files[doc];
+    let mut names: Vec<&str> = Vec::new();
+    for (pm, a) in all_perm_maps(&f.read) {
+        if a.is_some_and(|a| a != agent) {
+            continue;
+        }
+        for e in &pm.entries {
+            if !e.key.contains(['*', '?']) && !names.contains(&e.key.as_str()) {
+                names.push(&e.key);
+            }
+        }
+    }
+    for name in names {
+        let Some(i) = super::decide::hidden_by(rules, name) else {
+            continue;
+        };
+        let r = &rules[i];
+        if r.origin.file != Some(doc) || r.origin.range.is_empty() {
+            continue;
+        }
+        let others = rules[..i]
+            .iter()
+            .filter(|x| {
+                x.origin.file == Some(doc) && x.applies_to(name) && x.action != Action::Deny
+            })
+            .count();
+        let mut d = Diagnostic::new(
+            Code::ToolHidden,
+            r.origin.range.clone(),
+            format!(
+                "The last rule for `{name}` is this `*` deny, so OpenCode removes the `{name}` tool from agent `{agent}`{}: the model cannot call it at all.",
+                if others > 0 {
+                    format!(
+                        " and its {others} earlier allow/ask rule{} never apply",
+                        if others == 1 { "" } else { "s" }
+                    )
+                } else {
+                    String::new()
+                }
+            ),
+        );
+        d.severity = if others > 0 {
+            Severity::Warning
+        } else {
+            Severity::Info
+        };
+        out.push(d);
+    }
+}
+
+/// Used by hover: the ranges of a document's rules.
+pub fn rule_at(
+    policy: &Policy,
+    doc: usize,
+    offset: usize,
+) -> Option<(Range<usize>, String, String)> {
+    let f = &policy.files[doc];
+    for (pm, _) in all_perm_maps(&f.read) {
+        for e in &pm.entries {
+            match &e.value {
+                PermValue::Action(_, r) if e.key_range.contains(&offset) || r.contains(&offset) => {
+                    return Some((e.key_range.clone(), e.key.clone(), "*".into()));
+                }
+                PermValue::Map(list) => {
+                    for p in list {
+                        if p.key_range.contains(&offset) {
+                            return Some((p.key_range.clone(), e.key.clone(), p.pattern.clone()));
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    None
+}

@@ -1,0 +1,901 @@
+//! The files OpenCode 1.18.33 reads for a session and the ordered rule
+//! list of each agent, as `opencode debug agent NAME` prints it.
+//!
+//! Loading order (each file deep-merged over the ones before, a key that is
+//! set again keeping its first position): the global folder's
+//! `config.json`, `opencode.json`, `opencode.jsonc`; `$OPENCODE_CONFIG`;
+//! every `opencode.json` / `opencode.jsonc` from the worktree root down to
+//! the working directory; the `.opencode` folders from the working
+//! directory up to the worktree, then `~/.opencode` (their
+//! `opencode.json(c)`, then their `agent(s)/**/*.md` and `mode(s)/*.md`;
+//! the global folder's agents first); `$OPENCODE_CONFIG_CONTENT`; the
+//! managed `/etc/opencode/opencode.json(c)`; then `$OPENCODE_PERMISSION`
+//! merged into `permission`, and the legacy `tools` switches under it.
+//!
+//! An agent's list: the built-in defaults, the agent's built-in extras, the
+//! top-level `permission`, the agent's own `permission`, and a final allow
+//! of the tool-output folder.
+
+use super::config::{self, AgentBlock, Fatal, PermMap, PermValue, Read};
+use super::wildcard;
+use crate::core::pattern_algebra::Pattern;
+use crate::core::precedence::Action;
+use crate::workspace::Context;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+/// Where a rule or file comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Layer {
+    /// The built-in defaults every agent starts with.
+    Default,
+    /// A built-in agent's own extras (`plan` denies edits, …).
+    BuiltinAgent,
+    /// `~/.config/opencode/opencode.json(c)`, `config.json`.
+    Global,
+    /// `$OPENCODE_CONFIG`.
+    Custom,
+    /// The project's `opencode.json(c)` files.
+    Project,
+    /// `.opencode/opencode.json(c)` folders (and `~/.opencode`).
+    DotOpencode,
+    /// An agent markdown file.
+    AgentFile,
+    /// `$OPENCODE_CONFIG_CONTENT`.
+    ConfigContent,
+    /// `/etc/opencode/opencode.json(c)`.
+    Managed,
+    /// `$OPENCODE_PERMISSION`.
+    PermissionEnv,
+    /// The final tool-output allow every agent gets.
+    Trailer,
+}
+
+impl Layer {
+    pub fn name(self) -> &'static str {
+        match self {
+            Layer::Default => "default",
+            Layer::BuiltinAgent => "built-in agent",
+            Layer::Global => "global",
+            Layer::Custom => "OPENCODE_CONFIG",
+            Layer::Project => "project",
+            Layer::DotOpencode => ".opencode",
+            Layer::AgentFile => "agent file",
+            Layer::ConfigContent => "OPENCODE_CONFIG_CONTENT",
+            Layer::Managed => "managed",
+            Layer::PermissionEnv => "OPENCODE_PERMISSION",
+            Layer::Trailer => "tool output",
+        }
+    }
+}
+
+/// Where something is written: a file of the policy (index into
+/// `Policy::files`) and a byte range, or nowhere (built in).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Origin {
+    pub layer: Layer,
+    pub file: Option<usize>,
+    pub range: Range<usize>,
+}
+
+impl Origin {
+    fn builtin(layer: Layer) -> Origin {
+        Origin {
+            layer,
+            file: None,
+            range: 0..0,
+        }
+    }
+}
+
+/// One rule of an agent's list.
+#[derive(Debug, Clone)]
+pub struct Rule {
+    pub permission: String,
+    pub pattern: String,
+    pub action: Action,
+    pub origin: Origin,
+    /// Where the rule sits in the agent's config: top level or the agent's
+    /// own block.
+    pub agent_rule: bool,
+    pub permission_glob: Pattern,
+    pub pattern_glob: Pattern,
+}
+
+impl Rule {
+    fn new(
+        permission: &str,
+        pattern: &str,
+        action: Action,
+        origin: Origin,
+        agent_rule: bool,
+    ) -> Rule {
+        Rule {
+            permission_glob: wildcard::compile(permission),
+            pattern_glob: wildcard::compile(pattern),
+            permission: permission.to_string(),
+            pattern: pattern.to_string(),
+            action,
+            origin,
+            agent_rule,
+        }
+    }
+
+    /// Does the rule apply to this permission name?
+    pub fn applies_to(&self, permission: &str) -> bool {
+        wildcard::is_match(permission, &self.permission_glob)
+    }
+
+    /// Does the rule match this permission and pattern?
+    pub fn matches(&self, permission: &str, pattern: &str) -> bool {
+        self.applies_to(permission) && wildcard::is_match(pattern, &self.pattern_glob)
+    }
+}
+
+/// One file read for the policy.
+#[derive(Debug, Clone)]
+pub struct SourceFile {
+    pub path: PathBuf,
+    pub layer: Layer,
+    pub text: String,
+    pub read: Read,
+    /// An agent file whose frontmatter does not parse: OpenCode skips it.
+    pub yaml_error: Option<super::yaml::YamlError>,
+}
+
+/// The merged `permission` map: keys in position order with their values'
+/// origins.
+#[derive(Debug, Clone, Default)]
+pub struct Merged {
+    pub entries: Vec<MEntry>,
+}
+
+#[derive(Debug, Clone)]
+pub struct MEntry {
+    pub key: String,
+    pub value: MValue,
+}
+
+#[derive(Debug, Clone)]
+pub enum MValue {
+    Action(Action, Origin),
+    Map(Vec<(String, Action, Origin)>),
+}
+
+impl Merged {
+    /// `mergeDeep(this, add)`: maps merge pattern by pattern, anything else
+    /// replaces; a key already present keeps its position.
+    pub fn merge(&mut self, add: &PermMap, layer: Layer, file: Option<usize>) {
+        for e in &add.entries {
+            let value = match &e.value {
+                PermValue::Action(a, r) => MValue::Action(
+                    *a,
+                    Origin {
+                        layer,
+                        file,
+                        range: r.clone(),
+                    },
+                ),
+                PermValue::Map(list) => MValue::Map(
+                    list.iter()
+                        .map(|p| {
+                            (
+                                p.pattern.clone(),
+                                p.action,
+                                Origin {
+                                    layer,
+                                    file,
+                                    range: p.key_range.clone(),
+                                },
+                            )
+                        })
+                        .collect(),
+                ),
+            };
+            self.merge_value(&e.key, value);
+        }
+    }
+
+    fn merge_value(&mut self, key: &str, value: MValue) {
+        match self.entries.iter_mut().find(|x| x.key == key) {
+            Some(x) => match (&mut x.value, value) {
+                (MValue::Map(old), MValue::Map(new)) => {
+                    for (p, a, o) in new {
+                        match old.iter_mut().find(|(q, _, _)| *q == p) {
+                            Some(slot) => {
+                                slot.1 = a;
+                                slot.2 = o;
+                            }
+                            None => old.push((p, a, o)),
+                        }
+                    }
+                    crate::syntax::js_order::sort_index_keys_first(old, |(p, _, _)| p.as_str());
+                }
+                (slot, v) => *slot = v,
+            },
+            None => self.entries.push(MEntry {
+                key: key.to_string(),
+                value,
+            }),
+        }
+        crate::syntax::js_order::sort_index_keys_first(&mut self.entries, |e| e.key.as_str());
+    }
+
+    /// `mergeDeep(base, self)`: `self` over `base`, positions from `base`.
+    fn under(self, base: Merged) -> Merged {
+        let mut out = base;
+        for e in self.entries {
+            out.merge_value(&e.key, e.value);
+        }
+        out
+    }
+
+    /// The rules, in order (`fromConfig`).
+    fn rules(&self, agent_rule: bool, home: &str, out: &mut Vec<Rule>) {
+        for e in &self.entries {
+            match &e.value {
+                MValue::Action(a, o) => out.push(Rule::new(&e.key, "*", *a, o.clone(), agent_rule)),
+                MValue::Map(list) => {
+                    for (p, a, o) in list {
+                        out.push(Rule::new(
+                            &e.key,
+                            &expand_home(p, home),
+                            *a,
+                            o.clone(),
+                            agent_rule,
+                        ))
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A leading `~/`, `~`, `$HOME/` or `$HOME` is the home directory.
+pub fn expand_home(p: &str, home: &str) -> String {
+    if let Some(rest) = p.strip_prefix("~/") {
+        format!("{home}/{rest}")
+    } else if p == "~" {
+        home.to_string()
+    } else if let Some(rest) = p.strip_prefix("$HOME") {
+        format!("{home}{rest}")
+    } else {
+        p.to_string()
+    }
+}
+
+/// An agent after every file is merged.
+#[derive(Debug, Clone)]
+pub struct Agent {
+    pub name: String,
+    pub builtin: bool,
+    pub mode: String,
+    pub hidden: bool,
+    /// The agent's own `permission` (merged over every file).
+    pub own: Merged,
+    /// Where the agent is defined (first file), if anywhere.
+    pub defined_in: Option<Origin>,
+}
+
+/// The session's locations.
+#[derive(Debug, Clone)]
+pub struct Env {
+    pub home: PathBuf,
+    pub directory: PathBuf,
+    /// The git worktree root, else `/`.
+    pub worktree: PathBuf,
+    pub config_dir: PathBuf,
+    pub data_dir: PathBuf,
+    pub tmp_dir: PathBuf,
+    pub vars: Vec<(String, String)>,
+}
+
+impl Env {
+    pub fn var(&self, name: &str) -> Option<&str> {
+        self.vars
+            .iter()
+            .rev()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The tool-output folder glob every agent may read.
+    pub fn tool_output_glob(&self) -> String {
+        format!("{}/tool-output/*", self.data_dir.display())
+    }
+
+    /// Is `path` inside the project (working directory or worktree)?
+    pub fn contains(&self, path: &Path) -> bool {
+        path.starts_with(&self.directory)
+            || (self.worktree != Path::new("/") && path.starts_with(&self.worktree))
+    }
+
+    /// A session with no files around: `$HOME`, working directory `/`.
+    pub fn detached() -> Env {
+        let home = std::env::var_os("HOME")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from("/"));
+        Env {
+            config_dir: home.join(".config/opencode"),
+            data_dir: home.join(".local/share/opencode"),
+            tmp_dir: PathBuf::from("/tmp/opencode"),
+            home,
+            directory: PathBuf::from("/"),
+            worktree: PathBuf::from("/"),
+            vars: Vec::new(),
+        }
+    }
+
+    pub fn from_context(ctx: &Context<'_>) -> Env {
+        let vars: Vec<(String, String)> = ctx.options.runtime_args.clone();
+        let get = |n: &str| {
+            vars.iter()
+                .rev()
+                .find(|(k, _)| k == n)
+                .map(|(_, v)| v.clone())
+        };
+        let home = {
+            let h = ctx.options.home.as_str();
+            if !h.is_empty() && h != "~" {
+                PathBuf::from(h)
+            } else {
+                std::env::var_os("HOME")
+                    .map(PathBuf::from)
+                    .unwrap_or_else(|| PathBuf::from("/"))
+            }
+        };
+        let directory = normalise(&ctx.cwd);
+        let worktree = git_root(&directory).unwrap_or_else(|| PathBuf::from("/"));
+        let config_dir = get("XDG_CONFIG_HOME")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| home.join(".config"))
+            .join("opencode");
+        let data_dir = get("XDG_DATA_HOME")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| home.join(".local/share"))
+            .join("opencode");
+        let tmp_dir = get("TMPDIR")
+            .map(|t| PathBuf::from(t.trim_end_matches('/')))
+            .unwrap_or_else(|| PathBuf::from("/tmp"))
+            .join("opencode");
+        Env {
+            home,
+            directory,
+            worktree,
+            config_dir,
+            data_dir,
+            tmp_dir,
+            vars,
+        }
+    }
+}
+
+/// `/a/./b/../c` → `/a/c`, lexically.
+pub fn normalise(p: &Path) -> PathBuf {
+    let mut out = PathBuf::from("/");
+    for c in p.components() {
+        match c {
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            std::path::Component::Normal(n) => out.push(n),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The nearest folder holding `.git`, from `dir` up.
+pub fn git_root(dir: &Path) -> Option<PathBuf> {
+    dir.ancestors()
+        .find(|d| d.join(".git").exists())
+        .map(Path::to_path_buf)
+}
+
+/// Node's `path.relative(from, to)` for absolute, normalised paths.
+pub fn relative(from: &Path, to: &Path) -> String {
+    let f: Vec<_> = from.components().collect();
+    let t: Vec<_> = to.components().collect();
+    let common = f.iter().zip(&t).take_while(|(a, b)| a == b).count();
+    let mut parts: Vec<String> = Vec::new();
+    for _ in common..f.len() {
+        parts.push("..".into());
+    }
+    for c in &t[common..] {
+        parts.push(c.as_os_str().to_string_lossy().into_owned());
+    }
+    parts.join("/")
+}
+
+/// Everything OpenCode reads for a session.
+#[derive(Debug, Clone)]
+pub struct Policy {
+    pub env: Env,
+    pub files: Vec<SourceFile>,
+    /// The merged top-level `permission` (with `$OPENCODE_PERMISSION` and
+    /// the `tools` switches).
+    pub top: Merged,
+    pub agents: Vec<Agent>,
+    pub default_agent: Option<String>,
+    /// A file the CLI refuses: it does not start (every call fails).
+    pub refused: Option<usize>,
+}
+
+const BUILTIN_AGENTS: &[(&str, &str)] = &[
+    ("build", "primary"),
+    ("plan", "primary"),
+    ("general", "subagent"),
+    ("explore", "subagent"),
+    ("compaction", "primary"),
+    ("title", "primary"),
+    ("summary", "primary"),
+];
+
+/// Is this name one of OpenCode's built-in agents?
+pub fn is_builtin_agent(name: &str) -> bool {
+    BUILTIN_AGENTS.iter().any(|(n, _)| *n == name)
+}
+
+impl Policy {
+    /// Reads every file of the session of `ctx` (open buffers win).
+    pub fn load(ctx: &Context<'_>) -> Policy {
+        let env = Env::from_context(ctx);
+        let mut loader = Loader {
+            ctx,
+            env: &env,
+            files: Vec::new(),
+        };
+        // 1. The global folder (or the file named on the command line).
+        if let Some(g) = &ctx.global_config {
+            loader.config(g, Layer::Global);
+        } else {
+            for name in ["config.json", "opencode.json", "opencode.jsonc"] {
+                loader.config(&env.config_dir.join(name), Layer::Global);
+            }
+        }
+        if let Some(c) = env.var("OPENCODE_CONFIG") {
+            loader.config(Path::new(c), Layer::Custom);
+        }
+        let project_config = env.var("OPENCODE_DISABLE_PROJECT_CONFIG").is_none();
+        // 2. Project files, root first; in a folder `.json` before `.jsonc`.
+        if project_config {
+            let ups = up_dirs(&env.directory, &env.worktree);
+            for d in ups.iter().rev() {
+                for name in ["opencode.json", "opencode.jsonc"] {
+                    loader.config(&d.join(name), Layer::Project);
+                }
+            }
+        }
+        // 3. Config folders: the global one, `.opencode` from the working
+        // directory up, `~/.opencode`, `$OPENCODE_CONFIG_DIR`.
+        let mut dirs = vec![env.config_dir.clone()];
+        if project_config {
+            for d in up_dirs(&env.directory, &env.worktree) {
+                let o = d.join(".opencode");
+                if o.is_dir() {
+                    dirs.push(o);
+                }
+            }
+        }
+        let home_dot = env.home.join(".opencode");
+        if home_dot.is_dir() {
+            dirs.push(home_dot);
+        }
+        if let Some(d) = env.var("OPENCODE_CONFIG_DIR") {
+            dirs.push(PathBuf::from(d));
+        }
+        let mut seen = Vec::new();
+        for d in dirs {
+            if seen.contains(&d) {
+                continue;
+            }
+            seen.push(d.clone());
+            if d.ends_with(".opencode") || env.var("OPENCODE_CONFIG_DIR") == d.to_str() {
+                for name in ["opencode.json", "opencode.jsonc"] {
+                    loader.config(&d.join(name), Layer::DotOpencode);
+                }
+            }
+            for f in markdown_files(&d, &["agent", "agents"], true) {
+                loader.agent_file(&d, &f, false);
+            }
+            for f in markdown_files(&d, &["mode", "modes"], false) {
+                loader.agent_file(&d, &f, true);
+            }
+        }
+        // 4. Inline content, 5. managed files.
+        if let Some(c) = env.var("OPENCODE_CONFIG_CONTENT") {
+            let read = config::read_config(c);
+            loader.files.push(SourceFile {
+                path: PathBuf::from("OPENCODE_CONFIG_CONTENT"),
+                layer: Layer::ConfigContent,
+                text: c.to_string(),
+                read,
+                yaml_error: None,
+            });
+        }
+        let managed = PathBuf::from(
+            env.var("OPENCODE_TEST_MANAGED_CONFIG_DIR")
+                .unwrap_or("/etc/opencode"),
+        );
+        for name in ["opencode.json", "opencode.jsonc"] {
+            loader.config(&managed.join(name), Layer::Managed);
+        }
+        let files = loader.files;
+        Policy::merge(env, files)
+    }
+
+    /// Merges files read in loading order.
+    pub fn merge(env: Env, files: Vec<SourceFile>) -> Policy {
+        let refused = files.iter().position(|f| !f.read.accepted());
+        let mut top = Merged::default();
+        let mut tools: Vec<(config::ToolSwitch, usize)> = Vec::new();
+        let mut agents: Vec<Agent> = Vec::new();
+        let mut default_agent = None;
+        for (i, f) in files.iter().enumerate() {
+            if f.yaml_error.is_some() || !f.read.accepted() {
+                continue;
+            }
+            if let Some(p) = &f.read.permission {
+                top.merge(p, f.layer, Some(i));
+            }
+            for t in &f.read.tools {
+                match tools.iter_mut().find(|(x, _)| x.tool == t.tool) {
+                    Some(slot) => *slot = (t.clone(), i),
+                    None => tools.push((t.clone(), i)),
+                }
+            }
+            if f.read.default_agent.is_some() {
+                default_agent = f.read.default_agent.clone();
+            }
+            for a in &f.read.agents {
+                merge_agent(&mut agents, a, f.layer, i);
+            }
+        }
+        if let Some(p) = env.var("OPENCODE_PERMISSION") {
+            let r = config::read_config(&format!("{{\"permission\":{p}}}"));
+            let ok = r.accepted();
+            if let Some(pm) = r.permission.filter(|_| ok) {
+                // Ranges are in the wrapped text; they point nowhere useful.
+                top.merge(&pm, Layer::PermissionEnv, None);
+            }
+        }
+        if !tools.is_empty() {
+            let mut base = Merged::default();
+            for (t, i) in &tools {
+                let entries = config::switches_to_entries(std::slice::from_ref(t));
+                base.merge(&PermMap { entries }, files[*i].layer, Some(*i));
+            }
+            top = top.under(base);
+        }
+        Policy {
+            env,
+            files,
+            top,
+            agents,
+            default_agent,
+            refused,
+        }
+    }
+
+    /// The agent a session uses: `--agent`, else `default_agent`, else
+    /// `build`.
+    pub fn agent_name(&self, wanted: Option<&str>) -> String {
+        wanted
+            .map(str::to_string)
+            .or_else(|| self.default_agent.clone())
+            .unwrap_or_else(|| "build".into())
+    }
+
+    /// Is there such an agent (built in or configured, not disabled)?
+    pub fn has_agent(&self, name: &str) -> bool {
+        let configured = self.agents.iter().find(|a| a.name == name);
+        match configured {
+            Some(a) => a.mode != "disabled",
+            None => is_builtin_agent(name),
+        }
+    }
+
+    /// Every agent's name (built in first, then configured).
+    pub fn agent_names(&self) -> Vec<String> {
+        let mut out: Vec<String> = BUILTIN_AGENTS
+            .iter()
+            .map(|(n, _)| n.to_string())
+            .filter(|n| self.has_agent(n))
+            .collect();
+        for a in &self.agents {
+            if !out.contains(&a.name) && a.mode != "disabled" {
+                out.push(a.name.clone());
+            }
+        }
+        out
+    }
+
+    /// The ordered rule list of an agent (`opencode debug agent NAME`).
+    pub fn rules(&self, agent: &str) -> Vec<Rule> {
+        let env = &self.env;
+        let home = env.home.display().to_string();
+        let mut out = Vec::new();
+        let allow_dirs = [
+            env.tool_output_glob(),
+            format!("{}/*", env.tmp_dir.display()),
+        ];
+        let d = Origin::builtin(Layer::Default);
+        let push = |out: &mut Vec<Rule>, p: &str, pat: &str, a: Action, o: &Origin| {
+            out.push(Rule::new(p, pat, a, o.clone(), false))
+        };
+        // The defaults.
+        push(&mut out, "*", "*", Action::Allow, &d);
+        push(&mut out, "doom_loop", "*", Action::Ask, &d);
+        push(&mut out, "external_directory", "*", Action::Ask, &d);
+        for dir in &allow_dirs {
+            push(&mut out, "external_directory", dir, Action::Allow, &d);
+        }
+        push(&mut out, "question", "*", Action::Deny, &d);
+        push(&mut out, "plan_enter", "*", Action::Deny, &d);
+        push(&mut out, "plan_exit", "*", Action::Deny, &d);
+        push(&mut out, "read", "*", Action::Allow, &d);
+        push(&mut out, "read", "*.env", Action::Ask, &d);
+        push(&mut out, "read", "*.env.*", Action::Ask, &d);
+        push(&mut out, "read", "*.env.example", Action::Allow, &d);
+        // The built-in agent's extras.
+        let b = Origin::builtin(Layer::BuiltinAgent);
+        match agent {
+            "build" => {
+                push(&mut out, "question", "*", Action::Allow, &b);
+                push(&mut out, "plan_enter", "*", Action::Allow, &b);
+            }
+            "plan" => {
+                push(&mut out, "question", "*", Action::Allow, &b);
+                push(&mut out, "plan_exit", "*", Action::Allow, &b);
+                push(&mut out, "task", "general", Action::Deny, &b);
+                let plans = env.data_dir.join("plans");
+                push(
+                    &mut out,
+                    "external_directory",
+                    &format!("{}/*", plans.display()),
+                    Action::Allow,
+                    &b,
+                );
+                push(&mut out, "edit", "*", Action::Deny, &b);
+                push(&mut out, "edit", ".opencode/plans/*.md", Action::Allow, &b);
+                let rel = relative(&env.worktree, &plans.join("*.md"));
+                push(&mut out, "edit", &rel, Action::Allow, &b);
+            }
+            "general" => push(&mut out, "todowrite", "*", Action::Deny, &b),
+            "explore" => {
+                push(&mut out, "*", "*", Action::Deny, &b);
+                for t in [
+                    "grep",
+                    "glob",
+                    "list",
+                    "bash",
+                    "webfetch",
+                    "websearch",
+                    "read",
+                ] {
+                    push(&mut out, t, "*", Action::Allow, &b);
+                }
+                push(&mut out, "external_directory", "*", Action::Ask, &b);
+                for dir in &allow_dirs {
+                    push(&mut out, "external_directory", dir, Action::Allow, &b);
+                }
+            }
+            "compaction" | "title" | "summary" => push(&mut out, "*", "*", Action::Deny, &b),
+            _ => {}
+        }
+        self.top.rules(false, &home, &mut out);
+        if let Some(a) = self.agents.iter().find(|a| a.name == agent) {
+            a.own.rules(true, &home, &mut out);
+        }
+        let glob = env.tool_output_glob();
+        if !out.iter().any(|r| {
+            r.permission == "external_directory" && r.action == Action::Deny && r.pattern == glob
+        }) {
+            push(
+                &mut out,
+                "external_directory",
+                &glob,
+                Action::Allow,
+                &Origin::builtin(Layer::Trailer),
+            );
+        }
+        out
+    }
+
+    /// The file a rule or entry comes from.
+    pub fn file(&self, o: &Origin) -> Option<&SourceFile> {
+        o.file.and_then(|i| self.files.get(i))
+    }
+}
+
+fn merge_agent(agents: &mut Vec<Agent>, a: &AgentBlock, layer: Layer, file: usize) {
+    let origin = Origin {
+        layer,
+        file: Some(file),
+        range: a.name_range.clone(),
+    };
+    let slot = match agents.iter().position(|x| x.name == a.name) {
+        Some(i) => &mut agents[i],
+        None => {
+            agents.push(Agent {
+                name: a.name.clone(),
+                builtin: is_builtin_agent(&a.name),
+                mode: if is_builtin_agent(&a.name) {
+                    BUILTIN_AGENTS
+                        .iter()
+                        .find(|(n, _)| *n == a.name)
+                        .map(|(_, m)| m.to_string())
+                        .unwrap_or_default()
+                } else {
+                    "all".into()
+                },
+                hidden: false,
+                own: Merged::default(),
+                defined_in: Some(origin.clone()),
+            });
+            agents.last_mut().expect("just pushed")
+        }
+    };
+    slot.own.merge(&a.permission, layer, Some(file));
+    if let Some(m) = &a.mode {
+        slot.mode = m.clone();
+    }
+    if a.disable {
+        slot.mode = "disabled".into();
+    }
+}
+
+/// The folders from `dir` up to `stop` (included), nearest first.
+fn up_dirs(dir: &Path, stop: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for d in dir.ancestors() {
+        out.push(d.to_path_buf());
+        if d == stop {
+            break;
+        }
+    }
+    out
+}
+
+/// Markdown files under `dir/{names}/` (recursively or not), sorted.
+fn markdown_files(dir: &Path, names: &[&str], recursive: bool) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for n in names {
+        let root = dir.join(n);
+        let mut stack = vec![(root, 0usize)];
+        while let Some((d, depth)) = stack.pop() {
+            let Ok(rd) = std::fs::read_dir(&d) else {
+                continue;
+            };
+            for e in rd.flatten().take(10_000) {
+                let p = e.path();
+                let Ok(t) = e.file_type() else { continue };
+                if (t.is_dir() || (t.is_symlink() && p.is_dir())) && recursive && depth < 8 {
+                    stack.push((p, depth + 1));
+                } else if p.extension().is_some_and(|x| x == "md") {
+                    out.push(p);
+                }
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+struct Loader<'c, 'a> {
+    ctx: &'c Context<'a>,
+    env: &'c Env,
+    files: Vec<SourceFile>,
+}
+
+impl Loader<'_, '_> {
+    fn text(&self, path: &Path) -> Option<String> {
+        (self.ctx.open)(path).or_else(|| crate::workspace::read_text(path, config::MAX_BYTES))
+    }
+
+    fn config(&mut self, path: &Path, layer: Layer) {
+        if self.files.iter().any(|f| f.path == path) {
+            return;
+        }
+        let Some(text) = self.text(path) else {
+            return;
+        };
+        let read = config::read_config(&text);
+        self.files.push(SourceFile {
+            path: path.to_path_buf(),
+            layer,
+            text,
+            read,
+            yaml_error: None,
+        });
+    }
+
+    fn agent_file(&mut self, dir: &Path, path: &Path, mode: bool) {
+        let Some(text) = self.text(path) else {
+            return;
+        };
+        let name = agent_name(dir, path);
+        let (read, yaml_error) = match config::read_agent(&text, &name) {
+            Ok(mut r) => {
+                if mode {
+                    for a in &mut r.agents {
+                        a.mode = Some("primary".into());
+                    }
+                    // A mode file that does not decode is skipped, not fatal.
+                    if !r.accepted() {
+                        r = Read::default();
+                    }
+                }
+                (r, None)
+            }
+            Err(e) => (Read::default(), Some(e)),
+        };
+        let _ = self.env;
+        self.files.push(SourceFile {
+            path: path.to_path_buf(),
+            layer: Layer::AgentFile,
+            text,
+            read,
+            yaml_error,
+        });
+    }
+}
+
+/// An agent file's name: its path under `agent/` or `agents/`, without the
+/// extension (`agents/review/deep.md` → `review/deep`).
+pub fn agent_name(dir: &Path, path: &Path) -> String {
+    let rel = path
+        .strip_prefix(dir)
+        .map(|p| p.to_string_lossy().replace('\\', "/"))
+        .unwrap_or_default();
+    let under = ["agent/", "agents/", "mode/", "modes/"]
+        .iter()
+        .find_map(|p| rel.strip_prefix(p).map(str::to_string))
+        .unwrap_or_else(|| {
+            path.file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        });
+    under
+        .strip_suffix(".md")
+        .map(str::to_string)
+        .unwrap_or(under)
+}
+
+/// Whether the file is refused and why, in the CLI's words.
+pub fn refusal(f: &SourceFile) -> Option<String> {
+    match &f.read.fatal {
+        None => None,
+        Some(Fatal::Json { message, .. }) => Some(format!(
+            "Config file at {} is not valid JSON(C): {message}",
+            f.path.display()
+        )),
+        Some(Fatal::Invalid) => {
+            let mut s = format!("Configuration is invalid at {}", f.path.display());
+            for i in &f.read.issues {
+                s.push('\n');
+                s.push_str(&i.line());
+            }
+            Some(s)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relative_paths_as_node() {
+        assert_eq!(relative(Path::new("/a/b"), Path::new("/a/b/c.md")), "c.md");
+        assert_eq!(
+            relative(Path::new("/tmp/ocp/p1"), Path::new("/tmp/oc/x/*.md")),
+            "../../oc/x/*.md"
+        );
+        assert_eq!(relative(Path::new("/"), Path::new("/tmp/x")), "tmp/x");
+        assert_eq!(expand_home("$HOMEx/y", "/h"), "/hx/y");
+        assert_eq!(expand_home("~", "/h"), "/h");
+        assert_eq!(expand_home("~/a", "/h"), "/h/a");
+        assert_eq!(expand_home("a/~", "/h"), "a/~");
+    }
+}
