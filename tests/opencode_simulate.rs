@@ -228,3 +228,113 @@ fn decisions_equal_the_server() {
         failures.join("\n")
     );
 }
+
+/// Every real config of the corpus (`tests/fixtures/corpus/opencode/`) as a
+/// project's config: read without a panic; refused exactly when the CLI
+/// refused it (`observed-corpus.json`), with a finding that says so; and
+/// for the accepted ones the build agent's rule list equals the CLI's.
+#[test]
+fn corpus_files_are_read_as_the_cli_read_them() {
+    let observed = fixture("observed-corpus.json");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/corpus/opencode");
+    let root =
+        std::env::temp_dir().join(format!("permission-lsp-oc-corpus-{}", std::process::id()));
+    let home = root.join("home");
+    let mut failures = Vec::new();
+    let mut compared = 0;
+    for (name, seen) in observed.as_object().unwrap() {
+        if seen.get("timeout").is_some() {
+            continue;
+        }
+        let text = std::fs::read_to_string(dir.join(name)).unwrap();
+        let project = root.join("c").join(name.replace('.', "_"));
+        std::fs::create_dir_all(project.join(".git")).unwrap();
+        std::fs::create_dir_all(&home).unwrap();
+        let target = if name.ends_with(".jsonc") {
+            "opencode.jsonc"
+        } else {
+            "opencode.json"
+        };
+        std::fs::write(project.join(target), &text).unwrap();
+        let s = Session {
+            root: root.clone(),
+            home: home.clone(),
+            tmp: root.join("tmpdir"),
+            vars: Vec::new(),
+        };
+        let policy = s.policy(&format!("c/{}", name.replace('.', "_")));
+        let refused = seen["refused"].as_bool().unwrap();
+        // The findings the editor shows on the file itself, with the
+        // session around it.
+        let mut options = AnalysisOptions::for_profile(OpenCode.default_profile());
+        options.home = home.display().to_string();
+        let doc = project.join(target);
+        let ctx = workspace::resolve(
+            &options,
+            Some(&project),
+            Some(&doc),
+            &Overrides::default(),
+            None,
+        );
+        let analysis = OpenCode.analyse(permission_lsp::formats::Role::Config, &text, &ctx);
+        let no_build = seen["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("Agent build not found"));
+        if no_build {
+            if policy.has_agent("build") || policy.refused.is_some() {
+                failures.push(format!(
+                    "{name}: the CLI has no build agent; ours does (or refuses)"
+                ));
+            }
+            compared += 1;
+            continue;
+        }
+        let reported = !analysis.accepted;
+        if refused != policy.refused.is_some() || refused != reported {
+            failures.push(format!(
+                "{name}: CLI refused={refused}, ours refused={} (reported {reported}) — {:?}",
+                policy.refused.is_some(),
+                policy
+                    .refused
+                    .map(|i| permission_lsp::formats::opencode::policy::refusal(&policy.files[i]))
+            ));
+        } else if !refused {
+            let ours: Vec<Vec<String>> = policy
+                .rules("build")
+                .iter()
+                .map(|r| {
+                    vec![
+                        r.permission.clone(),
+                        r.pattern.clone(),
+                        config::action_str(r.action).into(),
+                    ]
+                })
+                .collect();
+            let theirs: Vec<Vec<String>> = seen["rules"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| {
+                    r.as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|x| {
+                            x.as_str()
+                                .unwrap()
+                                .replace("{TMP}", &s.tmp.display().to_string())
+                                .replace("{HOME}", &home.display().to_string())
+                                .replace("{ROOT}", &root.display().to_string())
+                        })
+                        .collect()
+                })
+                .collect();
+            if ours != theirs {
+                failures.push(format!("{name}:\n  CLI:  {theirs:?}\n  ours: {ours:?}"));
+            }
+        }
+        compared += 1;
+    }
+    let _ = std::fs::remove_dir_all(&root);
+    assert!(compared >= 40, "only {compared} corpus files");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

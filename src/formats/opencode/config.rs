@@ -82,6 +82,9 @@ pub struct Issue {
 impl Issue {
     /// The line the CLI prints.
     pub fn line(&self) -> String {
+        if self.path.is_empty() {
+            return self.message.clone();
+        }
         format!("↳ {} {}", self.message, self.path)
     }
 }
@@ -154,6 +157,10 @@ pub struct Read {
     pub agents: Vec<AgentBlock>,
     /// The file's `default_agent`.
     pub default_agent: Option<String>,
+    /// `references` (or `reference`): name and local `path`, if any.
+    pub references: Vec<(String, Option<String>)>,
+    /// The file has `references` (and `reference` is then not read).
+    pub has_references: bool,
 }
 
 impl Read {
@@ -229,6 +236,67 @@ pub fn read_config(text: &str) -> Read {
         out.fatal = Some(Fatal::Invalid);
     }
     out
+}
+
+/// The `{file:PATH}` references of a config's text that OpenCode resolves
+/// (those on a line that starts with `//` are left alone): their ranges and
+/// paths.
+pub fn file_refs(text: &str) -> Vec<(Range<usize>, String)> {
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(i) = text[from..].find("{file:") {
+        let start = from + i;
+        let Some(len) = text[start..].find('}') else {
+            break;
+        };
+        let end = start + len + 1;
+        from = end;
+        if text[start + 6..end - 1].is_empty() {
+            continue;
+        }
+        let line_start = text[..start].rfind('\n').map_or(0, |n| n + 1);
+        if text[line_start..start].trim_start().starts_with("//") {
+            continue;
+        }
+        out.push((start..end, text[start + 6..end - 1].to_string()));
+    }
+    out
+}
+
+/// OpenCode refuses a config whose `{file:…}` reference names no file
+/// (`bad file reference: "{file:x}" /abs/x does not exist`); `exists`
+/// answers for an absolute path.
+pub fn check_file_refs(
+    read: &mut Read,
+    text: &str,
+    dir: &std::path::Path,
+    home: &std::path::Path,
+    exists: impl Fn(&std::path::Path) -> bool,
+) {
+    if read.fatal.is_some() {
+        return;
+    }
+    for (range, r) in file_refs(text) {
+        let p = match r.strip_prefix("~/") {
+            Some(rest) => home.join(rest),
+            None if std::path::Path::new(&r).is_absolute() => std::path::PathBuf::from(&r),
+            None => dir.join(&r),
+        };
+        let p = super::policy::normalise(&p);
+        if !exists(&p) {
+            read.issues.push(Issue {
+                range,
+                message: format!(
+                    "bad file reference: \"{{file:{r}}}\" {} does not exist",
+                    p.display()
+                ),
+                path: String::new(),
+                v2: false,
+            });
+            read.fatal = Some(Fatal::Invalid);
+            return;
+        }
+    }
 }
 
 /// Reads an agent markdown file (`.opencode/agents/NAME.md`): its
@@ -319,6 +387,32 @@ fn read_members(members: &[Member], prefix: &str, out: &mut Read) {
             }
             "tools" => out.tools = tool_switches(&m.value, "tools", &mut out.issues),
             "default_agent" => out.default_agent = m.value.value.as_str().map(str::to_string),
+            "references" | "reference" => {
+                if m.key == "reference" && out.has_references {
+                    continue;
+                }
+                if m.key == "references" {
+                    out.has_references = true;
+                    out.references.clear();
+                }
+                for r in m
+                    .value
+                    .value
+                    .as_object()
+                    .map(js_entries)
+                    .unwrap_or_default()
+                {
+                    let path = r
+                        .member
+                        .value
+                        .value
+                        .as_object()
+                        .and_then(|f| f.iter().rev().find(|f| f.key == "path"))
+                        .and_then(|f| f.value.value.as_str())
+                        .map(str::to_string);
+                    out.references.push((r.member.key.clone(), path));
+                }
+            }
             "agent" | "mode" => {
                 let Some(agents) = m.value.value.as_object() else {
                     if !matches!(m.value.value, Value::Null) {

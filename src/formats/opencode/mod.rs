@@ -346,7 +346,7 @@ fn session(role: Role, text: &str, ctx: Option<&Context<'_>>) -> (Policy, usize)
         }
         // Not read by the session: judged alone in the session's place.
         let mut files = p.files.clone();
-        files.push(source(role, doc.to_path_buf(), text, &name));
+        files.push(source(role, doc.to_path_buf(), text, &name, Some(&p.env)));
         let i = files.len() - 1;
         let env = p.env.clone();
         return (Policy::merge(env, files), i);
@@ -360,12 +360,25 @@ fn session(role: Role, text: &str, ctx: Option<&Context<'_>>) -> (Policy, usize)
         doc_path.unwrap_or_else(|| PathBuf::from("opencode.json")),
         text,
         &name,
+        ctx.map(|_| &env),
     );
     (Policy::merge(env, vec![f]), 0)
 }
 
-fn source(role: Role, path: PathBuf, text: &str, name: &str) -> SourceFile {
-    let own = lints::read(role, text, name);
+fn source(
+    role: Role,
+    path: PathBuf,
+    text: &str,
+    name: &str,
+    env: Option<&policy::Env>,
+) -> SourceFile {
+    let mut own = lints::read(role, text, name);
+    if role == Role::Config
+        && let Some(env) = env
+    {
+        let dir = path.parent().unwrap_or(Path::new("/")).to_path_buf();
+        config::check_file_refs(&mut own.read, text, &dir, &env.home, |p| p.exists());
+    }
     SourceFile {
         path,
         layer: if role == Role::Agent {

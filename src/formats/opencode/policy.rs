@@ -417,6 +417,9 @@ pub struct Policy {
     pub top: Merged,
     pub agents: Vec<Agent>,
     pub default_agent: Option<String>,
+    /// The folders of `references` with a local path (resolved), in order:
+    /// every agent may read them.
+    pub references: Vec<PathBuf>,
     /// A file the CLI refuses: it does not start (every call fails).
     pub refused: Option<usize>,
 }
@@ -531,6 +534,7 @@ impl Policy {
         let mut tools: Vec<(config::ToolSwitch, usize)> = Vec::new();
         let mut agents: Vec<Agent> = Vec::new();
         let mut default_agent = None;
+        let mut refs: Vec<(String, Option<String>)> = Vec::new();
         for (i, f) in files.iter().enumerate() {
             if f.yaml_error.is_some() || !f.read.accepted() {
                 continue;
@@ -542,6 +546,16 @@ impl Policy {
                 match tools.iter_mut().find(|(x, _)| x.tool == t.tool) {
                     Some(slot) => *slot = (t.clone(), i),
                     None => tools.push((t.clone(), i)),
+                }
+            }
+            for (name, path) in &f.read.references {
+                match refs.iter_mut().find(|(n, _)| n == name) {
+                    Some(slot) => {
+                        if path.is_some() {
+                            slot.1 = path.clone();
+                        }
+                    }
+                    None => refs.push((name.clone(), path.clone())),
                 }
             }
             if f.read.default_agent.is_some() {
@@ -567,12 +581,26 @@ impl Policy {
             }
             top = top.under(base);
         }
+        crate::syntax::js_order::sort_index_keys_first(&mut refs, |(n, _)| n.as_str());
+        let references = refs
+            .into_iter()
+            .filter_map(|(_, p)| p)
+            .map(|p| {
+                let expanded = match p.strip_prefix("~/") {
+                    Some(rest) => env.home.join(rest),
+                    None if p == "~" => env.home.clone(),
+                    None => env.directory.join(&p),
+                };
+                normalise(&expanded)
+            })
+            .collect();
         Policy {
             env,
             files,
             top,
             agents,
             default_agent,
+            references,
             refused,
         }
     }
@@ -615,10 +643,11 @@ impl Policy {
         let env = &self.env;
         let home = env.home.display().to_string();
         let mut out = Vec::new();
-        let allow_dirs = [
+        let mut allow_dirs = vec![
             env.tool_output_glob(),
             format!("{}/*", env.tmp_dir.display()),
         ];
+        allow_dirs.extend(self.references.iter().map(|r| format!("{}/*", r.display())));
         let d = Origin::builtin(Layer::Default);
         let push = |out: &mut Vec<Rule>, p: &str, pat: &str, a: Action, o: &Origin| {
             out.push(Rule::new(p, pat, a, o.clone(), false))
@@ -800,7 +829,9 @@ impl Loader<'_, '_> {
         let Some(text) = self.text(path) else {
             return;
         };
-        let read = config::read_config(&text);
+        let mut read = config::read_config(&text);
+        let dir = path.parent().unwrap_or(Path::new("/"));
+        config::check_file_refs(&mut read, &text, dir, &self.env.home, |p| p.exists());
         self.files.push(SourceFile {
             path: path.to_path_buf(),
             layer,
@@ -830,7 +861,6 @@ impl Loader<'_, '_> {
             }
             Err(e) => (Read::default(), Some(e)),
         };
-        let _ = self.env;
         self.files.push(SourceFile {
             path: path.to_path_buf(),
             layer: Layer::AgentFile,
@@ -872,6 +902,11 @@ pub fn refusal(f: &SourceFile) -> Option<String> {
         )),
         Some(Fatal::Invalid) => {
             let mut s = format!("Configuration is invalid at {}", f.path.display());
+            if let [i] = f.read.issues.as_slice()
+                && i.path.is_empty()
+            {
+                return Some(format!("{s}: {}", i.message));
+            }
             for i in &f.read.issues {
                 s.push('\n');
                 s.push_str(&i.line());
