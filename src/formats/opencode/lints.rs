@@ -179,7 +179,7 @@ pub fn own_findings(role: Role, text: &str, own: &Own, out: &mut Vec<Diagnostic>
     let perms = all_perm_maps(r);
     for (pm, _agent) in &perms {
         for e in &pm.entries {
-            permission_key(e, out);
+            permission_key(e, pm, out);
             if let PermValue::Map(list) = &e.value {
                 for p in list {
                     pattern_findings(&e.key, p, out);
@@ -225,20 +225,28 @@ fn duplicates(node: &Node, out: &mut Vec<Diagnostic>) {
             if e.occurrences > 1 {
                 for m in members
                     .iter()
-                    .filter(|m| m.key == e.first.key && !std::ptr::eq(*m, e.member))
+                    .filter(|m| m.key == e.first.key && !std::ptr::eq(*m, e.first))
                 {
+                    let last = std::ptr::eq(m, e.member);
                     let mut d = Diagnostic::new(
                         Code::DuplicateKey,
                         m.key_range.clone(),
-                        format!(
-                            "`{}` is repeated: OpenCode keeps the last value, at the first key's position; this value is ignored.",
-                            m.key
-                        ),
+                        if last {
+                            format!(
+                                "`{}` is repeated: OpenCode keeps this value, but at the first key's position (that is where it sits in the rule order).",
+                                m.key
+                            )
+                        } else {
+                            format!(
+                                "`{}` is repeated: a later value replaces this one, at the first key's position.",
+                                m.key
+                            )
+                        },
                     )
                     .with_fix(Fix::RemoveDuplicate);
                     d.related.push(Related {
-                        range: e.member.key_range.clone(),
-                        message: "the value that counts".into(),
+                        range: e.first.key_range.clone(),
+                        message: "the position that counts".into(),
                     });
                     out.push(d);
                 }
@@ -284,7 +292,7 @@ fn unknown_keys(root: &Node, out: &mut Vec<Diagnostic>) {
             continue;
         }
         if let Some(to) = close_to(&m.key, RULE_BEARING) {
-            out.push(
+            out.push(rename(
                 Diagnostic::new(
                     Code::UnknownKey,
                     m.key_range.clone(),
@@ -292,9 +300,10 @@ fn unknown_keys(root: &Node, out: &mut Vec<Diagnostic>) {
                         "OpenCode does not know `{}` and ignores it without a word; did you mean `{to}`?",
                         m.key
                     ),
-                )
-                .with_fix(Fix::RenameKey { to: to.into() }),
-            );
+                ),
+                to,
+                members,
+            ));
         }
     }
 }
@@ -305,7 +314,7 @@ fn agent_fields(fields: &[Member], out: &mut Vec<Diagnostic>) {
             continue;
         }
         if let Some(to) = close_to(&f.key, &["permission", "tools", "disable", "mode"]) {
-            out.push(
+            out.push(rename(
                 Diagnostic::new(
                     Code::UnknownKey,
                     f.key_range.clone(),
@@ -313,15 +322,28 @@ fn agent_fields(fields: &[Member], out: &mut Vec<Diagnostic>) {
                         "OpenCode does not know the agent field `{}` and ignores it without a word; did you mean `{to}`?",
                         f.key
                     ),
-                )
-                .with_fix(Fix::RenameKey { to: to.into() }),
-            );
+                ),
+                to,
+                fields,
+            ));
         }
     }
 }
 
+/// The rename fix, unless the object already has the new key (renaming
+/// would repeat it: the message says what to merge instead).
+fn rename(mut d: Diagnostic, to: &str, siblings: &[Member]) -> Diagnostic {
+    if siblings.iter().any(|m| m.key == to) {
+        d.message
+            .push_str(&format!(" (`{to}` is already there: merge the two)"));
+    } else {
+        d.fixes.push(Fix::RenameKey { to: to.into() });
+    }
+    d
+}
+
 /// A permission key that no tool asks for.
-fn permission_key(e: &config::PermEntry, out: &mut Vec<Diagnostic>) {
+fn permission_key(e: &config::PermEntry, siblings: &PermMap, out: &mut Vec<Diagnostic>) {
     let k = e.key.as_str();
     if config::PERMISSIONS.contains(&k) || k.contains(['*', '?']) || e.key_range.is_empty() {
         return;
@@ -339,14 +361,18 @@ fn permission_key(e: &config::PermEntry, out: &mut Vec<Diagnostic>) {
         } else {
             format!("no tool asks for `{k}` (names are case-sensitive), so these rules never apply")
         };
-        out.push(
-            Diagnostic::new(
-                Code::UnknownKey,
-                e.key_range.clone(),
-                format!("{why}; did you mean `{to}`?"),
-            )
-            .with_fix(Fix::RenameKey { to: to.into() }),
+        let mut d = Diagnostic::new(
+            Code::UnknownKey,
+            e.key_range.clone(),
+            format!("{why}; did you mean `{to}`?"),
         );
+        if siblings.entries.iter().any(|x| x.key == to) {
+            d.message
+                .push_str(&format!(" (`{to}` is already there: merge the two)"));
+        } else {
+            d.fixes.push(Fix::RenameKey { to: to.into() });
+        }
+        out.push(d);
     }
 }
 
@@ -427,6 +453,7 @@ pub fn session_findings(policy: &Policy, doc: usize, out: &mut Vec<Diagnostic>) 
         }
     }
     let mut budget = PAIR_BUDGET;
+    let mut hidden = Vec::new();
     for (ai, agent) in agents.iter().enumerate() {
         let rules = policy.rules(agent);
         for (i, r) in rules.iter().enumerate() {
@@ -447,8 +474,9 @@ pub fn session_findings(policy: &Policy, doc: usize, out: &mut Vec<Diagnostic>) 
                 out.push(d);
             }
         }
-        hidden_tools(policy, &rules, doc, agent, out);
+        hidden_tools(policy, &rules, doc, agent, &mut hidden);
     }
+    hidden_findings(hidden, out);
 }
 
 /// Pairwise inclusion checks allowed per document.
@@ -514,6 +542,17 @@ fn never_decides(
                 range: later.origin.range.clone(),
                 message: format!("the later `{}` `{}` rule", later.permission, later.pattern),
             });
+            // In the same map: moving the rule after the broader one makes
+            // it decide what it matches, and changes nothing else.
+            if later.action != r.action
+                && later.permission == r.permission
+                && later.agent_rule == r.agent_rule
+            {
+                d.fixes.push(Fix::MoveAfter {
+                    after: later.origin.range.clone(),
+                    overriders: vec![later.origin.range.clone()],
+                });
+            }
         }
         if later.action != r.action {
             d.severity = Severity::Warning;
@@ -629,7 +668,7 @@ fn map_drops_catch_all(policy: &Policy, doc: usize, out: &mut Vec<Diagnostic>) {
                 Code::MapDropsCatchAll,
                 e.key_range.clone(),
                 format!(
-                    "`{}` is `\"{}\"` in {}; this map replaces that value, so its `*` rule is gone: `{}` calls no pattern here matches now ask instead of being {}. Add `\"*\": \"{}\"` first in this map to keep it.",
+                    "`{}` is `\"{}\"` in {}; this map replaces that value, so its `*` rule is gone: `{}` calls no pattern here matches are no longer {} — the rules before decide them (OpenCode's default is `*` allow). Add `\"*\": \"{}\"` first in this map to keep it.",
                     e.key,
                     config::action_str(a),
                     g.path.display(),
@@ -643,13 +682,17 @@ fn map_drops_catch_all(policy: &Policy, doc: usize, out: &mut Vec<Diagnostic>) {
     let _ = MValue::Action;
 }
 
-fn hidden_tools(
-    policy: &Policy,
-    rules: &[Rule],
-    doc: usize,
-    agent: &str,
-    out: &mut Vec<Diagnostic>,
-) {
+/// A tool hidden by a `*` deny of the document: the rule's range, the tool,
+/// the agent, and how many earlier allow/ask rules of the document it
+/// silences.
+struct Hidden {
+    range: Range<usize>,
+    tool: String,
+    agents: Vec<String>,
+    others: usize,
+}
+
+fn hidden_tools(policy: &Policy, rules: &[Rule], doc: usize, agent: &str, out: &mut Vec<Hidden>) {
     let f: &SourceFile = &policy.files[doc];
     let mut names: Vec<&str> = Vec::new();
     for (pm, a) in all_perm_maps(&f.read) {
@@ -676,22 +719,53 @@ fn hidden_tools(
                 x.origin.file == Some(doc) && x.applies_to(name) && x.action != Action::Deny
             })
             .count();
+        match out
+            .iter_mut()
+            .find(|h| h.range == r.origin.range && h.tool == name)
+        {
+            Some(h) => h.agents.push(agent.to_string()),
+            None => out.push(Hidden {
+                range: r.origin.range.clone(),
+                tool: name.to_string(),
+                agents: vec![agent.to_string()],
+                others,
+            }),
+        }
+    }
+}
+
+fn hidden_findings(hidden: Vec<Hidden>, out: &mut Vec<Diagnostic>) {
+    for h in hidden {
+        let name = &h.tool;
+        let agents = h
+            .agents
+            .iter()
+            .map(|a| format!("`{a}`"))
+            .collect::<Vec<_>>()
+            .join(", ");
         let mut d = Diagnostic::new(
             Code::ToolHidden,
-            r.origin.range.clone(),
+            h.range,
             format!(
-                "The last rule for `{name}` is this `*` deny, so OpenCode removes the `{name}` tool from agent `{agent}`{}: the model cannot call it at all.",
-                if others > 0 {
+                "The last rule for `{name}` is this `*` deny, so OpenCode removes the `{name}` tool from {} {agents}{}: the model cannot call it at all.",
+                if h.agents.len() == 1 {
+                    "agent"
+                } else {
+                    "agents"
+                },
+                if h.others > 0 {
                     format!(
-                        " and its {others} earlier allow/ask rule{} never apply",
-                        if others == 1 { "" } else { "s" }
+                        ", and {} earlier allow/ask rule{} for it never appl{}",
+                        h.others,
+                        if h.others == 1 { "" } else { "s" },
+                        if h.others == 1 { "ies" } else { "y" }
                     )
                 } else {
                     String::new()
                 }
             ),
         );
-        d.severity = if others > 0 {
+        d.severity = if h.others > 0 {
             Severity::Warning
         } else {
             Severity::Info

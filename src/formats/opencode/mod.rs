@@ -507,6 +507,23 @@ fn rule_hover(
         md.push_str("Later rules with another action that can override it:\n");
         md.push_str(&later.join("\n"));
     }
+    // What it decides for an example it matches, with every file.
+    let example = r.pattern_glob.example();
+    let perm = if r.permission.contains(['*', '?']) {
+        "bash".to_string()
+    } else {
+        r.permission.clone()
+    };
+    let c = decide::evaluate(&rules, &perm, &example);
+    let by = match c.rule {
+        Some(j) if j == i => "this rule".to_string(),
+        Some(j) => simulation::rule_line(policy, &rules[j]),
+        None => "no rule (ask)".into(),
+    };
+    md.push_str(&format!(
+        "\n\n**Example:** `{perm}` `{example}` → **{}** by {by}",
+        config::action_str(c.action)
+    ));
     md
 }
 

@@ -1,0 +1,239 @@
+//! OpenCode configs in the editor and the checker: the findings on a
+//! session with every kind of mistake (snapshot, the global config and an
+//! agent file around the project's), each quick fix applied (it repairs what
+//! it says and touches nothing else), hover, completion, detection.
+//! Fixtures: `tests/fixtures/opencode/mistakes/`.
+
+use permission_lsp::analysis::AnalysisOptions;
+use permission_lsp::cli::render::{Style, human};
+use permission_lsp::formats::{self, Analysis, Format, Role};
+use permission_lsp::ide::code_actions;
+use permission_lsp::text::LineIndex;
+use std::path::{Path, PathBuf};
+
+fn opencode() -> &'static dyn Format {
+    formats::by_id("opencode").expect("the OpenCode format")
+}
+
+/// The mistakes fixture copied to a temporary folder (the project is a git
+/// worktree there).
+fn session(tag: &str) -> (PathBuf, PathBuf, PathBuf) {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/opencode/mistakes");
+    let dir = std::env::temp_dir().join(format!("permission-lsp-oc-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    for rel in [
+        "home/.config/opencode/opencode.json",
+        "project/opencode.jsonc",
+        "project/.opencode/agents/star.md",
+    ] {
+        let to = dir.join(rel);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(src.join(rel), &to).unwrap();
+    }
+    std::fs::create_dir_all(dir.join("project/.git")).unwrap();
+    (dir.clone(), dir.join("home"), dir.join("project"))
+}
+
+fn analyse(home: &Path, project: &Path, doc: &Path, text: &str, role: Role) -> Analysis {
+    let mut options = AnalysisOptions::for_profile(opencode().default_profile());
+    options.home = home.display().to_string();
+    let ctx = permission_lsp::workspace::resolve(
+        &options,
+        Some(project),
+        Some(doc),
+        &Default::default(),
+        None,
+    );
+    opencode().analyse(role, text, &ctx)
+}
+
+fn render(name: &str, text: &str, a: &Analysis, root: &Path) -> String {
+    let index = LineIndex::new(text);
+    let mut out = format!("OpenCode reads the file: {}\n\n", a.accepted);
+    for d in &a.diagnostics {
+        out.push_str(
+            &human(name, text, &index, d, Style { color: false })
+                .replace(&root.display().to_string(), "<tmp>"),
+        );
+        for f in &d.fixes {
+            out.push_str(&format!("\n  fix: {f:?}"));
+        }
+        out.push('\n');
+    }
+    out
+}
+
+#[test]
+fn every_kind_of_mistake() {
+    let (dir, home, project) = session("mistakes");
+    let doc = project.join("opencode.jsonc");
+    let text = std::fs::read_to_string(&doc).unwrap();
+    let a = analyse(&home, &project, &doc, &text, Role::Config);
+    insta::assert_snapshot!(render("opencode.jsonc", &text, &a, &dir));
+    let md = project.join(".opencode/agents/star.md");
+    let mtext = std::fs::read_to_string(&md).unwrap();
+    let a = analyse(&home, &project, &md, &mtext, Role::Agent);
+    assert!(!a.accepted);
+    assert_eq!(a.diagnostics.len(), 1, "{:#?}", a.diagnostics);
+    assert_eq!(a.diagnostics[0].code.as_str(), "OC011");
+    assert_eq!(&mtext[a.diagnostics[0].range.clone()], "*: ask");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Each quick fix, applied alone through the code actions: the finding it
+/// answers is gone, the file still reads, and nothing else changed.
+#[test]
+fn every_fix_repairs_its_key_and_nothing_else() {
+    let (dir, home, project) = session("fixes");
+    let doc = project.join("opencode.jsonc");
+    let text = std::fs::read_to_string(&doc).unwrap();
+    let a = analyse(&home, &project, &doc, &text, Role::Config);
+    let mut applied = 0;
+    for d in a.diagnostics.iter().filter(|d| !d.fixes.is_empty()) {
+        let actions = code_actions::code_actions(
+            &text,
+            a.root.as_ref(),
+            std::slice::from_ref(d),
+            d.range.clone(),
+        );
+        assert!(!actions.is_empty(), "no action for {d:#?}");
+        for act in actions {
+            let fixed = code_actions::apply(&text, &act.edits);
+            let b = analyse(&home, &project, &doc, &fixed, Role::Config);
+            assert!(b.accepted, "{}: the file no longer reads", act.title);
+            let same = b.diagnostics.iter().any(|e| {
+                e.code == d.code
+                    && fixed.get(e.range.clone()) == text.get(d.range.clone())
+                    && e.range.start == d.range.start
+            });
+            assert!(!same, "{}: {} is still there", act.title, d.code.as_str());
+            // Nothing outside the edited spans changed.
+            let start = act.edits.iter().map(|e| e.range.start).min().unwrap();
+            let end = act.edits.iter().map(|e| e.range.end).max().unwrap();
+            assert_eq!(&fixed[..start], &text[..start], "{}", act.title);
+            assert!(fixed.ends_with(&text[end..]), "{}", act.title);
+            applied += 1;
+        }
+    }
+    assert!(applied >= 4, "only {applied} fixes");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn hover_says_what_a_rule_decides_and_what_overrides_it() {
+    let (dir, home, project) = session("hover");
+    let doc = project.join("opencode.jsonc");
+    let text = std::fs::read_to_string(&doc).unwrap();
+    let a = analyse(&home, &project, &doc, &text, Role::Config);
+    let mut options = AnalysisOptions::for_profile(opencode().default_profile());
+    options.home = home.display().to_string();
+    let ctx = permission_lsp::workspace::resolve(
+        &options,
+        Some(&project),
+        Some(&doc),
+        &Default::default(),
+        None,
+    );
+    let at = text.find("\"git push *\"").unwrap() + 2;
+    let md = opencode()
+        .hover(Role::Config, &text, &a, at, &ctx)
+        .unwrap()
+        .markdown;
+    assert!(md.contains("agent `build`"), "{md}");
+    assert!(md.contains("`bash` `*` ask"), "{md}");
+    assert!(
+        md.contains("**Example:** `bash` `git push` → **ask** by `bash` `*` ask"),
+        "{md}"
+    );
+    let at = text.find("\"edit\": { \"*.md\"").unwrap() + 2;
+    let md = opencode()
+        .hover(Role::Config, &text, &a, at, &ctx)
+        .unwrap()
+        .markdown;
+    assert!(md.contains("edit, write and apply_patch"), "{md}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn completion_of_permissions_and_actions() {
+    let text = r#"{ "permission": { "ba": "al" } }"#;
+    let mut options = AnalysisOptions::for_profile(opencode().default_profile());
+    options.home = "/home/u".into();
+    let ctx = permission_lsp::workspace::resolve(&options, None, None, &Default::default(), None);
+    let keys = opencode().completions(
+        Role::Config,
+        text,
+        text.find("ba").unwrap() + 1,
+        &ctx,
+        false,
+    );
+    assert!(keys.iter().any(|i| i.label == "bash"));
+    assert!(keys.iter().any(|i| i.label == "external_directory"));
+    let values = opencode().completions(
+        Role::Config,
+        text,
+        text.find("al").unwrap() + 1,
+        &ctx,
+        false,
+    );
+    let labels: Vec<&str> = values.iter().map(|i| i.label.as_str()).collect();
+    assert_eq!(labels, ["allow", "ask", "deny"]);
+}
+
+#[test]
+fn detected_by_path_and_schema() {
+    let d = |p: &str, t: &str| formats::detect(p, t).map(|k| (k.format.id(), k.role));
+    assert_eq!(
+        d("/p/opencode.json", "{}"),
+        Some(("opencode", Role::Config))
+    );
+    assert_eq!(
+        d("/p/.opencode/opencode.jsonc", "{}"),
+        Some(("opencode", Role::Config))
+    );
+    assert_eq!(
+        d(
+            "/p/x.json",
+            r#"{"$schema": "https://opencode.ai/config.json"}"#
+        ),
+        Some(("opencode", Role::Config))
+    );
+    assert_eq!(
+        d("/p/.opencode/agents/rev.md", ""),
+        Some(("opencode", Role::Agent))
+    );
+    assert_eq!(
+        d("/h/.config/opencode/agent/rev.md", ""),
+        Some(("opencode", Role::Agent))
+    );
+    assert_eq!(d("/p/docs/agents/rev.md", ""), None);
+}
+
+/// Hostile input never panics and always answers.
+#[test]
+fn any_bytes_are_read_without_a_panic() {
+    let options = AnalysisOptions::for_profile(opencode().default_profile());
+    let samples: Vec<Vec<u8>> = vec![
+        b"".to_vec(),
+        b"\xff\xfe{".to_vec(),
+        b"{\"permission\":".to_vec(),
+        b"{\"permission\":{\"bash\":{\"\":\"allow\"}}}".to_vec(),
+        "[".repeat(100_000).into_bytes(),
+        format!(
+            "{{\"permission\":{{\"bash\":{{{}}}}}}}",
+            (0..5000)
+                .map(|i| format!("\"c{i} *\":\"allow\""))
+                .collect::<Vec<_>>()
+                .join(",")
+        )
+        .into_bytes(),
+        b"---\npermission:\n  bash: {a: b, [x]: y}\n---\n".to_vec(),
+        b"---\n\tpermission: x\n---\n".to_vec(),
+    ];
+    for (i, s) in samples.iter().enumerate() {
+        for role in [Role::Config, Role::Agent] {
+            let _ = opencode().analyse_file(role, s, &options, None);
+            let _ = i;
+        }
+    }
+}
