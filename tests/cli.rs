@@ -365,3 +365,86 @@ fn auto_takes_the_installed_version() {
     assert!(!out.contains("PL111") && !out.contains("PL112"), "{out}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `simulate --runtime opencode`: the top-level decision, the deciding
+/// rule with its place, a hidden tool as `deny` with `tool_hidden`, agents.
+#[test]
+fn simulate_opencode_calls() {
+    let dir = std::env::temp_dir().join(format!("permission-lsp-cli-oc-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let project = dir.join("project");
+    let home = dir.join("home");
+    std::fs::create_dir_all(project.join(".git")).unwrap();
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::write(
+        project.join("opencode.json"),
+        r#"{ "permission": { "bash": { "*": "ask", "git *": "allow", "git push *": "deny" }, "webfetch": "deny" },
+  "agent": { "review": { "permission": { "bash": { "git *": "allow", "*": "deny" } } } } }"#,
+    )
+    .unwrap();
+    let sim = |agent: Option<&str>, tool: &str, input: &str| {
+        let (p, h) = (project.display().to_string(), home.display().to_string());
+        let mut args = vec![
+            "simulate",
+            "--runtime",
+            "opencode",
+            "--cwd",
+            &p,
+            "--home",
+            &h,
+            "--tool",
+            tool,
+            "--input",
+            input,
+            "--format",
+            "json",
+        ];
+        if let Some(a) = agent {
+            args.extend(["--agent", a]);
+        }
+        let (code, out) = run(&args);
+        assert_eq!(code, 0, "{out}");
+        serde_json::from_str::<serde_json::Value>(&out).unwrap()
+    };
+    let v = sim(
+        None,
+        "bash",
+        r#"{"command":"git status && git push origin main"}"#,
+    );
+    assert_eq!(v["decision"], "deny");
+    assert_eq!(v["rule"]["pattern"], "git push *");
+    assert_eq!(v["rule"]["line"], 1);
+    assert_eq!(v["tool_hidden"], false);
+    let v = sim(None, "bash", r#"{"command":"git status"}"#);
+    assert_eq!(v["decision"], "allow");
+    let v = sim(None, "bash", r#"{"command":"make"}"#);
+    assert_eq!(v["decision"], "ask");
+    let v = sim(Some("review"), "bash", r#"{"command":"git status"}"#);
+    assert_eq!(v["decision"], "deny");
+    assert_eq!(v["tool_hidden"], true);
+    let v = sim(None, "webfetch", r#"{"url":"https://example.com"}"#);
+    assert_eq!(v["decision"], "deny");
+    assert_eq!(v["tool_hidden"], true);
+    let v = sim(
+        Some("plan"),
+        "edit",
+        r#"{"filePath":"src/a.rs","oldString":"a","newString":"b"}"#,
+    );
+    assert_eq!(v["decision"], "deny");
+    assert_eq!(v["rule"]["layer"], "built-in agent");
+    let (code, out) = run(&[
+        "simulate",
+        "--runtime",
+        "opencode",
+        "--cwd",
+        &project.display().to_string(),
+        "--agent",
+        "nobody",
+        "--tool",
+        "bash",
+        "--input",
+        r#"{"command":"ls"}"#,
+    ]);
+    assert_ne!(code, 0, "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -716,3 +716,47 @@ async fn simulate_reads_the_agent_dir_of_the_settings() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// An `opencode.json` over the protocol: the CLI's verdicts as diagnostics,
+/// simulate on the unsaved buffer, hover on a rule.
+#[tokio::test]
+async fn opencode_config_diagnostics_simulate_and_hover() {
+    let dir = std::env::temp_dir().join(format!("pl-oc-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join(".git")).unwrap();
+    let path = dir.join("opencode.json");
+    std::fs::write(&path, "{}").unwrap();
+    let uri = format!("file://{}", path.display());
+    let mut c = start();
+    c.initialize(&[]).await;
+    let unsaved = "{\"permission\": {\"bash\": {\"git push *\": \"deny\", \"*\": \"ask\"}}}";
+    c.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri, "languageId": "json", "version": 1, "text": unsaved}}),
+    )
+    .await;
+    let d = c.diagnostics(&uri, Some(1)).await;
+    assert!(codes(&d).contains(&"OC005".to_string()), "{d}");
+    let r = c
+        .request(
+            "workspace/executeCommand",
+            json!({"command": "permission-lsp.simulate", "arguments": [{"uri": uri, "tool": "bash", "input": {"command": "git push origin main"}, "home": "/nonexistent"}]}),
+        )
+        .await;
+    assert_eq!(r["result"]["decision"], "ask", "{r}");
+    assert_eq!(r["result"]["rule"]["pattern"], "*", "{r}");
+    let at = unsaved.find("git push").unwrap() as u32;
+    let h = c
+        .request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": uri}, "position": {"line": 0, "character": at}}),
+        )
+        .await;
+    let md = h["result"]["contents"]["value"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        md.contains("**Example:** `bash` `git push` → **ask**"),
+        "{h}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -337,7 +337,7 @@ impl Env {
         let home = {
             let h = ctx.options.home.as_str();
             if !h.is_empty() && h != "~" {
-                PathBuf::from(h)
+                normalise(&std::path::absolute(h).unwrap_or_else(|_| PathBuf::from(h)))
             } else {
                 std::env::var_os("HOME")
                     .map(PathBuf::from)
