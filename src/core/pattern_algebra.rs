@@ -114,6 +114,12 @@ impl Pattern {
         self.alts.iter().any(|a| glob_match(a, &v))
     }
 
+    /// [`Pattern::is_match`] over a value already in UTF-16 units (callers
+    /// that test one value against many patterns encode it once).
+    pub fn is_match_units(&self, value: &[u16]) -> bool {
+        self.alts.iter().any(|a| glob_match(a, value))
+    }
+
     /// A shortest string the pattern matches.
     pub fn example(&self) -> String {
         let fresh = fresh_unit(&[self]);

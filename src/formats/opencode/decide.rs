@@ -87,7 +87,11 @@ pub fn hidden_by(rules: &[Rule], tool: &str) -> Option<usize> {
 
 /// The last matching rule for one pattern.
 pub fn evaluate(rules: &[Rule], permission: &str, pattern: &str) -> Check {
-    match rules.iter().rposition(|r| r.matches(permission, pattern)) {
+    let units = super::wildcard::units(pattern);
+    match rules
+        .iter()
+        .rposition(|r| r.matches_units(permission, &units))
+    {
         Some(i) => Check {
             pattern: pattern.to_string(),
             action: rules[i].action,

@@ -100,6 +100,8 @@ pub struct Rule {
     pub agent_rule: bool,
     pub permission_glob: Pattern,
     pub pattern_glob: Pattern,
+    /// The permission has no wildcard (compared as a string).
+    permission_literal: bool,
 }
 
 impl Rule {
@@ -111,6 +113,7 @@ impl Rule {
         agent_rule: bool,
     ) -> Rule {
         Rule {
+            permission_literal: !permission.contains(['*', '?', '\\']),
             permission_glob: wildcard::compile(permission),
             pattern_glob: wildcard::compile(pattern),
             permission: permission.to_string(),
@@ -123,7 +126,16 @@ impl Rule {
 
     /// Does the rule apply to this permission name?
     pub fn applies_to(&self, permission: &str) -> bool {
+        if self.permission_literal && !permission.contains('\\') {
+            return self.permission == permission;
+        }
         wildcard::is_match(permission, &self.permission_glob)
+    }
+
+    /// [`Rule::matches`] with the pattern already in UTF-16 units, `/` for
+    /// `\` ([`wildcard::units`]).
+    pub fn matches_units(&self, permission: &str, pattern: &[u16]) -> bool {
+        self.applies_to(permission) && self.pattern_glob.is_match_units(pattern)
     }
 
     /// Does the rule match this permission and pattern?

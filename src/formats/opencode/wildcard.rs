@@ -31,6 +31,19 @@ pub fn is_match(text: &str, pattern: &Pattern) -> bool {
     }
 }
 
+/// A value as the matcher reads it: UTF-16 units, `\` as `/`.
+pub fn units(text: &str) -> Vec<u16> {
+    text.encode_utf16()
+        .map(|u| {
+            if u == u16::from(b'\\') {
+                u16::from(b'/')
+            } else {
+                u
+            }
+        })
+        .collect()
+}
+
 /// Does `text` match `pattern` (compiled on the spot)?
 pub fn matches(text: &str, pattern: &str) -> bool {
     is_match(text, &compile(pattern))
