@@ -24,7 +24,8 @@ struct ScopeArgs {
     runtime: Option<String>,
     /// The runtime version whose rules apply (default: the format's; pi:
     /// `auto` — the installed version, else the lowest version that accepts
-    /// the file's keys, else 20.7.3).
+    /// the file's keys, else 20.7.3). `simulate --target-version all`
+    /// answers for every known version side by side.
     #[arg(long, value_name = "VERSION")]
     target_version: Option<String>,
     /// Override a lint level: CODE=off|error|warning|info|hint (repeatable).
@@ -310,8 +311,37 @@ fn simulate(
     scope: &ScopeArgs,
     format: cli::simulate::Format,
 ) -> Result<i32, UsageError> {
-    let ctx = scope.context()?;
     let runtime = scope.format()?;
+    if scope.target_version.as_deref() == Some("all") {
+        let Some(tool) = tool else {
+            return Err(UsageError(
+                "--target-version all answers one call (--tool and --input), not a batch".into(),
+            ));
+        };
+        let input: serde_json::Value = serde_json::from_str(input)
+            .map_err(|e| UsageError(format!("--input is not JSON: {e}")))?;
+        let mut answers = Vec::new();
+        for (version, basis) in runtime.versions_side_by_side() {
+            let mut one = scope.clone();
+            one.target_version = Some(version.clone());
+            let ctx = one.context()?;
+            let report = runtime
+                .simulate(
+                    &ctx,
+                    &permission_lsp::formats::CallRequest {
+                        tool: tool.clone(),
+                        input: input.clone(),
+                    },
+                )
+                .map_err(UsageError)?;
+            answers.push((version, basis, report));
+        }
+        let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+        cli::simulate::emit_versions(format, &tool, &input, &answers, &mut out);
+        let _ = std::io::Write::flush(&mut out);
+        return Ok(0);
+    }
+    let ctx = scope.context()?;
     // `--batch` is opened once, by the simulation (a pipe can be read once).
     let single = match tool {
         Some(tool) => match serde_json::from_str(input) {

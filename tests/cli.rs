@@ -448,3 +448,67 @@ fn simulate_opencode_calls() {
     assert_ne!(code, 0, "{out}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `simulate --target-version all`: every known pi-permission-system
+/// version side by side, and where the answer changes (a rejected project
+/// file fails closed from 21.0).
+#[test]
+fn simulate_every_version_side_by_side() {
+    let dir = std::env::temp_dir().join(format!("permission-lsp-cli-tva-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let global = dir.join("home/.pi/agent/extensions/pi-permission-system");
+    let project = dir.join("proj/.pi/extensions/pi-permission-system");
+    std::fs::create_dir_all(&global).unwrap();
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::write(
+        global.join("config.json"),
+        r#"{"permission":{"*":"allow"}}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        project.join("config.json"),
+        r#"{"permission":{"bash":{"rm *":"deny"}},"bogusKey":1}"#,
+    )
+    .unwrap();
+    let (p, h) = (
+        dir.join("proj").display().to_string(),
+        dir.join("home").display().to_string(),
+    );
+    let (code, out) = run(&[
+        "simulate",
+        "--cwd",
+        &p,
+        "--home",
+        &h,
+        "--target-version",
+        "all",
+        "--tool",
+        "bash",
+        "--input",
+        r#"{"command":"ls"}"#,
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let versions = v["versions"].as_array().unwrap();
+    assert_eq!(versions[0]["version"], "20.7.3");
+    assert_eq!(versions[0]["decision"], "allow");
+    assert!(
+        versions
+            .iter()
+            .any(|x| x["version"] == "26.3.1" && x["decision"] == "ask")
+    );
+    assert!(
+        versions.last().unwrap()["basis"]
+            .as_str()
+            .unwrap()
+            .contains("documented, not verified")
+    );
+    assert_eq!(v["changes"][0]["from"], "20.7.3");
+    assert_eq!(v["changes"][0]["to"], "21.0.0");
+    assert_eq!(v["changes"][0]["after"], "ask");
+    let (code, _) = run(&["simulate", "--target-version", "all", "--batch", "-"]);
+    assert_eq!(code, 2);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -154,3 +154,62 @@ fn emit(format: Format, report: &SimulationReport, out: &mut dyn Write) {
         }
     }
 }
+
+/// `simulate --target-version all`: one call answered by every version,
+/// and where the answer changes.
+pub fn emit_versions(
+    format: Format,
+    tool: &str,
+    input: &Value,
+    answers: &[(String, &'static str, SimulationReport)],
+    out: &mut dyn Write,
+) {
+    let mut changes = Vec::new();
+    for w in answers.windows(2) {
+        if w[0].2.decision != w[1].2.decision || w[0].2.tool_hidden != w[1].2.tool_hidden {
+            changes.push(json!({
+                "from": w[0].0, "to": w[1].0,
+                "before": w[0].2.decision, "after": w[1].2.decision,
+            }));
+        }
+    }
+    if format == Format::Json {
+        let v = json!({
+            "schemaVersion": crate::analysis::report::SCHEMA_VERSION,
+            "tool": tool,
+            "input": input,
+            "versions": answers.iter().map(|(v, basis, r)| json!({
+                "version": v,
+                "basis": basis,
+                "decision": r.decision,
+                "tool_hidden": r.tool_hidden,
+                "rule": r.rule,
+                "reason": r.reason,
+                "config_issues": r.config_issues,
+            })).collect::<Vec<_>>(),
+            "changes": changes,
+        });
+        let _ = writeln!(out, "{v}");
+        return;
+    }
+    let _ = writeln!(out, "{tool} {input}");
+    for (v, basis, r) in answers {
+        let why = r
+            .rule
+            .as_ref()
+            .map(|x| format!("by `{}` `{}`", x.surface, x.pattern))
+            .or_else(|| r.reason.clone())
+            .unwrap_or_default();
+        let _ = writeln!(out, "  {v:<8} {:<5} {why}   ({basis})", r.decision);
+    }
+    for c in &changes {
+        let _ = writeln!(
+            out,
+            "  changes between {} and {}: {} -> {}",
+            c["from"].as_str().unwrap_or(""),
+            c["to"].as_str().unwrap_or(""),
+            c["before"].as_str().unwrap_or(""),
+            c["after"].as_str().unwrap_or("")
+        );
+    }
+}

@@ -81,6 +81,15 @@ pub trait Format: Send + Sync + 'static {
     fn default_profile(&self) -> RuntimeProfile;
     /// The profile for a version the user names (`20.9.0`).
     fn profile(&self, version: &str) -> Result<RuntimeProfile, String>;
+    /// The versions `simulate --target-version all` answers for, side by
+    /// side, each with how its answer is known (observed on a runtime, or
+    /// documented and not verified).
+    fn versions_side_by_side(&self) -> Vec<(String, &'static str)> {
+        vec![(
+            self.default_profile().version.to_string(),
+            "observed on the real runtime",
+        )]
+    }
     /// The runtime version installed where the runtime records it (for an
     /// `auto` profile), with where it was found.
     fn installed_version(

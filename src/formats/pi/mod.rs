@@ -69,6 +69,25 @@ impl Format for Pi {
         })
     }
 
+    fn versions_side_by_side(&self) -> Vec<(String, &'static str)> {
+        const CHANGELOG: &str =
+            "the changelog's change of this release, verified on the 26.3.1 sources";
+        vec![
+            ("20.7.3".into(), "observed on the 20.7.3 runtime"),
+            ("21.0.0".into(), CHANGELOG),
+            ("22.0.0".into(), CHANGELOG),
+            ("23.0.0".into(), CHANGELOG),
+            ("25.0.0".into(), CHANGELOG),
+            ("25.2.1".into(), CHANGELOG),
+            ("25.2.2".into(), CHANGELOG),
+            ("26.3.1".into(), "observed on the 26.3.1 sources"),
+            (
+                "40.1.4".into(),
+                "keys of 40.1.4; decisions as 26.3.1 (the changes of 27-40 are documented, not verified)",
+            ),
+        ]
+    }
+
     fn detect(&self, path: &str, head: &str) -> Option<Role> {
         if let Some(role) = role_of_path(path) {
             return Some(match role {
