@@ -101,19 +101,24 @@ fn materialise(group: &Value, n: usize) -> Session {
     s
 }
 
-#[test]
-fn merged_rule_lists_equal_debug_agent() {
+/// Each recorded session with what the CLI did in it.
+fn recorded_groups() -> Vec<(Value, Value)> {
     let cases = fixture("cases.json");
     let observed = fixture("observed.json");
-    let mut compared = 0;
-    let mut failures = Vec::new();
-    for (n, (group, rec)) in cases["groups"]
+    cases["groups"]
         .as_array()
         .unwrap()
         .iter()
-        .zip(observed["groups"].as_array().unwrap())
-        .enumerate()
-    {
+        .cloned()
+        .zip(observed["groups"].as_array().unwrap().iter().cloned())
+        .collect()
+}
+
+#[test]
+fn merged_rule_lists_equal_debug_agent() {
+    let mut compared = 0;
+    let mut failures = Vec::new();
+    for (n, (group, rec)) in recorded_groups().iter().enumerate() {
         let s = materialise(group, n);
         for (key, expected) in rec["rules"].as_object().unwrap() {
             let (project, agent) = key.split_once('/').unwrap();
@@ -164,17 +169,9 @@ fn merged_rule_lists_equal_debug_agent() {
 
 #[test]
 fn decisions_equal_the_server() {
-    let cases = fixture("cases.json");
-    let observed = fixture("observed.json");
     let mut compared = 0;
     let mut failures = Vec::new();
-    for (n, (group, rec)) in cases["groups"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .zip(observed["groups"].as_array().unwrap())
-        .enumerate()
-    {
+    for (n, (group, rec)) in recorded_groups().iter().enumerate() {
         let s = materialise(group, 100 + n);
         for c in group["calls"].as_array().unwrap() {
             let id = c["id"].as_str().unwrap();

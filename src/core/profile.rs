@@ -53,3 +53,24 @@ impl fmt::Display for RuntimeProfile {
         write!(f, "{} {}", self.format, self.version)
     }
 }
+
+/// The profile of a format observed at one version only: that version, or
+/// an error naming it.
+pub fn single_version(
+    format: &'static str,
+    display: &str,
+    known: Version,
+    asked: &str,
+) -> Result<RuntimeProfile, String> {
+    match Version::parse(asked) {
+        Some(v) if v == known => Ok(RuntimeProfile {
+            format,
+            version: known,
+            auto: false,
+        }),
+        Some(_) => Err(format!(
+            "{display} {asked} is not known: only {known} was observed"
+        )),
+        None => Err(format!("`{asked}` is not a version like {known}")),
+    }
+}

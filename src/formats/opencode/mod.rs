@@ -97,13 +97,7 @@ impl Format for OpenCode {
     }
 
     fn profile(&self, version: &str) -> Result<RuntimeProfile, String> {
-        match Version::parse(version) {
-            Some(v) if v == VERSION => Ok(self.default_profile()),
-            Some(_) => Err(format!(
-                "OpenCode {version} is not known: only {VERSION} was observed"
-            )),
-            None => Err(format!("`{version}` is not a version like {VERSION}")),
-        }
+        crate::core::profile::single_version(codes::FORMAT, "OpenCode", VERSION, version)
     }
 
     fn detect(&self, path: &str, head: &str) -> Option<Role> {
