@@ -237,3 +237,67 @@ fn any_bytes_are_read_without_a_panic() {
         }
     }
 }
+
+/// The `~` read rule's fix moves it under `external_directory`, where it
+/// takes effect: reading `~/.ssh/id_rsa` goes from ask (the rule never
+/// matched) to deny.
+#[test]
+fn a_home_read_rule_moves_to_external_directory_and_takes_effect() {
+    let (dir, home, project) = session("extfix");
+    let doc = project.join("opencode.jsonc");
+    let text = std::fs::read_to_string(&doc).unwrap();
+    let a = analyse(&home, &project, &doc, &text, Role::Config);
+    let d = a
+        .diagnostics
+        .iter()
+        .find(|d| d.code.as_str() == "OC006")
+        .expect("the ~ read rule is reported");
+    let actions = code_actions::code_actions(
+        &text,
+        a.root.as_ref(),
+        std::slice::from_ref(d),
+        d.range.clone(),
+    );
+    let fix = actions
+        .iter()
+        .find(|x| x.title.starts_with("Move to `external_directory`"))
+        .expect("the move is offered");
+    let fixed = code_actions::apply(&text, &fix.edits);
+    assert!(
+        fixed.contains(
+            r#""external_directory": { "~/.ssh/*": "deny" }, "read": { "*.pem": "deny" }"#
+        ),
+        "{fixed}"
+    );
+    let decide = |t: &str| {
+        std::fs::write(&doc, t).unwrap();
+        let mut options = AnalysisOptions::for_profile(opencode().default_profile());
+        options.home = home.display().to_string();
+        let ctx = permission_lsp::workspace::resolve(
+            &options,
+            Some(&project),
+            Some(&doc),
+            &permission_lsp::workspace::Overrides {
+                cwd: Some(project.clone()),
+                ..Default::default()
+            },
+            None,
+        );
+        opencode()
+            .simulate(
+                &ctx,
+                &permission_lsp::formats::CallRequest {
+                    tool: "read".into(),
+                    input: serde_json::json!({ "filePath": home.join(".ssh/id_rsa") }),
+                },
+            )
+            .unwrap()
+            .decision
+    };
+    assert_eq!(decide(&text), "ask");
+    assert_eq!(decide(&fixed), "deny");
+    let b = analyse(&home, &project, &doc, &fixed, Role::Config);
+    assert!(b.accepted);
+    assert!(!b.diagnostics.iter().any(|d| d.code.as_str() == "OC006"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -302,7 +302,7 @@ fn comma_after(text: &str, after: usize) -> Option<usize> {
 
 /// Edits that remove member `i` with its comma, keeping every comment and
 /// the other members' lines as they are.
-fn member_removal_edits(text: &str, members: &[Member], i: usize) -> Vec<TextEdit> {
+pub fn member_removal_edits(text: &str, members: &[Member], i: usize) -> Vec<TextEdit> {
     let spans: Vec<Range<usize>> = members
         .iter()
         .map(|m| m.key_range.start..m.value.range.end)

@@ -177,17 +177,96 @@ pub fn own_findings(role: Role, text: &str, own: &Own, out: &mut Vec<Diagnostic>
         ));
     }
     let perms = all_perm_maps(r);
-    for (pm, _agent) in &perms {
+    for (pm, agent) in &perms {
         for e in &pm.entries {
             permission_key(e, pm, out);
             if let PermValue::Map(list) = &e.value {
                 for p in list {
+                    let at = out.len();
                     pattern_findings(&e.key, p, out);
+                    if let Some(fix) = external_rewrite(text, root, *agent, &e.key, p) {
+                        for d in &mut out[at..] {
+                            if d.code.as_str() == Code::PathRuleNeverMatches.as_str() {
+                                d.fixes.push(fix.clone());
+                            }
+                        }
+                    }
                 }
             }
         }
     }
-    let _ = text;
+}
+
+/// The quick fix of a `~`/absolute folder rule under `read` or `edit`:
+/// the same pattern and action under `external_directory` (created before
+/// the `read`/`edit` key when there is none), the rule removed. Offered for
+/// folder patterns (`…/*`, `…/**`) only: for one file the folder check
+/// would cover its neighbours too.
+fn external_rewrite(
+    text: &str,
+    root: &Node,
+    agent: Option<&str>,
+    key: &str,
+    p: &config::PatternEntry,
+) -> Option<Fix> {
+    let pat = p.pattern.as_str();
+    if !matches!(key, "read" | "edit")
+        || !(pat.starts_with('~') || pat.starts_with("$HOME") || pat.starts_with('/'))
+        || !(pat.ends_with("/*") || pat.ends_with("/**"))
+    {
+        return None;
+    }
+    let field = |n: &'_ Node, k: &str| -> Option<Node> {
+        n.value
+            .as_object()?
+            .iter()
+            .rev()
+            .find(|m| m.key == k)
+            .map(|m| m.value.clone())
+    };
+    let perm = match agent {
+        None => field(root, "permission")?,
+        Some(a) => {
+            let agents = field(root, "agent").or_else(|| field(root, "mode"))?;
+            field(&field(&agents, a)?, "permission")?
+        }
+    };
+    let members = perm.value.as_object()?;
+    let holder = members.iter().rev().find(|m| m.key == key)?;
+    let patterns = holder.value.value.as_object()?;
+    let j = patterns.iter().position(|m| m.key_range == p.key_range)?;
+    let mut edits = crate::ide::code_actions::member_removal_edits(text, patterns, j);
+    let entry = format!(
+        "{}: {}",
+        serde_json::Value::String(pat.to_string()),
+        serde_json::Value::String(config::action_str(p.action).into())
+    );
+    match members.iter().rev().find(|m| m.key == "external_directory") {
+        Some(ext) => {
+            let obj = ext.value.value.as_object()?;
+            let at = ext.value.range.start + 1;
+            let insert = if obj.is_empty() {
+                format!(" {entry} ")
+            } else {
+                format!(" {entry},")
+            };
+            edits.push(crate::core::diagnostic::TextEdit::replace(at..at, insert));
+        }
+        None => {
+            let at = holder.key_range.start;
+            edits.push(crate::core::diagnostic::TextEdit::replace(
+                at..at,
+                format!("\"external_directory\": {{ {entry} }}, "),
+            ));
+        }
+    }
+    edits.sort_by_key(|e| e.range.start);
+    Some(Fix::Edit {
+        title: format!(
+            "Move to `external_directory` (`{pat}` then applies to every tool in that folder)"
+        ),
+        edits,
+    })
 }
 
 fn hint_for(message: &str) -> &'static str {
