@@ -63,6 +63,10 @@ export const DOCUMENT_SELECTOR = [
   { scheme: "file", language: "jsonc", pattern: "**/*.json" },
   { scheme: "file", language: "markdown", pattern: "**/.pi/agents/*.md" },
   { scheme: "file", language: "markdown", pattern: "**/.pi/agent/agents/*.md" },
+  // OpenCode: opencode.jsonc and agent / mode markdown files.
+  { scheme: "file", language: "jsonc", pattern: "**/opencode.jsonc" },
+  { scheme: "file", language: "json", pattern: "**/opencode.jsonc" },
+  { scheme: "file", language: "markdown", pattern: "**/{.opencode,opencode}/{agent,agents,mode,modes}/**/*.md" },
 ];
 
 /** One line of the simulation result for the output panel. */

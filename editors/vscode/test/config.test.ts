@@ -3,7 +3,7 @@ import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { formatSimulation, initializationOptions, resolveServerPath, simulateArguments } from "../src/config";
+import { DOCUMENT_SELECTOR, formatSimulation, initializationOptions, resolveServerPath, simulateArguments } from "../src/config";
 
 test("settings become initializationOptions", () => {
   assert.deepEqual(initializationOptions({ targetVersion: " 25.1.0 ", lints: { PL010: "off" } }), {
@@ -42,4 +42,10 @@ test("simulation arguments carry the scope settings that are set", () => {
     agent: "reviewer",
     cwd: "/w/p",
   });
+});
+
+test("the document selector covers OpenCode configs and agent files", () => {
+  const patterns = DOCUMENT_SELECTOR.map((d) => d.pattern);
+  assert.ok(patterns.includes("**/opencode.jsonc"));
+  assert.ok(patterns.some((p) => p.includes(".opencode") && p.endsWith("*.md")));
 });
