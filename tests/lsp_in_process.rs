@@ -45,12 +45,10 @@ async fn open_edit_and_republish() {
         diag["range"],
         json!({"start": {"line": 2, "character": 30}, "end": {"line": 2, "character": 31}})
     );
-    assert!(
-        diag["message"]
-            .as_str()
-            .unwrap()
-            .contains("the runtime ignores this entire file")
-    );
+    // A project file: ignored up to 20.x, failing closed from 21.0.
+    assert!(diag["message"].as_str().unwrap().contains(
+        "up to 20.x it ignores the file (every rule in it is dropped); from 21.0 it fails closed"
+    ));
     let related = diag["relatedInformation"][0]["message"].as_str().unwrap();
     assert!(related.starts_with("runtime: Failed to read config at '/work/p/.pi/extensions/pi-permission-system/config.json': Expected double-quoted property name in JSON at position 52 (line 3 column 33)"), "{related}");
 

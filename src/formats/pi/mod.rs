@@ -125,7 +125,24 @@ impl Format for Pi {
     }
 
     fn analyse(&self, role: Role, text: &str, ctx: &Context<'_>) -> Analysis {
-        scopes::analyse_scope_file(role == Role::Agent, text, ctx)
+        let mut a = scopes::analyse_scope_file(role == Role::Agent, text, ctx);
+        // A rejected project file is ignored up to 20.x and fails closed
+        // from 21.0: the finding says where that changes.
+        let project = ctx
+            .document
+            .as_deref()
+            .and_then(|d| role_of_path(&d.to_string_lossy()))
+            == Some(FileRole::ProjectConfig);
+        if role == Role::Config && project {
+            for d in &mut a.diagnostics {
+                if d.message.ends_with(lints::WHOLE_FILE_DROPPED) {
+                    d.message = d
+                        .message
+                        .replace(lints::WHOLE_FILE_DROPPED, lints::PROJECT_FILE_REJECTED);
+                }
+            }
+        }
+        a
     }
 
     fn analyse_file(
