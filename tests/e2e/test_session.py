@@ -37,7 +37,7 @@ async def test_diagnostics_hover_simulate_edit_close(client: LanguageClient):
     assert trailing.range == types.Range(
         start=types.Position(line=3, character=30), end=types.Position(line=3, character=31)
     )
-    assert "the runtime ignores this entire file" in trailing.message
+    assert "up to 20.x it ignores the file" in trailing.message
     runtime = trailing.related_information[0].message
     assert runtime.startswith("runtime: Failed to read config at '/home/user/project/.pi/extensions/pi-permission-system/config.json': Expected double-quoted property name in JSON at position")
 
