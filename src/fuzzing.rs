@@ -110,6 +110,10 @@ fn simulated(bytes: &[u8], options: &AnalysisOptions, root: &Path) {
             ("read", "path"),
             ("Write", "file_path"),
             ("WebFetch", "url"),
+            ("read", "filePath"),
+            ("edit", "filePath"),
+            ("webfetch", "url"),
+            ("glob", "pattern"),
         ]
         .iter()
         .map(|(tool, key)| crate::formats::CallRequest {

@@ -44,6 +44,18 @@ fn corpus() -> Vec<Vec<u8>> {
     more.sort();
     more.push(claude.join("mistakes/.claude/settings.json"));
     files.extend(more);
+    // OpenCode configs from public repositories, and the mistakes fixture.
+    let oc = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let mut more: Vec<_> = std::fs::read_dir(oc.join("corpus/opencode"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json" || x == "jsonc"))
+        .collect();
+    more.sort();
+    more.push(oc.join("opencode/mistakes/project/opencode.jsonc"));
+    more.push(oc.join("opencode/mistakes/project/.opencode/agents/star.md"));
+    files.extend(more);
     let mut out: Vec<Vec<u8>> = files.iter().map(|p| std::fs::read(p).unwrap()).collect();
     out.push(b"---\nname: dev\npermission:\n  bash:\n    \"rm *\": deny\n---\nBody\n".to_vec());
     out
@@ -51,6 +63,10 @@ fn corpus() -> Vec<Vec<u8>> {
 
 const TOKENS: &[&[u8]] = &[
     b"\"*\"",
+    b"\"permission\"",
+    b"\"external_directory\"",
+    b"{file:./x}",
+    b"*: ask",
     b"\"Bash(npm run:*)\"",
     b"\"permissions\"",
     b"(",
