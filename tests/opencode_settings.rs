@@ -230,10 +230,9 @@ fn any_bytes_are_read_without_a_panic() {
         b"---\npermission:\n  bash: {a: b, [x]: y}\n---\n".to_vec(),
         b"---\n\tpermission: x\n---\n".to_vec(),
     ];
-    for (i, s) in samples.iter().enumerate() {
+    for s in &samples {
         for role in [Role::Config, Role::Agent] {
             let _ = opencode().analyse_file(role, s, &options, None);
-            let _ = i;
         }
     }
 }

@@ -2,6 +2,7 @@
 //! JSON with a ranged tree, JavaScript property order, and the mini-YAML of
 //! agent frontmatter.
 
+pub mod bash;
 pub mod frontmatter;
 pub mod js_order;
 pub mod json;

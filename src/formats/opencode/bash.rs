@@ -9,9 +9,9 @@
 //! substitution or starts with `(`.
 
 use super::policy::{Env, normalise};
-use std::cell::RefCell;
+use crate::syntax::bash::parse;
 use std::path::{Path, PathBuf};
-use tree_sitter::{Node, Parser, Tree};
+use tree_sitter::Node;
 
 /// The checks a command leads to.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -31,22 +31,6 @@ const CHANGES_DIRECTORY: &[&str] = &[
     "set-location",
 ];
 const PATH_COMMANDS: &[&str] = &["rm", "cp", "mv", "mkdir", "touch", "chmod", "chown", "cat"];
-
-thread_local! {
-    static PARSER: RefCell<Option<Parser>> = const { RefCell::new(None) };
-}
-
-fn parse(command: &str) -> Option<Tree> {
-    PARSER.with(|cell| {
-        let mut slot = cell.borrow_mut();
-        if slot.is_none() {
-            let mut p = Parser::new();
-            p.set_language(&tree_sitter_bash::LANGUAGE.into()).ok()?;
-            *slot = Some(p);
-        }
-        slot.as_mut()?.parse(command, None)
-    })
-}
 
 /// The bash and folder checks of `command` run in `cwd`.
 pub fn collect(command: &str, cwd: &Path, env: &Env) -> Collected {

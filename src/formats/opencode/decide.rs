@@ -156,10 +156,12 @@ fn external(env: &Env, path: &Path, directory: bool) -> Option<Request> {
             .map(Path::to_path_buf)
             .unwrap_or_else(|| path.to_path_buf())
     };
-    Some(req(
-        "external_directory",
-        vec![format!("{}/*", dir.display()).replace("//*", "/*")],
-    ))
+    Some(req("external_directory", vec![dir_glob(&dir)]))
+}
+
+/// `path.join(dir, "*")`: the folder check's pattern.
+fn dir_glob(dir: &Path) -> String {
+    format!("{}/*", dir.display()).replace("//*", "/*")
 }
 
 fn absolute(env: &Env, p: &str) -> PathBuf {
@@ -236,9 +238,7 @@ pub fn requests(env: &Env, tool: &str, input: &Value) -> Result<Vec<Request>, St
             if !dirs.is_empty() {
                 out.push(req(
                     "external_directory",
-                    dirs.iter()
-                        .map(|d| format!("{}/*", d.display()).replace("//*", "/*"))
-                        .collect(),
+                    dirs.iter().map(|d| dir_glob(d)).collect(),
                 ));
             }
             if !collected.patterns.is_empty() {

@@ -7,7 +7,7 @@
 
 use super::codes::Code;
 use super::config::{self, Fatal, PermMap, PermValue, Read};
-use super::policy::{Layer, MValue, Policy, Rule, SourceFile};
+use super::policy::{Layer, Policy, Rule, SourceFile};
 use super::wildcard;
 use crate::core::diagnostic::{Diagnostic, Fix, Related, Severity};
 use crate::core::pattern_algebra::{Inclusion, included_in};
@@ -571,7 +571,7 @@ fn never_decides(
 ) -> Option<Diagnostic> {
     let example = r.pattern_glob.example();
     let perm_example = r.permission_glob.example();
-    for (j, later) in rules.iter().enumerate().skip(i + 1).rev() {
+    for later in rules[i + 1..].iter().rev() {
         // Top-level rules are judged against later top-level rules (and the
         // trailer), which every agent has.
         if !r.agent_rule && later.agent_rule {
@@ -638,7 +638,6 @@ fn never_decides(
         } else {
             d.severity = Severity::Hint;
         }
-        let _ = j;
         return Some(d);
     }
     None
@@ -758,7 +757,6 @@ fn map_drops_catch_all(policy: &Policy, doc: usize, out: &mut Vec<Diagnostic>) {
             ));
         }
     }
-    let _ = MValue::Action;
 }
 
 /// A tool hidden by a `*` deny of the document: the rule's range, the tool,

@@ -282,6 +282,8 @@ pub struct Agent {
     pub name: String,
     pub builtin: bool,
     pub mode: String,
+    /// `disable: true`: OpenCode deletes the agent.
+    pub disabled: bool,
     pub hidden: bool,
     /// The agent's own `permission` (merged over every file).
     pub own: Merged,
@@ -630,7 +632,7 @@ impl Policy {
     pub fn has_agent(&self, name: &str) -> bool {
         let configured = self.agents.iter().find(|a| a.name == name);
         match configured {
-            Some(a) => a.mode != "disabled",
+            Some(a) => !a.disabled,
             None => is_builtin_agent(name),
         }
     }
@@ -643,7 +645,7 @@ impl Policy {
             .filter(|n| self.has_agent(n))
             .collect();
         for a in &self.agents {
-            if !out.contains(&a.name) && a.mode != "disabled" {
+            if !out.contains(&a.name) && !a.disabled {
                 out.push(a.name.clone());
             }
         }
@@ -770,6 +772,7 @@ fn merge_agent(agents: &mut Vec<Agent>, a: &AgentBlock, layer: Layer, file: usiz
                 } else {
                     "all".into()
                 },
+                disabled: false,
                 hidden: false,
                 own: Merged::default(),
                 defined_in: Some(origin.clone()),
@@ -782,7 +785,7 @@ fn merge_agent(agents: &mut Vec<Agent>, a: &AgentBlock, layer: Layer, file: usiz
         slot.mode = m.clone();
     }
     if a.disable {
-        slot.mode = "disabled".into();
+        slot.disabled = true;
     }
 }
 

@@ -50,14 +50,11 @@ fn runtime() -> String {
     format!("opencode {VERSION}")
 }
 
-fn scope(policy: &Policy, r: &Rule) -> String {
+fn scope(r: &Rule) -> String {
     match r.origin.layer {
         Layer::Default | Layer::BuiltinAgent | Layer::Trailer => "built-in".into(),
         l if r.agent_rule => format!("agent ({})", l.name()),
-        l => {
-            let _ = policy;
-            l.name().to_string()
-        }
+        l => l.name().to_string(),
     }
 }
 
@@ -250,7 +247,7 @@ impl Simulator for OpenCodeSimulator {
                 surface: r.permission.clone(),
                 pattern: r.pattern.clone(),
                 layer: Value::String(layer_name(r).into()),
-                scope: scope(policy, r),
+                scope: scope(r),
                 place: place(policy, r),
             }),
             reason: Some(reason),
@@ -310,7 +307,7 @@ pub fn effective(sim: &OpenCodeSimulator) -> EffectivePolicyReport {
             action: action_str(r.action).into(),
             reason: None,
             layer: Value::String(layer_name(r).into()),
-            scope: scope(policy, r),
+            scope: scope(r),
             place: place(policy, r),
         })
         .collect();

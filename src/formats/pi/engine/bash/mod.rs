@@ -6,8 +6,7 @@ pub mod paths;
 pub mod tokens;
 
 use super::check::CommandContext;
-use std::cell::RefCell;
-use tree_sitter::{Node, Parser, Tree};
+use tree_sitter::{Node, Tree};
 
 /// Deeper nesting than this is not walked (the runtime's own recursion
 /// would fail closed long before a real command gets there).
@@ -42,22 +41,7 @@ pub struct CommandUnit {
     pub wrapper: Option<WrapperKind>,
 }
 
-thread_local! {
-    static PARSER: RefCell<Option<Parser>> = const { RefCell::new(None) };
-}
-
-/// Parses a command with the bash grammar (one parser per thread).
-pub fn parse(command: &str) -> Option<Tree> {
-    PARSER.with(|cell| {
-        let mut slot = cell.borrow_mut();
-        if slot.is_none() {
-            let mut p = Parser::new();
-            p.set_language(&tree_sitter_bash::LANGUAGE.into()).ok()?;
-            *slot = Some(p);
-        }
-        slot.as_mut()?.parse(command, None)
-    })
-}
+pub use crate::syntax::bash::parse;
 
 pub(crate) fn text<'a>(node: Node<'_>, src: &'a str) -> &'a str {
     src.get(node.start_byte()..node.end_byte()).unwrap_or("")
