@@ -8,6 +8,7 @@ pub mod formats;
 pub mod fsio;
 #[doc(hidden)]
 pub mod fuzzing;
+pub mod history;
 pub mod ide;
 pub mod lsp;
 pub mod syntax;

@@ -240,6 +240,21 @@ enum Command {
         #[arg(long, value_enum, default_value = "human")]
         format: cli::simulate::Format,
     },
+    /// Decide every past call of the runtimes' decision logs again with the
+    /// current config and print the calls whose decision changes (exit
+    /// status 1 when any does). Logs: pi-permission-system's review log,
+    /// Claude Code's stream-json / SDK messages; the kind is recognised per
+    /// file. Each call is decided in its recorded session's working
+    /// directory (and agent, and permission mode) unless given here.
+    Replay {
+        /// Log files (`-` for stdin), read as streams.
+        #[arg(required = true)]
+        logs: Vec<PathBuf>,
+        #[command(flatten)]
+        scope: ScopeArgs,
+        #[arg(long, value_enum, default_value = "human")]
+        format: cli::replay::Format,
+    },
 }
 
 fn main() {
@@ -248,7 +263,7 @@ fn main() {
         None if args.stdio => Ok(serve()),
         Some(Command::Serve { .. }) => Ok(serve()),
         None => Err(UsageError(
-            "a command is needed (serve, check, simulate, explain); see --help".into(),
+            "a command is needed (serve, check, simulate, explain, replay); see --help".into(),
         )),
         Some(Command::Check {
             paths,
@@ -277,6 +292,11 @@ fn main() {
             scope,
             format,
         }) => simulate(tool, &input, batch, &scope, format),
+        Some(Command::Replay {
+            logs,
+            scope,
+            format,
+        }) => replay(&logs, &scope, format),
     };
     let code = match result {
         Ok(code) => code,
@@ -286,6 +306,37 @@ fn main() {
         }
     };
     exit_now(code)
+}
+
+fn replay(
+    logs: &[PathBuf],
+    scope: &ScopeArgs,
+    format: cli::replay::Format,
+) -> Result<i32, UsageError> {
+    // Usage errors first (a named directory or file that is not there).
+    scope.context()?;
+    let only = match &scope.runtime {
+        Some(_) => Some(scope.format()?),
+        None => None,
+    };
+    let context_for = |f: &'static dyn permission_lsp::formats::Format| {
+        let mut s = scope.clone();
+        if s.runtime.is_none() {
+            s.runtime = Some(f.id().to_string());
+        }
+        s.context().map_err(|UsageError(e)| e)
+    };
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let code = cli::replay::run(
+        logs,
+        only,
+        &context_for,
+        format,
+        &mut out,
+        &mut std::io::stderr(),
+    );
+    let _ = std::io::Write::flush(&mut out);
+    Ok(code)
 }
 
 /// Ends the process once everything is written. On Unix it skips the

@@ -4,4 +4,5 @@ pub mod check;
 pub mod discover;
 pub mod explain;
 pub mod render;
+pub mod replay;
 pub mod simulate;

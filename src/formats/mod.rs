@@ -156,6 +156,21 @@ pub trait Format: Send + Sync + 'static {
     }
     /// Every scope merged as the runtime merges them.
     fn effective_policy(&self, ctx: &Context<'_>) -> Result<EffectivePolicyReport, String>;
+    /// The decision as the runtime's log records it, from a simulation of
+    /// the call: by default the decision itself (a tool removed from the
+    /// agent: deny).
+    fn decision_as_logged(&self, report: &SimulationReport) -> crate::history::Decision {
+        use crate::history::Decision;
+        if report.tool_hidden {
+            return Decision::Deny;
+        }
+        Decision::parse(&report.decision).unwrap_or(Decision::Ask)
+    }
+    /// A reader for a log of past decisions that this record starts (or
+    /// belongs to), when the runtime writes such logs.
+    fn log_reader(&self, _record: &Value) -> Option<Box<dyn crate::history::LogReader>> {
+        None
+    }
 }
 
 /// A loaded policy that decides calls as the runtime does.

@@ -219,7 +219,7 @@ impl Case {
     }
 
     /// The runtime options of the case's CLI arguments.
-    fn runtime_args(&self, proj: &Path, home: &Path) -> Vec<(String, String)> {
+    pub fn runtime_args(&self, proj: &Path, home: &Path) -> Vec<(String, String)> {
         let mut out = Vec::new();
         let mut it = self.args.iter();
         while let Some(a) = it.next() {

@@ -10,6 +10,7 @@
 pub mod bash;
 pub mod codes;
 pub mod decide;
+pub mod history;
 pub mod lints;
 pub mod paths;
 pub mod policy;
@@ -297,6 +298,9 @@ impl Format for Claude {
         Ok(simulation::effective(
             &simulation::ClaudeSimulator::load(ctx).policy,
         ))
+    }
+    fn log_reader(&self, record: &serde_json::Value) -> Option<Box<dyn crate::history::LogReader>> {
+        history::reader(record)
     }
 }
 

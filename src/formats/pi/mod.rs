@@ -4,6 +4,7 @@
 pub mod codes;
 pub mod effective;
 pub mod engine;
+pub mod history;
 pub mod ide;
 pub mod lints;
 pub mod model;
@@ -290,6 +291,30 @@ impl Format for Pi {
             &loaded,
             loc.agent.as_deref(),
         ))
+    }
+    /// The runtime gates a call in order and stops at the first gate that
+    /// does not allow it (an approved ask goes on to the next): its log
+    /// records that gate's state.
+    fn decision_as_logged(&self, report: &SimulationReport) -> crate::history::Decision {
+        use crate::history::Decision;
+        if report.tool_hidden {
+            return Decision::Deny;
+        }
+        let first = report
+            .details
+            .get("gates")
+            .and_then(serde_json::Value::as_array)
+            .and_then(|gates| {
+                gates
+                    .iter()
+                    .filter_map(|g| g.get("state").and_then(serde_json::Value::as_str))
+                    .find(|s| *s != "allow")
+            });
+        Decision::parse(first.unwrap_or(&report.decision)).unwrap_or(Decision::Ask)
+    }
+
+    fn log_reader(&self, record: &serde_json::Value) -> Option<Box<dyn crate::history::LogReader>> {
+        history::reader(record)
     }
 }
 

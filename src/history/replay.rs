@@ -1,0 +1,464 @@
+//! Replay: every past call of a log decided again with the current policy,
+//! streamed (one record in memory at a time, bounded caches), each call
+//! whose decision changes handed to a [`Sink`] as it is found.
+
+use super::{Answer, Decision, Item, Line, LogReader, PastCall, Session};
+use crate::analysis::report::DecidingRule;
+use crate::formats::{CallRequest, Format, Simulator};
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::{BTreeMap, HashMap};
+use std::io::BufRead;
+
+/// A call whose decision changes.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Change {
+    pub file: String,
+    pub line: u64,
+    pub tool: String,
+    pub input: Value,
+    pub recorded: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub answer: Option<&'static str>,
+    pub now: &'static str,
+    /// The rule that decides the call now.
+    pub rule: Option<DecidingRule>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<&'static str>,
+}
+
+/// Where the changes go, as they are found.
+pub trait Sink {
+    fn change(&mut self, change: &Change);
+}
+
+impl<F: FnMut(&Change)> Sink for F {
+    fn change(&mut self, change: &Change) {
+        self(change)
+    }
+}
+
+/// A record that could not be replayed, with where it is.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Skipped {
+    pub file: String,
+    pub line: u64,
+    pub why: String,
+}
+
+/// One log file's part of the replay.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FileSummary {
+    pub file: String,
+    /// The log kind (`Claude Code stream-json`), when recognised.
+    pub kind: Option<&'static str>,
+    pub format: Option<&'static str>,
+    pub records: u64,
+    pub calls: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// How many calls a rule decided, by where it is written.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct RuleKey {
+    pub surface: String,
+    pub pattern: String,
+    pub file: Option<String>,
+    pub line: Option<usize>,
+    pub column: Option<usize>,
+}
+
+/// Skipped records listed at most (all are counted).
+pub const MAX_SKIPPED_LISTED: usize = 50;
+
+/// The outcome of a replay.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Summary {
+    pub calls: u64,
+    pub changed: u64,
+    /// Changed calls by recorded → now (`"deny -> allow"`).
+    pub transitions: BTreeMap<String, u64>,
+    pub newly_allowed: u64,
+    pub newly_asked: u64,
+    pub newly_denied: u64,
+    /// Decision records that could not be rebuilt into a call (plus lines
+    /// that are not JSON, not UTF-8, or too long).
+    pub unrebuildable: u64,
+    pub skipped: Vec<Skipped>,
+    /// Records of events no reader knows, by name.
+    pub unknown_events: BTreeMap<String, u64>,
+    /// Calls that could not be decided (the policy could not be loaded).
+    pub undecided: u64,
+    pub files: Vec<FileSummary>,
+    /// Calls decided, by the rule that decides them now.
+    #[serde(skip)]
+    pub by_rule: HashMap<RuleKey, u64>,
+}
+
+impl Summary {
+    /// `1,204 calls; 5 change: 3 newly allowed, 2 newly asked`.
+    pub fn headline(&self) -> String {
+        let mut s = format!(
+            "{} call{}; ",
+            thousands(self.calls),
+            if self.calls == 1 { "" } else { "s" }
+        );
+        match self.changed {
+            0 => s.push_str("none changes"),
+            1 => s.push_str("1 changes"),
+            n => s.push_str(&format!("{} change", thousands(n))),
+        }
+        let parts: Vec<String> = [
+            (self.newly_allowed, "newly allowed"),
+            (self.newly_asked, "newly asked"),
+            (self.newly_denied, "newly denied"),
+        ]
+        .iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, what)| format!("{} {what}", thousands(*n)))
+        .collect();
+        if !parts.is_empty() {
+            s.push_str(": ");
+            s.push_str(&parts.join(", "));
+        }
+        if self.unrebuildable > 0 {
+            s.push_str(&format!(
+                "; {} record{} not replayable",
+                thousands(self.unrebuildable),
+                if self.unrebuildable == 1 { "" } else { "s" }
+            ));
+        }
+        if self.undecided > 0 {
+            s.push_str(&format!("; {} undecided", thousands(self.undecided)));
+        }
+        s
+    }
+
+    fn skip(&mut self, file: &str, line: u64, why: String) {
+        self.unrebuildable += 1;
+        if self.skipped.len() < MAX_SKIPPED_LISTED {
+            self.skipped.push(Skipped {
+                file: file.to_string(),
+                line,
+                why,
+            });
+        }
+    }
+}
+
+/// `1204` → `1,204`.
+pub fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::with_capacity(s.len() + s.len() / 3);
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Loads the current policy for a format and a recorded session.
+pub type PolicyLoader<'a> =
+    dyn FnMut(&'static dyn Format, &Session) -> Result<Box<dyn Simulator>, String> + 'a;
+
+/// Policies kept at once (one per distinct session setting).
+const MAX_POLICIES: usize = 64;
+/// Decisions remembered (the same call recurs often in real logs).
+const MAX_MEMO: usize = 200_000;
+/// Records read to recognise a log's kind.
+const DETECT_RECORDS: usize = 64;
+
+/// A loaded policy (or why it could not be loaded), with its number.
+type Policy = (usize, Result<Box<dyn Simulator>, String>);
+
+type Memo = HashMap<(usize, String, String), (Decision, Option<DecidingRule>)>;
+
+/// The replay of any number of logs against the current policies.
+pub struct Replayer<'a> {
+    loader: Box<PolicyLoader<'a>>,
+    /// Only logs of this format are replayed (`--runtime`).
+    pub only: Option<&'static dyn Format>,
+    policies: HashMap<(&'static str, Session), Policy>,
+    next_policy: usize,
+    memo: Memo,
+    pub summary: Summary,
+}
+
+impl<'a> Replayer<'a> {
+    pub fn new(loader: Box<PolicyLoader<'a>>) -> Replayer<'a> {
+        Replayer {
+            loader,
+            only: None,
+            policies: HashMap::new(),
+            next_policy: 0,
+            memo: HashMap::new(),
+            summary: Summary::default(),
+        }
+    }
+
+    /// Replays one log, streamed.
+    pub fn replay(&mut self, file: &str, reader: &mut dyn BufRead, sink: &mut dyn Sink) {
+        let mut fs = FileSummary {
+            file: file.to_string(),
+            kind: None,
+            format: None,
+            records: 0,
+            calls: 0,
+            error: None,
+        };
+        let mut buf = Vec::new();
+        let mut head: Vec<(u64, Value)> = Vec::new();
+        let mut active: Option<(&'static dyn Format, Box<dyn LogReader>)> = None;
+        let mut items = Vec::new();
+        let mut n = 0u64;
+        loop {
+            let line = match super::read_line(reader, &mut buf, super::MAX_LINE) {
+                Ok(l) => l,
+                Err(e) => {
+                    fs.error = Some(format!("reading stopped at line {}: {e}", n + 1));
+                    break;
+                }
+            };
+            n += 1;
+            let value = match line {
+                Line::End => break,
+                Line::TooLong(len) => {
+                    self.summary.skip(
+                        file,
+                        n,
+                        format!("a line of {len} bytes (longer than the cap)"),
+                    );
+                    continue;
+                }
+                Line::Text => {
+                    if buf.iter().all(u8::is_ascii_whitespace) {
+                        continue;
+                    }
+                    match std::str::from_utf8(&buf)
+                        .map_err(|_| "not UTF-8".to_string())
+                        .and_then(|s| {
+                            serde_json::from_str::<Value>(s).map_err(|e| format!("not JSON: {e}"))
+                        }) {
+                        Ok(v) => v,
+                        Err(why) => {
+                            self.summary.skip(file, n, why);
+                            continue;
+                        }
+                    }
+                }
+            };
+            fs.records += 1;
+            match &mut active {
+                Some((format, reader)) => {
+                    reader.record(n, &value, &mut items);
+                    self.drain(*format, file, &mut items, &mut fs, sink);
+                }
+                None => {
+                    let detected = super::detect(&value);
+                    head.push((n, value));
+                    if let Some((format, reader)) = detected {
+                        if let Some(only) = self.only
+                            && only.id() != format.id()
+                        {
+                            fs.kind = Some(reader.kind());
+                            fs.format = Some(format.id());
+                            fs.error = Some(format!(
+                                "a {} log, not {}'s: not replayed",
+                                format.display_name(),
+                                only.display_name()
+                            ));
+                            self.summary.files.push(fs);
+                            return;
+                        }
+                        fs.kind = Some(reader.kind());
+                        fs.format = Some(format.id());
+                        let mut reader = reader;
+                        for (line, v) in head.drain(..) {
+                            reader.record(line, &v, &mut items);
+                        }
+                        self.drain(format, file, &mut items, &mut fs, sink);
+                        active = Some((format, reader));
+                    } else if head.len() >= DETECT_RECORDS {
+                        break;
+                    }
+                }
+            }
+        }
+        match &mut active {
+            Some((format, reader)) => {
+                reader.finish(&mut items);
+                self.drain(*format, file, &mut items, &mut fs, sink);
+            }
+            None => {
+                if fs.error.is_none() {
+                    fs.error = Some(if fs.records == 0 {
+                        "no records".to_string()
+                    } else {
+                        "not a decision log of a known kind (no format reads its first records)"
+                            .to_string()
+                    });
+                }
+            }
+        }
+        self.summary.files.push(fs);
+    }
+
+    fn drain(
+        &mut self,
+        format: &'static dyn Format,
+        file: &str,
+        items: &mut Vec<Item>,
+        fs: &mut FileSummary,
+        sink: &mut dyn Sink,
+    ) {
+        for item in items.drain(..) {
+            match item {
+                Item::Call(call) => {
+                    fs.calls += 1;
+                    self.decide(format, file, call, sink);
+                }
+                Item::Unrebuildable { line, why } => self.summary.skip(file, line, why),
+                Item::Unknown { event, .. } => {
+                    let known = self.summary.unknown_events.len() < 256
+                        || self.summary.unknown_events.contains_key(&event);
+                    if known {
+                        *self.summary.unknown_events.entry(event).or_default() += 1;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Decides one past call with the current policy.
+    pub fn decide(
+        &mut self,
+        format: &'static dyn Format,
+        file: &str,
+        call: PastCall,
+        sink: &mut dyn Sink,
+    ) {
+        self.summary.calls += 1;
+        let key = (format.id(), call.session.clone());
+        if !self.policies.contains_key(&key) {
+            if self.policies.len() >= MAX_POLICIES {
+                self.policies.clear();
+                self.memo.clear();
+            }
+            let loaded = (self.loader)(format, &call.session);
+            self.next_policy += 1;
+            self.policies
+                .insert(key.clone(), (self.next_policy, loaded));
+        }
+        let (policy_id, simulator) = &self.policies[&key];
+        let simulator = match simulator {
+            Ok(s) => s,
+            Err(e) => {
+                self.summary.undecided += 1;
+                if self.summary.undecided == 1 {
+                    self.summary.skip(
+                        file,
+                        call.line,
+                        format!("the policy could not be loaded: {e}"),
+                    );
+                }
+                return;
+            }
+        };
+        let memo_key = (*policy_id, call.tool.clone(), call.input.to_string());
+        let (now, rule) = match self.memo.get(&memo_key) {
+            Some(hit) => hit.clone(),
+            None => {
+                let report = simulator.simulate(&CallRequest {
+                    tool: call.tool.clone(),
+                    input: call.input.clone(),
+                });
+                let now = format.decision_as_logged(&report);
+                if self.memo.len() >= MAX_MEMO {
+                    self.memo.clear();
+                }
+                self.memo.insert(memo_key, (now, report.rule.clone()));
+                (now, report.rule)
+            }
+        };
+        if let Some(r) = &rule {
+            let k = RuleKey {
+                surface: r.surface.clone(),
+                pattern: r.pattern.clone(),
+                file: r.place.file.clone(),
+                line: r.place.line,
+                column: r.place.column,
+            };
+            *self.summary.by_rule.entry(k).or_default() += 1;
+        }
+        if now == call.recorded || Some(now) == call.or {
+            return;
+        }
+        self.summary.changed += 1;
+        *self
+            .summary
+            .transitions
+            .entry(format!("{} -> {}", call.recorded.as_str(), now.as_str()))
+            .or_default() += 1;
+        match now {
+            Decision::Allow => self.summary.newly_allowed += 1,
+            Decision::Ask => self.summary.newly_asked += 1,
+            Decision::Deny => self.summary.newly_denied += 1,
+        }
+        sink.change(&Change {
+            file: file.to_string(),
+            line: call.line,
+            tool: call.tool,
+            input: call.input,
+            recorded: call.recorded.as_str(),
+            answer: call.answer.map(Answer::as_str),
+            now: now.as_str(),
+            rule,
+            cwd: call.session.cwd,
+            note: call.note,
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thousands_groups_digits() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1204), "1,204");
+        assert_eq!(thousands(1_000_000), "1,000,000");
+    }
+
+    #[test]
+    fn headline_names_each_kind_of_change() {
+        let s = Summary {
+            calls: 1204,
+            changed: 5,
+            newly_allowed: 3,
+            newly_asked: 2,
+            ..Default::default()
+        };
+        assert_eq!(
+            s.headline(),
+            "1,204 calls; 5 change: 3 newly allowed, 2 newly asked"
+        );
+        let one = Summary {
+            calls: 1,
+            changed: 1,
+            newly_denied: 1,
+            unrebuildable: 2,
+            ..Default::default()
+        };
+        assert_eq!(
+            one.headline(),
+            "1 call; 1 changes: 1 newly denied; 2 records not replayable"
+        );
+    }
+}

@@ -1,0 +1,321 @@
+//! Replay of past decisions from the runtimes' own logs.
+//!
+//! The logs under `tests/fixtures/history/` were written by the real
+//! runtimes: pi-permission-system 20.7.3's review log (`pi/record.py`, the
+//! cases of `pi/cases.json`) and Claude Code 2.1.332's stream-json output
+//! (`claude/record.py`, the cases of `tests/fixtures/claude/oracle/observed-cases.json`).
+//! With the config unchanged, every record must replay to the decision the
+//! runtime recorded; with an edited one, exactly the calls the edit touches
+//! change.
+
+#[path = "claude/harness.rs"]
+mod harness;
+
+use permission_lsp::analysis::AnalysisOptions;
+use permission_lsp::formats::{self, Format};
+use permission_lsp::history::replay::{Change, Replayer, Summary};
+use permission_lsp::workspace::{Context, Overrides, resolve};
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/history")
+}
+
+fn temp(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!(
+        "permission-lsp-replay-{}-{tag}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn write(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+/// Replays `log` (text) with the policies of `ctx`; the changes and the
+/// summary.
+fn replay(ctx: &Context<'_>, log: &str) -> (Vec<Change>, Summary) {
+    let mut replayer = Replayer::new(Box::new(|f: &'static dyn Format, s: &_| {
+        permission_lsp::cli::replay::policy_for(ctx, f, s)
+    }));
+    let mut changes = Vec::new();
+    let mut sink = |c: &Change| changes.push(c.clone());
+    replayer.replay("log", &mut log.as_bytes(), &mut sink);
+    (changes, replayer.summary)
+}
+
+/// pi: the global (and project) config of a case written where 20.7.3
+/// reads them; the context and the log with its paths.
+fn pi_case(case: &Value, root: &Path) -> (Context<'static>, String) {
+    let agent = root.join("agent");
+    let cwd = root.join("cwd");
+    std::fs::create_dir_all(&cwd).unwrap();
+    write(
+        &agent.join("extensions/pi-permission-system/config.json"),
+        &case["global"].to_string(),
+    );
+    if let Some(p) = case.get("project") {
+        write(
+            &cwd.join(".pi/extensions/pi-permission-system/config.json"),
+            &p.to_string(),
+        );
+    }
+    let pi = formats::by_id("pi").unwrap();
+    let mut options = AnalysisOptions::for_profile(pi.profile("20.7.3").unwrap());
+    options.home = root.join("home").display().to_string();
+    options.agent_dir = Some(agent.display().to_string());
+    let ctx = resolve(&options, None, None, &Overrides::default(), None);
+    let id = case["id"].as_str().unwrap();
+    let log = std::fs::read_to_string(fixtures().join(format!("pi/recorded/{id}.jsonl")))
+        .unwrap()
+        .replace("{AGENT}", &agent.display().to_string())
+        .replace("{CWD}", &cwd.display().to_string());
+    (ctx, log)
+}
+
+#[test]
+fn pi_review_logs_replay_to_the_recorded_decisions() {
+    let cases: Vec<Value> =
+        serde_json::from_str(&std::fs::read_to_string(fixtures().join("pi/cases.json")).unwrap())
+            .unwrap();
+    let observed: Value = serde_json::from_str(
+        &std::fs::read_to_string(fixtures().join("pi/recorded/observed.json")).unwrap(),
+    )
+    .unwrap();
+    let mut calls = 0;
+    for case in &cases {
+        let id = case["id"].as_str().unwrap();
+        let root = temp(&format!("pi-{id}"));
+        let (ctx, log) = pi_case(case, &root);
+        let (changes, summary) = replay(&ctx, &log);
+        // The driver calls every tool; a real session has no tool the
+        // config hides (a deny catch-all), so a call to one can only
+        // replay as denied.
+        let active: Vec<&str> = observed[id]["active_tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t.as_str().unwrap())
+            .collect();
+        let (hidden, changed): (Vec<&Change>, Vec<&Change>) = changes
+            .iter()
+            .partition(|c| !active.contains(&c.tool.as_str()));
+        assert!(
+            changed.is_empty(),
+            "{id}: unchanged config, changed decisions: {changed:#?}"
+        );
+        assert!(hidden.iter().all(|c| c.now == "deny"), "{hidden:#?}");
+        assert_eq!(summary.unrebuildable, 0, "{id}: {:?}", summary.skipped);
+        assert!(summary.unknown_events.is_empty(), "{id}");
+        // Every call the runtime did not simply allow left a record.
+        let not_allowed = observed[id]["calls"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c["decision"] != "allow")
+            .count() as u64;
+        assert!(
+            summary.calls >= not_allowed,
+            "{id}: {} records for {not_allowed} calls that were not allowed",
+            summary.calls
+        );
+        calls += summary.calls;
+        let _ = std::fs::remove_dir_all(&root);
+    }
+    assert!(calls >= 80, "only {calls} recorded calls replayed");
+}
+
+#[test]
+fn an_edited_pi_config_changes_exactly_the_calls_it_touches() {
+    let cases: Vec<Value> =
+        serde_json::from_str(&std::fs::read_to_string(fixtures().join("pi/cases.json")).unwrap())
+            .unwrap();
+    let mut case = cases.iter().find(|c| c["id"] == "case00").unwrap().clone();
+    let root = temp("pi-edit");
+    let (ctx, log) = pi_case(&case, &root);
+    // The same calls, decided against a config where every bash rule allows.
+    let bash = case["global"]["permission"]["bash"]
+        .as_object_mut()
+        .unwrap();
+    for v in bash.values_mut() {
+        *v = json!("allow");
+    }
+    let (_, _) = pi_case(&case, &root);
+    let (changes, summary) = replay(&ctx, &log);
+    assert!(summary.changed > 0);
+    assert_eq!(summary.changed as usize, changes.len());
+    for c in &changes {
+        assert_eq!(c.tool, "bash", "{c:?}");
+        assert_eq!(c.now, "allow", "{c:?}");
+        let rule = c.rule.as_ref().expect("the deciding rule");
+        assert_eq!(rule.surface, "bash");
+        assert!(rule.place.file.as_deref().unwrap().ends_with("config.json"));
+    }
+    assert_eq!(
+        summary.newly_allowed,
+        summary.changed,
+        "{}",
+        summary.headline()
+    );
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+/// The fixture cases of the Claude Code oracle that have a transcript.
+fn claude_cases() -> Vec<harness::Case> {
+    let v: Vec<Value> = serde_json::from_str(
+        &std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/fixtures/claude/oracle/observed-cases.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    v.iter()
+        .map(harness::Case::from_fixture)
+        .filter(|c| {
+            fixtures()
+                .join(format!("claude/recorded/{}.jsonl", c.id))
+                .exists()
+        })
+        .collect()
+}
+
+fn claude_ctx(case: &harness::Case, proj: &Path, home: &Path) -> Context<'static> {
+    let claude = formats::by_id("claude-code").unwrap();
+    let mut options = AnalysisOptions::for_profile(claude.default_profile());
+    options.home = home.display().to_string();
+    options.runtime_args = case.runtime_args(proj, home);
+    resolve(
+        &options,
+        None,
+        None,
+        &Overrides {
+            cwd: Some(proj.to_path_buf()),
+            ..Default::default()
+        },
+        None,
+    )
+}
+
+#[test]
+fn claude_code_transcripts_replay_to_the_recorded_decisions() {
+    let cases = claude_cases();
+    assert!(cases.len() >= 25, "{} recorded cases", cases.len());
+    let mut calls = 0;
+    let mut decided = 0;
+    for case in &cases {
+        let root = temp(&format!("cc-{}", case.id));
+        let (proj, home) = case.materialise(&root);
+        let log =
+            std::fs::read_to_string(fixtures().join(format!("claude/recorded/{}.jsonl", case.id)))
+                .unwrap()
+                .replace("{PROJ}", &proj.display().to_string())
+                .replace("{HOME}", &home.display().to_string());
+        let ctx = claude_ctx(case, &proj, &home);
+        let (changes, summary) = replay(&ctx, &log);
+        assert!(
+            changes.is_empty(),
+            "{}: unchanged settings, changed decisions: {changes:#?}",
+            case.id
+        );
+        assert_eq!(
+            summary.unrebuildable, 0,
+            "{}: {:?}",
+            case.id, summary.skipped
+        );
+        calls += case.calls.len() as u64;
+        decided += summary.calls;
+        let _ = std::fs::remove_dir_all(&root);
+    }
+    // Every call the CLI was given has its decision in the transcript.
+    assert_eq!(decided, calls);
+}
+
+#[test]
+fn an_edited_claude_code_setting_shows_what_it_newly_allows() {
+    let case = claude_cases()
+        .into_iter()
+        .find(|c| c.id == "t02_deny_beats_allow")
+        .unwrap();
+    let root = temp("cc-edit");
+    let (proj, home) = case.materialise(&root);
+    let log =
+        std::fs::read_to_string(fixtures().join("claude/recorded/t02_deny_beats_allow.jsonl"))
+            .unwrap()
+            .replace("{PROJ}", &proj.display().to_string())
+            .replace("{HOME}", &home.display().to_string());
+    // No settings at all: what was denied is asked now, nothing is allowed
+    // by a rule.
+    for f in [".claude/settings.json", ".claude/settings.local.json"] {
+        let _ = std::fs::remove_file(proj.join(f));
+    }
+    let _ = std::fs::remove_file(home.join(".claude/settings.json"));
+    let ctx = claude_ctx(&case, &proj, &home);
+    let (changes, summary) = replay(&ctx, &log);
+    assert!(!changes.is_empty());
+    assert!(changes.iter().all(|c| c.recorded != c.now), "{changes:#?}");
+    assert!(changes.iter().any(|c| c.recorded == "deny"), "{changes:#?}");
+    assert_eq!(
+        summary.newly_allowed + summary.newly_asked + summary.newly_denied,
+        summary.changed
+    );
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn malformed_records_are_counted_and_shown_never_dropped() {
+    let root = temp("malformed");
+    let cases: Vec<Value> =
+        serde_json::from_str(&std::fs::read_to_string(fixtures().join("pi/cases.json")).unwrap())
+            .unwrap();
+    let (ctx, log) = pi_case(&cases[0], &root);
+    let mut lines: Vec<String> = log.lines().map(String::from).collect();
+    let good = lines.len();
+    // A truncated record, an unknown event, a record without a call, a
+    // line that is not UTF-8 (as text: U+FFFD is still JSON-invalid here),
+    // a huge line and blank lines.
+    let cut = lines[1][..lines[1].len() / 2].to_string();
+    lines.insert(2, cut);
+    lines.push(r#"{"extension":"pi-permission-system","event":"permission_request.teleported","toolName":"bash"}"#.into());
+    lines.push(r#"{"extension":"pi-permission-system","event":"permission_request.blocked","resolution":"policy_denied"}"#.into());
+    lines.push(String::new());
+    lines.push(format!("{{\"x\":\"{}\"}}", "a".repeat(17 << 20)));
+    lines.push("   ".into());
+    let mut text = lines.join("\n").into_bytes();
+    text.extend_from_slice(b"\n\xff\xfe{}\n");
+    let mut replayer = Replayer::new(Box::new(|f: &'static dyn Format, s: &_| {
+        permission_lsp::cli::replay::policy_for(&ctx, f, s)
+    }));
+    let mut sink = |_: &Change| {};
+    replayer.replay("log", &mut text.as_slice(), &mut sink);
+    let s = &replayer.summary;
+    assert_eq!(s.unrebuildable, 4, "{:?}", s.skipped);
+    let whys: Vec<&str> = s.skipped.iter().map(|k| k.why.as_str()).collect();
+    assert!(whys.iter().any(|w| w.starts_with("not JSON")), "{whys:?}");
+    assert!(
+        whys.iter().any(|w| w.contains("longer than the cap")),
+        "{whys:?}"
+    );
+    assert!(whys.contains(&"not UTF-8"), "{whys:?}");
+    assert!(whys.iter().any(|w| w.contains("toolName")), "{whys:?}");
+    assert_eq!(s.unknown_events["permission_request.teleported"], 1);
+    assert!(s.calls as usize <= good);
+    assert_eq!(s.changed, 0);
+
+    // A file that is no decision log says so.
+    let mut replayer = Replayer::new(Box::new(|f: &'static dyn Format, s: &_| {
+        permission_lsp::cli::replay::policy_for(&ctx, f, s)
+    }));
+    replayer.replay("notes", &mut &b"{\"hello\":1}\nplain text\n"[..], &mut sink);
+    let f = &replayer.summary.files[0];
+    assert!(
+        f.error.as_deref().unwrap().contains("not a decision log"),
+        "{f:?}"
+    );
+    let _ = std::fs::remove_dir_all(&root);
+}
