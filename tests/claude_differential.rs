@@ -244,6 +244,7 @@ fn random_case(rng: &mut Rng, i: usize) -> Case {
         args,
         mcp,
         calls: (0..10).map(|n| random_call(rng, n, mcp)).collect(),
+        replay_failures: Vec::new(),
     }
 }
 
@@ -312,11 +313,74 @@ fn run_oracle(dir: &Path, cases: &[Case], tag: &str) -> Vec<Case> {
         for (c, v) in case.calls.iter_mut().zip(verdicts) {
             c.verdict = v;
         }
+        if tag == "main" {
+            replay_transcript(&work.join("runs").join(&case.id), &mut case);
+        }
         got.push(case);
     }
     let _ = std::fs::remove_dir_all(&work);
     got
 }
+
+/// The case's stream-json transcript, replayed by `permission-lsp replay`'s
+/// engine against the same settings: every call the CLI decided must
+/// replay to its recorded decision, except those where permission-lsp and
+/// the CLI disagree anyway. Failures are added to the case as calls with
+/// the tool `replay:` + the tool.
+fn replay_transcript(dir: &Path, case: &mut Case) {
+    use permission_lsp::analysis::AnalysisOptions;
+    use permission_lsp::formats;
+    use permission_lsp::history::replay::{Change, Replayer};
+    use permission_lsp::workspace::{Overrides, resolve};
+    let Ok(log) = std::fs::read(dir.join("transcript.jsonl")) else {
+        return;
+    };
+    let (proj, home) = (dir.join("proj"), dir.join("home"));
+    let claude = formats::by_id("claude-code").unwrap();
+    let mut options = AnalysisOptions::for_profile(claude.default_profile());
+    options.home = home.display().to_string();
+    options.runtime_args = case.runtime_args(&proj, &home);
+    let ctx = resolve(
+        &options,
+        None,
+        None,
+        &Overrides {
+            cwd: Some(proj.clone()),
+            ..Default::default()
+        },
+        None,
+    );
+    let mut replayer = Replayer::new(Box::new(|f: &'static dyn formats::Format, s: &_| {
+        permission_lsp::cli::replay::policy_for(&ctx, f, s)
+    }));
+    let mut changes = Vec::new();
+    let mut sink = |c: &Change| changes.push(c.clone());
+    replayer.replay("transcript", &mut log.as_slice(), &mut sink);
+    let disagreeing: Vec<(String, Value)> = disagreements(case)
+        .into_iter()
+        .map(|(c, _, _)| (c.tool, harness::subst(&c.input, &proj, &home)))
+        .collect();
+    REPLAYED.fetch_add(
+        replayer.summary.calls as usize,
+        std::sync::atomic::Ordering::Relaxed,
+    );
+    for c in changes {
+        if !disagreeing.contains(&(c.tool.clone(), c.input.clone())) {
+            case.replay_failures.push(format!(
+                "{}: {} {} recorded {} ({:?}), replayed {}",
+                case.id, c.tool, c.input, c.recorded, c.answer, c.now
+            ));
+        }
+    }
+    for k in &replayer.summary.skipped {
+        case.replay_failures.push(format!(
+            "{}: line {} not replayable: {}",
+            case.id, k.line, k.why
+        ));
+    }
+}
+
+static REPLAYED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 /// The calls of a case where permission-lsp and the CLI differ.
 fn disagreements(case: &Case) -> Vec<(Call, Verdict, String)> {
@@ -411,6 +475,21 @@ fn claude_code_decides_as_permission_lsp_says() {
         failures.len()
     );
     assert!(calls >= n * 9, "only {calls} calls got a verdict");
+    // The transcripts of the same sessions, replayed.
+    let replayed = REPLAYED.load(std::sync::atomic::Ordering::Relaxed);
+    let replay_failures: Vec<&String> = ran.iter().flat_map(|c| &c.replay_failures).collect();
+    eprintln!(
+        "Claude Code transcripts: {replayed} calls replayed, {} not as recorded",
+        replay_failures.len()
+    );
+    assert!(
+        replay_failures.is_empty(),
+        "replayed transcripts differ from what the CLI recorded:\n{replay_failures:#?}"
+    );
+    assert!(
+        replayed * 10 >= calls * 9,
+        "only {replayed} of {calls} calls replayed"
+    );
     if failures.is_empty() {
         return;
     }

@@ -319,3 +319,105 @@ fn malformed_records_are_counted_and_shown_never_dropped() {
     );
     let _ = std::fs::remove_dir_all(&root);
 }
+
+fn cli(args: &[&str]) -> (i32, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_permission-lsp"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn the_replay_command_reports_changes_and_exits_1_on_any() {
+    let cases: Vec<Value> =
+        serde_json::from_str(&std::fs::read_to_string(fixtures().join("pi/cases.json")).unwrap())
+            .unwrap();
+    let mut case = cases.iter().find(|c| c["id"] == "case00").unwrap().clone();
+    let root = temp("cli");
+    let (_, log) = pi_case(&case, &root);
+    let log_path = root.join("review.jsonl");
+    std::fs::write(&log_path, &log).unwrap();
+    let config = root.join("agent/extensions/pi-permission-system/config.json");
+    let home = root.join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let args = |format: &'static str| {
+        vec![
+            "replay".to_string(),
+            log_path.display().to_string(),
+            "--config".into(),
+            config.display().to_string(),
+            "--home".into(),
+            home.display().to_string(),
+            "--target-version".into(),
+            "20.7.3".into(),
+            "--format".into(),
+            format.into(),
+        ]
+    };
+    let run = |format| {
+        let a = args(format);
+        cli(&a.iter().map(String::as_str).collect::<Vec<_>>())
+    };
+    // Unchanged: every call decided as recorded.
+    let (code, out, err) = run("human");
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("pi-permission-system review log"), "{out}");
+    assert!(out.trim_end().ends_with("none changes"), "{out}");
+
+    // The bash catch-all (last, so it wins over every bash rule) asked;
+    // now it allows.
+    case["global"]["permission"]["bash"]["*"] = json!("allow");
+    std::fs::write(&config, case["global"].to_string()).unwrap();
+    let (code, out, _) = run("human");
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains(": ask -> allow  bash `rm -rf dist`  now by `bash` `*`"),
+        "{out}"
+    );
+    assert!(out.contains("7 change: 7 newly allowed"), "{out}");
+    let (code, out, _) = run("json");
+    assert_eq!(code, 1);
+    let v: Value = serde_json::from_str(&out).expect("one JSON document");
+    assert_eq!(v["changed"], 7);
+    assert_eq!(v["calls"], 11);
+    assert_eq!(v["changes"].as_array().unwrap().len(), 7);
+    assert_eq!(v["changes"][0]["recorded"], "ask");
+    assert_eq!(v["changes"][0]["now"], "allow");
+    assert_eq!(v["changes"][0]["rule"]["pattern"], "*");
+    assert_eq!(v["files"][0]["format"], "pi");
+
+    // Another format's logs only: said per file, nothing replayed.
+    let log_arg = log_path.display().to_string();
+    let (code, out, _) = cli(&[
+        "replay",
+        &log_arg,
+        "--runtime",
+        "claude-code",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["calls"], 0);
+    assert!(
+        v["files"][0]["error"]
+            .as_str()
+            .unwrap()
+            .contains("not replayed")
+    );
+
+    // A log that cannot be read: exit status 2.
+    let (code, _, err) = cli(&["replay", "/nonexistent/permission-lsp/log.jsonl"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("/nonexistent/permission-lsp/log.jsonl"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&root);
+}

@@ -57,6 +57,8 @@ pub struct Case {
     /// The oracle starts its MCP server `srv` (tools echo, danger, other).
     pub mcp: bool,
     pub calls: Vec<Call>,
+    /// What replaying the case's transcript found (differential test).
+    pub replay_failures: Vec<String>,
 }
 
 pub struct Got {
@@ -118,6 +120,7 @@ impl Case {
                 .unwrap_or_default(),
             mcp: v["mcp"].as_bool().unwrap_or(false),
             calls,
+            replay_failures: Vec::new(),
         }
     }
 

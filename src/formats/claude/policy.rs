@@ -359,8 +359,11 @@ impl Policy {
                 self.mode_origin = Some(Origin::File(source));
             }
         }
+        // An untrusted project's (and its local file's) extra directories
+        // are not added (observed on 2.1.332: reading a file there asks).
         if let Some(m) = p.iter().rev().find(|m| m.key == "additionalDirectories")
             && let crate::syntax::Value::Array(items) = &m.value.value
+            && (self.trusted || !project_scoped)
         {
             for i in items {
                 if let Some(d) = i.value.as_str() {
