@@ -240,6 +240,23 @@ enum Command {
         #[arg(long, value_enum, default_value = "human")]
         format: cli::simulate::Format,
     },
+    /// What a config change newly allows, asks or denies, compared with the
+    /// config at a git revision (default HEAD) or in another file, with an
+    /// example call for each difference (exit status 1 when anything is
+    /// newly allowed).
+    Diff {
+        /// The config file (default: every file the runtime reads from the
+        /// current directory).
+        #[arg(value_name = "CONFIG")]
+        file: Option<PathBuf>,
+        /// A git revision, or a file with the earlier text.
+        #[arg(long, default_value = "HEAD")]
+        base: String,
+        #[command(flatten)]
+        scope: ScopeArgs,
+        #[arg(long, value_enum, default_value = "human")]
+        format: cli::diff::Format,
+    },
     /// Decide every past call of the runtimes' decision logs again with the
     /// current config and print the calls whose decision changes (exit
     /// status 1 when any does). Logs: pi-permission-system's review log,
@@ -263,7 +280,8 @@ fn main() {
         None if args.stdio => Ok(serve()),
         Some(Command::Serve { .. }) => Ok(serve()),
         None => Err(UsageError(
-            "a command is needed (serve, check, simulate, explain, replay); see --help".into(),
+            "a command is needed (serve, check, simulate, explain, diff, replay); see --help"
+                .into(),
         )),
         Some(Command::Check {
             paths,
@@ -292,6 +310,12 @@ fn main() {
             scope,
             format,
         }) => simulate(tool, &input, batch, &scope, format),
+        Some(Command::Diff {
+            file,
+            base,
+            scope,
+            format,
+        }) => diff(file.as_deref(), &base, &scope, format),
         Some(Command::Replay {
             logs,
             scope,
@@ -306,6 +330,38 @@ fn main() {
         }
     };
     exit_now(code)
+}
+
+fn diff(
+    config: Option<&std::path::Path>,
+    base: &str,
+    scope: &ScopeArgs,
+    format: cli::diff::Format,
+) -> Result<i32, UsageError> {
+    let mut scope = scope.clone();
+    if let Some(c) = config {
+        existing(c, false, "CONFIG")?;
+        // The format of the named file, unless one was named.
+        if scope.runtime.is_none()
+            && let Some(text) = permission_lsp::workspace::read_text(c, 1 << 20)
+            && let Some(kind) = permission_lsp::formats::detect(&c.to_string_lossy(), &text)
+        {
+            scope.runtime = Some(kind.format.id().to_string());
+        }
+    }
+    let ctx = scope.context()?;
+    let runtime = scope.format()?;
+    let base_path = std::path::Path::new(base);
+    let base = if base_path.is_file() {
+        cli::diff::Base::File(base_path.to_path_buf())
+    } else {
+        cli::diff::Base::Rev(base.to_string())
+    };
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let code =
+        cli::diff::run(runtime, &ctx, config, &base, format, &mut out).map_err(UsageError)?;
+    let _ = std::io::Write::flush(&mut out);
+    Ok(code)
 }
 
 fn replay(

@@ -2,6 +2,7 @@
 //! options (runtime profile, lint levels, home, agent), and one entry point
 //! that hands a document to its format through the registry.
 
+pub mod diff;
 pub mod report;
 
 pub use crate::core::diagnostic::{Diagnostic, DiagnosticCode, Related, Severity};

@@ -182,6 +182,16 @@ impl Pattern {
     pub fn size(&self) -> usize {
         self.len() + self.alts.len()
     }
+
+    /// The pattern that matches what any of `patterns` matches.
+    pub fn union(patterns: &[Pattern]) -> Pattern {
+        Pattern {
+            alts: patterns
+                .iter()
+                .flat_map(|p| p.alts.iter().cloned())
+                .collect(),
+        }
+    }
 }
 
 impl Tok {

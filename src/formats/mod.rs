@@ -166,6 +166,32 @@ pub trait Format: Send + Sync + 'static {
         }
         Decision::parse(&report.decision).unwrap_or(Decision::Ask)
     }
+    /// For `diff`: the surface a rule of the merged policy decides calls
+    /// on, its pattern as written, and that pattern in the shared algebra
+    /// (`~` expanded against `home`); `None` when the rule has no such
+    /// pattern (the format does not support `diff` by default).
+    fn diff_pattern(
+        &self,
+        _rule: &crate::analysis::report::EffectiveRule,
+        _home: &str,
+    ) -> Option<(String, String, crate::core::pattern_algebra::Pattern)> {
+        None
+    }
+    /// For `diff`: patterns (in the shared algebra) that mark where the
+    /// runtime decides values of `surface` by itself rather than by the
+    /// rules alone (a path outside the project, a read-only command): each
+    /// such region is visited with its own example.
+    fn diff_hints(
+        &self,
+        _surface: &str,
+        _home: &str,
+    ) -> Vec<crate::core::pattern_algebra::Pattern> {
+        Vec::new()
+    }
+    /// For `diff`: a call on `surface` whose matched value is `value`.
+    fn probe_call(&self, _surface: &str, _value: &str) -> Option<CallRequest> {
+        None
+    }
     /// A reader for a log of past decisions that this record starts (or
     /// belongs to), when the runtime writes such logs.
     fn log_reader(&self, _record: &Value) -> Option<Box<dyn crate::history::LogReader>> {

@@ -18,6 +18,7 @@ impl Rng {
     pub fn pick<'a>(&mut self, xs: &[&'a str]) -> &'a str {
         xs[self.below(xs.len())]
     }
+    #[allow(dead_code)] // not every test that shares the generator uses it
     pub fn chance(&mut self, percent: u64) -> bool {
         self.next() % 100 < percent
     }

@@ -453,6 +453,32 @@ const GIT_RO: &[(&str, &[&str])] = &[
     ("ls-remote", &[]),
 ];
 
+/// The commands the CLI may run without a rule (read-only ones) and those
+/// whose paths it checks, as word prefixes (`git status`, `ls`, `rm`): the
+/// places where its decision does not follow the rules alone.
+pub fn self_decided_prefixes() -> Vec<String> {
+    let mut out: Vec<String> = RO.iter().map(|r| r.name.to_string()).collect();
+    out.extend(PATH_COMMANDS.iter().map(|(n, _)| n.to_string()));
+    out.extend(GIT_RO.iter().map(|(n, _)| format!("git {n}")));
+    for extra in [
+        "git branch",
+        "git tag",
+        "git stash",
+        "git remote",
+        "git config",
+        "docker ps",
+        "docker images",
+        "ip addr",
+        "node",
+        "python3",
+        "timeout",
+        "command",
+    ] {
+        out.push(extra.to_string());
+    }
+    out
+}
+
 /// Every argument is one of `flags`, or one of `with_value` with its value
 /// (`--sort=x` or `--sort x`).
 fn only_flags(args: &[String], flags: &[&str], with_value: &[&str]) -> bool {

@@ -299,9 +299,136 @@ impl Format for Claude {
             &simulation::ClaudeSimulator::load(ctx).policy,
         ))
     }
+
+    fn diff_pattern(
+        &self,
+        rule: &crate::analysis::report::EffectiveRule,
+        home: &str,
+    ) -> Option<(String, String, crate::core::pattern_algebra::Pattern)> {
+        let (surface, glob) = diff_glob(&rule.pattern, home)?;
+        Some((
+            surface,
+            rule.pattern.clone(),
+            crate::core::pattern_algebra::Pattern::from_expanded(&glob),
+        ))
+    }
+
+    fn diff_hints(&self, surface: &str, home: &str) -> Vec<crate::core::pattern_algebra::Pattern> {
+        let path = |extra: &[&str]| {
+            let mut v = vec![
+                crate::core::pattern_algebra::Pattern::from_expanded("/*"),
+                crate::core::pattern_algebra::Pattern::from_expanded(&format!(
+                    "{}/*",
+                    home.trim_end_matches('/')
+                )),
+                crate::core::pattern_algebra::Pattern::from_expanded("*../*"),
+            ];
+            v.extend(
+                extra
+                    .iter()
+                    .map(|p| crate::core::pattern_algebra::Pattern::from_expanded(p)),
+            );
+            v
+        };
+        match surface {
+            "Bash" => {
+                let mut v = path(&["* /*", "* ~*", "* ../*"]);
+                v.extend(bash::self_decided_prefixes().iter().map(|p| {
+                    crate::core::pattern_algebra::Pattern::from_expanded(&format!("{p} *"))
+                }));
+                v
+            }
+            "Read" | "Edit" | "Write" => path(&[]),
+            _ => Vec::new(),
+        }
+    }
+
+    fn probe_call(&self, surface: &str, value: &str) -> Option<CallRequest> {
+        use serde_json::json;
+        let (tool, input) = match surface {
+            "Bash" => ("Bash", json!({ "command": value, "description": "d" })),
+            "Read" | "Edit" | "Write" => (surface, probe_path_input(surface, value)),
+            "WebFetch" => (
+                "WebFetch",
+                json!({ "url": format!("https://{value}/"), "prompt": "p" }),
+            ),
+            // Rules without a specifier, over tool names.
+            "tools" => {
+                let ok = !value.is_empty()
+                    && value
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+                if !ok {
+                    return None;
+                }
+                let input = match value {
+                    "Bash" => json!({ "command": "true", "description": "d" }),
+                    "Read" | "Edit" | "Write" => probe_path_input(value, "probe.txt"),
+                    "WebFetch" => json!({ "url": "https://probe.test/", "prompt": "p" }),
+                    _ => json!({}),
+                };
+                return Some(CallRequest {
+                    tool: value.to_string(),
+                    input,
+                });
+            }
+            _ => return None,
+        };
+        Some(CallRequest {
+            tool: tool.to_string(),
+            input,
+        })
+    }
+
     fn log_reader(&self, record: &serde_json::Value) -> Option<Box<dyn crate::history::LogReader>> {
         history::reader(record)
     }
+}
+
+/// The input of a file tool on `path`.
+fn probe_path_input(tool: &str, path: &str) -> serde_json::Value {
+    use serde_json::json;
+    match tool {
+        "Edit" => json!({ "file_path": path, "old_string": "a", "new_string": "b" }),
+        "Write" => json!({ "file_path": path, "content": "" }),
+        _ => json!({ "file_path": path }),
+    }
+}
+
+/// A rule as a surface and a glob over the value it matches, for `diff`:
+/// `Bash(npm run test:*)` → (`Bash`, `npm run test *`); `Read(./src/**)` →
+/// (`Read`, `src/*`); `WebFetch(domain:x.com)` → (`WebFetch`, `x.com`); a
+/// rule without a specifier → (`tools`, its tool name). The globs
+/// approximate the gitignore and prefix forms; every difference `diff`
+/// reports is decided by the simulator itself.
+fn diff_glob(rule: &str, home: &str) -> Option<(String, String)> {
+    let Some((tool, rest)) = rule.split_once('(') else {
+        return Some(("tools".into(), rule.to_string()));
+    };
+    let content = rest.strip_suffix(')')?;
+    let glob = match tool {
+        "Bash" => match content.strip_suffix(":*") {
+            Some(prefix) => format!("{prefix} *"),
+            None => content.to_string(),
+        },
+        "Read" | "Edit" | "Write" => {
+            let c = if let Some(abs) = content.strip_prefix("//") {
+                format!("/{abs}")
+            } else if let Some(rel) = content.strip_prefix("~/") {
+                format!("{}/{rel}", home.trim_end_matches('/'))
+            } else if let Some(rel) = content.strip_prefix("./") {
+                rel.to_string()
+            } else if let Some(rel) = content.strip_prefix('/') {
+                rel.to_string()
+            } else {
+                content.to_string()
+            };
+            c.replace("**", "*")
+        }
+        "WebFetch" => content.strip_prefix("domain:")?.to_string(),
+        _ => return None,
+    };
+    Some((tool.to_string(), glob))
 }
 
 /// The file's findings (with the other settings files when there is a

@@ -275,6 +275,74 @@ impl Format for OpenCode {
             &document_context(ctx),
         )))
     }
+
+    fn diff_pattern(
+        &self,
+        rule: &crate::analysis::report::EffectiveRule,
+        _home: &str,
+    ) -> Option<(String, String, crate::core::pattern_algebra::Pattern)> {
+        Some((
+            rule.surface.clone(),
+            rule.pattern.clone(),
+            wildcard::compile(&rule.pattern),
+        ))
+    }
+
+    fn diff_hints(&self, surface: &str, home: &str) -> Vec<crate::core::pattern_algebra::Pattern> {
+        let path = |extra: &[&str]| {
+            let mut v = vec![
+                crate::core::pattern_algebra::Pattern::from_expanded("/*"),
+                crate::core::pattern_algebra::Pattern::from_expanded(&format!(
+                    "{}/*",
+                    home.trim_end_matches('/')
+                )),
+                crate::core::pattern_algebra::Pattern::from_expanded("*../*"),
+            ];
+            v.extend(
+                extra
+                    .iter()
+                    .map(|p| crate::core::pattern_algebra::Pattern::from_expanded(p)),
+            );
+            v
+        };
+        match surface {
+            // Folder checks of `cd rm cp mv mkdir touch chmod chown cat`.
+            "bash" => path(&["* /*", "* ~*", "* ../*"]),
+            "read" | "edit" | "list" | "external_directory" => path(&[]),
+            _ => Vec::new(),
+        }
+    }
+
+    fn probe_call(&self, surface: &str, value: &str) -> Option<CallRequest> {
+        use serde_json::json;
+        let (tool, input) = match surface {
+            "bash" => ("bash", json!({ "command": value, "description": "x" })),
+            "read" => ("read", json!({ "filePath": value })),
+            "edit" => (
+                "edit",
+                json!({ "filePath": value, "oldString": "a", "newString": "b" }),
+            ),
+            "external_directory" => ("read", json!({ "filePath": value })),
+            "glob" => ("glob", json!({ "pattern": value })),
+            "grep" => ("grep", json!({ "pattern": value })),
+            "list" => ("list", json!({ "path": value })),
+            "webfetch" => ("webfetch", json!({ "url": value })),
+            "websearch" => ("websearch", json!({ "query": value })),
+            "task" => (
+                "task",
+                json!({ "subagent_type": value, "description": "x", "prompt": "x" }),
+            ),
+            "skill" => ("skill", json!({ "name": value })),
+            "todowrite" | "todoread" | "lsp" | "codesearch" => (surface, json!({})),
+            // Session-level permissions (doom_loop, question, plan_*) and
+            // the catch-all over tool names are not calls of one tool.
+            _ => return None,
+        };
+        Some(CallRequest {
+            tool: tool.to_string(),
+            input,
+        })
+    }
 }
 
 /// The context with the working directory a document implies (when none

@@ -313,6 +313,77 @@ impl Format for Pi {
         Decision::parse(first.unwrap_or(&report.decision)).unwrap_or(Decision::Ask)
     }
 
+    fn diff_pattern(
+        &self,
+        rule: &crate::analysis::report::EffectiveRule,
+        home: &str,
+    ) -> Option<(String, String, crate::core::pattern_algebra::Pattern)> {
+        Some((
+            rule.surface.clone(),
+            rule.pattern.clone(),
+            engine::wildcard::algebra_pattern(&rule.pattern, home),
+        ))
+    }
+
+    fn diff_hints(&self, surface: &str, home: &str) -> Vec<crate::core::pattern_algebra::Pattern> {
+        let path = |extra: &[&str]| {
+            let mut v = vec![
+                crate::core::pattern_algebra::Pattern::from_expanded("/*"),
+                crate::core::pattern_algebra::Pattern::from_expanded(&format!(
+                    "{}/*",
+                    home.trim_end_matches('/')
+                )),
+                crate::core::pattern_algebra::Pattern::from_expanded("*../*"),
+            ];
+            v.extend(
+                extra
+                    .iter()
+                    .map(|p| crate::core::pattern_algebra::Pattern::from_expanded(p)),
+            );
+            v
+        };
+        match surface {
+            // A command's path arguments reach the folder and path gates.
+            "bash" => path(&["* /*", "* ~*", "* ../*"]),
+            "read" | "write" | "edit" | "grep" | "find" | "ls" | "path" | "external_directory" => {
+                path(&[])
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    fn probe_call(&self, surface: &str, value: &str) -> Option<CallRequest> {
+        use serde_json::json;
+        let (tool, input) = match surface {
+            "bash" => ("bash", json!({ "command": value })),
+            "read" | "write" | "edit" | "grep" | "find" | "ls" => {
+                (surface, json!({ "path": value }))
+            }
+            // Path rules and folder rules gate every file tool: read stands
+            // for them.
+            "path" | "external_directory" => ("read", json!({ "path": value })),
+            "mcp" => ("mcp", json!({ "tool": value })),
+            "skill" | "skills" => ("skill", json!({ "name": value })),
+            // The catch-all over tool names: a tool of that name.
+            "*" => {
+                let ok = !value.is_empty()
+                    && value
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+                return ok.then(|| CallRequest {
+                    tool: value.to_string(),
+                    input: json!({}),
+                });
+            }
+            // A tool-level rule of another tool: its name decides.
+            other => (other, json!({})),
+        };
+        Some(CallRequest {
+            tool: tool.to_string(),
+            input,
+        })
+    }
+
     fn log_reader(&self, record: &serde_json::Value) -> Option<Box<dyn crate::history::LogReader>> {
         history::reader(record)
     }

@@ -1,0 +1,323 @@
+//! `permission-lsp diff [--base REV|FILE] [CONFIG]`: what a config change
+//! newly allows, asks or denies, with an example call for each difference.
+//! The config's earlier text (from git, or a file) stands in for the file
+//! on disk; both policies are loaded as the runtime loads them and
+//! compared by [`crate::analysis::diff`].
+
+use crate::analysis::diff::{DiffReport, Difference, Side};
+use crate::formats::Format as RuntimeFormat;
+use crate::workspace::{Context, Overrides};
+use serde_json::json;
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Human,
+    Json,
+}
+
+/// The largest config read from git or a file.
+const MAX_BASE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Where the earlier text comes from.
+pub enum Base {
+    /// A git revision (`HEAD`, `main~3`, a commit).
+    Rev(String),
+    /// A file holding the earlier text.
+    File(PathBuf),
+}
+
+/// One compared file.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Compared {
+    pub path: String,
+    /// `changed`, `unchanged`, `new` (absent at the base), `not in git`.
+    pub status: &'static str,
+}
+
+/// The earlier text of `path` at `rev` (`Ok(None)`: not in that revision).
+pub fn git_text(path: &Path, rev: &str) -> Result<Option<String>, String> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let top = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["rev-parse", "--show-toplevel"])
+        .output()
+        .map_err(|e| format!("git: {e}"))?;
+    if !top.status.success() {
+        return Err(format!("{} is not in a git work tree", path.display()));
+    }
+    let top = PathBuf::from(String::from_utf8_lossy(&top.stdout).trim());
+    let top = top.canonicalize().unwrap_or(top);
+    let full = path
+        .parent()
+        .and_then(|p| p.canonicalize().ok())
+        .map(|p| p.join(path.file_name().unwrap_or_default()))
+        .unwrap_or_else(|| path.to_path_buf());
+    let rel = full
+        .strip_prefix(&top)
+        .map_err(|_| format!("{} is outside its git work tree", path.display()))?;
+    // `git show REV:./path` resolves relative to the top level.
+    let spec = format!("{rev}:{}", rel.display());
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(&top)
+        .args(["cat-file", "-e", &spec])
+        .output()
+        .map_err(|e| format!("git: {e}"))?;
+    if !out.status.success() {
+        // Is the revision itself there?
+        let ok = Command::new("git")
+            .arg("-C")
+            .arg(&top)
+            .args([
+                "rev-parse",
+                "--verify",
+                "--quiet",
+                &format!("{rev}^{{commit}}"),
+            ])
+            .output()
+            .map_err(|e| format!("git: {e}"))?;
+        if !ok.status.success() {
+            return Err(format!("git: unknown revision `{rev}`"));
+        }
+        return Ok(None);
+    }
+    let size = Command::new("git")
+        .arg("-C")
+        .arg(&top)
+        .args(["cat-file", "-s", &spec])
+        .output()
+        .map_err(|e| format!("git: {e}"))?;
+    let size: u64 = String::from_utf8_lossy(&size.stdout)
+        .trim()
+        .parse()
+        .unwrap_or(0);
+    if size > MAX_BASE_BYTES {
+        return Err(format!("{spec}: larger than {MAX_BASE_BYTES} bytes"));
+    }
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(&top)
+        .args(["cat-file", "blob", &spec])
+        .output()
+        .map_err(|e| format!("git: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "git cat-file {spec}: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    Ok(Some(String::from_utf8_lossy(&out.stdout).into_owned()))
+}
+
+fn absolute(p: &Path) -> PathBuf {
+    std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
+}
+
+/// Runs the comparison; the exit status is 1 when anything is newly
+/// allowed.
+pub fn run(
+    runtime: &'static dyn RuntimeFormat,
+    ctx: &Context<'_>,
+    config: Option<&Path>,
+    base: &Base,
+    format: Format,
+    out: &mut dyn Write,
+) -> Result<i32, String> {
+    // The files to compare: the one named, or every file of the session
+    // that exists.
+    let mut ctx = ctx.with(&Overrides::default());
+    let files: Vec<PathBuf> = match config {
+        Some(c) => {
+            let c = absolute(c);
+            let policy = runtime.effective_policy(&ctx)?;
+            let in_session = policy.files.iter().any(|f| {
+                f.present && f.path.as_deref().map(|p| absolute(Path::new(p))) == Some(c.clone())
+            });
+            if !in_session {
+                // Not one the session reads where it stands: read it as the
+                // user's global file.
+                ctx.global_config = Some(c.clone());
+            }
+            vec![c]
+        }
+        None => {
+            if matches!(base, Base::File(_)) {
+                return Err("--base FILE needs the CONFIG it stands for".into());
+            }
+            runtime
+                .effective_policy(&ctx)?
+                .files
+                .iter()
+                .filter(|f| f.present)
+                .filter_map(|f| f.path.as_deref().map(|p| absolute(Path::new(p))))
+                .collect()
+        }
+    };
+    let mut earlier: HashMap<PathBuf, String> = HashMap::new();
+    let mut compared = Vec::new();
+    let base_name = match base {
+        Base::Rev(r) => r.clone(),
+        Base::File(f) => f.display().to_string(),
+    };
+    for f in &files {
+        let text = match base {
+            Base::Rev(rev) => match git_text(f, rev) {
+                Ok(t) => t,
+                Err(e) if config.is_none() && e.contains("not in a git work tree") => {
+                    compared.push(Compared {
+                        path: f.display().to_string(),
+                        status: "not in git",
+                    });
+                    continue;
+                }
+                Err(e) => return Err(e),
+            },
+            Base::File(b) => Some(
+                crate::fsio::read_capped(b, MAX_BASE_BYTES)
+                    .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+                    .map_err(|e| format!("--base {}: {e}", b.display()))?,
+            ),
+        };
+        let now = crate::workspace::read_text(f, MAX_BASE_BYTES);
+        let status = match (&text, &now) {
+            (None, _) => "new",
+            (Some(t), Some(n)) if t == n => "unchanged",
+            _ => "changed",
+        };
+        compared.push(Compared {
+            path: f.display().to_string(),
+            status,
+        });
+        // A file absent at the base reads as one without rules.
+        earlier.insert(f.clone(), text.unwrap_or_else(|| "{}".to_string()));
+    }
+    let lookup = |p: &Path| -> Option<String> {
+        earlier
+            .get(p)
+            .or_else(|| earlier.get(&absolute(p)))
+            .cloned()
+    };
+    let mut before_ctx = ctx.with(&Overrides::default());
+    before_ctx.open = &lookup;
+    let before_sim = runtime.simulator(&before_ctx)?;
+    let before_policy = runtime.effective_policy(&before_ctx)?;
+    let after_sim = runtime.simulator(&ctx)?;
+    let after_policy = runtime.effective_policy(&ctx)?;
+    let report = crate::analysis::diff::diff(
+        runtime,
+        Side {
+            simulator: before_sim.as_ref(),
+            policy: &before_policy,
+        },
+        Side {
+            simulator: after_sim.as_ref(),
+            policy: &after_policy,
+        },
+        &ctx.options.home,
+    );
+    match format {
+        Format::Json => {
+            let v = json!({
+                "schemaVersion": crate::analysis::report::SCHEMA_VERSION,
+                "runtime": after_policy.runtime,
+                "base": base_name,
+                "files": compared,
+                "differences": report.differences,
+                "newly_allowed": report.newly_allowed,
+                "newly_asked": report.newly_asked,
+                "newly_denied": report.newly_denied,
+                "surfaces": report.surfaces,
+                "probes": report.probes,
+                "incomplete": report.incomplete,
+            });
+            let _ = writeln!(out, "{v}");
+        }
+        Format::Human => human(&report, &compared, &base_name, &after_policy.runtime, out),
+    }
+    Ok(i32::from(report.newly_allowed > 0))
+}
+
+fn rule_text(r: &Option<crate::analysis::report::DecidingRule>, at: Option<&str>) -> String {
+    match r {
+        Some(r) => {
+            let mut s = format!("`{}`", r.pattern);
+            if r.surface != r.pattern && !r.pattern.starts_with(&format!("{}(", r.surface)) {
+                s = format!("`{}` `{}`", r.surface, r.pattern);
+            }
+            if let (Some(f), Some(l)) = (&r.place.file, r.place.line) {
+                let name = Path::new(f)
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_else(|| f.clone());
+                match at {
+                    Some(base) => s.push_str(&format!(" ({name}:{l} at {base})")),
+                    None => s.push_str(&format!(" ({name}:{l})")),
+                }
+            }
+            s
+        }
+        None => "the default".into(),
+    }
+}
+
+/// `newly allowed: bash `rm -rf x` by `rm *` (config.json:4); was ask by
+/// `*` (config.json:3 at HEAD)`.
+pub fn human_difference(d: &Difference, base: &str) -> String {
+    let call = match d.input.get("command").and_then(|c| c.as_str()) {
+        Some(c) => format!("{} `{c}`", d.tool),
+        None => format!("{} {}", d.tool, d.input),
+    };
+    let more = match d.similar {
+        0 => String::new(),
+        1 => " (and 1 more example)".to_string(),
+        n => format!(" (and {n} more examples)"),
+    };
+    format!(
+        "{}: {call}{more} by {}; was {} by {}",
+        d.kind(),
+        rule_text(&d.after_rule, None),
+        d.before,
+        rule_text(&d.before_rule, Some(base))
+    )
+}
+
+fn human(
+    report: &DiffReport,
+    compared: &[Compared],
+    base: &str,
+    runtime: &str,
+    out: &mut dyn Write,
+) {
+    for c in compared {
+        let _ = writeln!(out, "{} against {base}: {}", c.path, c.status);
+    }
+    for d in &report.differences {
+        let _ = writeln!(out, "{}", human_difference(d, base));
+    }
+    for s in &report.incomplete {
+        let _ = writeln!(
+            out,
+            "note: `{s}` has too many patterns to compare completely; differences there may be missing"
+        );
+    }
+    let n = report.differences.len();
+    let _ = writeln!(
+        out,
+        "{runtime}: {} difference{}{}",
+        n,
+        if n == 1 { "" } else { "s" },
+        if n == 0 {
+            String::new()
+        } else {
+            format!(
+                ": {} newly allowed, {} newly asked, {} newly denied",
+                report.newly_allowed, report.newly_asked, report.newly_denied
+            )
+        }
+    );
+}

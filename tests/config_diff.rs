@@ -1,0 +1,477 @@
+//! `diff`: what a config change newly allows, asks or denies.
+//!
+//! Per format, seeded random config pairs (a config and an edit of it) are
+//! compared by `diff` and by brute force: every call over a small
+//! vocabulary decided with both configs. Every kind of change (surface,
+//! before → after) brute force finds must be reported by `diff`, and every
+//! example `diff` reports must be decided as it says. Then the command
+//! against git.
+
+use permission_lsp::analysis::AnalysisOptions;
+use permission_lsp::analysis::diff::{Side, diff};
+use permission_lsp::formats::{self, CallRequest, Format, Simulator};
+use permission_lsp::workspace::{Context, Overrides, resolve};
+use serde_json::{Value, json};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+#[path = "common/rng.rs"]
+mod rng;
+use rng::Rng;
+
+fn temp(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("permission-lsp-diff-{}-{tag}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn write(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+const WORDS: &[&str] = &[
+    "git", "push", "status", "rm", "-rf", "build", "npm", "run", "test", "x",
+];
+const PATHS: &[&str] = &["src", "docs", ".env", "a.txt", "x", "b.env"];
+
+/// Every command of one to three words, and every relative path of one or
+/// two parts.
+fn commands() -> Vec<String> {
+    let mut out: Vec<String> = WORDS.iter().map(|w| w.to_string()).collect();
+    for a in WORDS {
+        for b in WORDS {
+            out.push(format!("{a} {b}"));
+            for c in WORDS {
+                out.push(format!("{a} {b} {c}"));
+            }
+        }
+    }
+    out
+}
+
+fn paths() -> Vec<String> {
+    let mut out: Vec<String> = PATHS.iter().map(|p| p.to_string()).collect();
+    for a in PATHS {
+        for b in PATHS {
+            out.push(format!("{a}/{b}"));
+        }
+    }
+    out
+}
+
+type Transitions = BTreeSet<(String, String, String)>;
+
+/// The kinds of change brute force finds, and those `diff` reports (after
+/// checking each of its examples against both simulators).
+fn compare(
+    format: &'static dyn Format,
+    before: &Context<'_>,
+    after: &Context<'_>,
+    calls: &[(String, CallRequest)],
+) -> (Transitions, Transitions) {
+    let (sb, sa) = (
+        format.simulator(before).unwrap(),
+        format.simulator(after).unwrap(),
+    );
+    let decide = |s: &dyn Simulator, c: &CallRequest| {
+        let r = s.simulate(c);
+        if r.tool_hidden {
+            "deny".to_string()
+        } else {
+            r.decision
+        }
+    };
+    let mut brute = Transitions::new();
+    for (surface, call) in calls {
+        let (b, a) = (decide(sb.as_ref(), call), decide(sa.as_ref(), call));
+        if b != a {
+            brute.insert((surface.clone(), b, a));
+        }
+    }
+    let (pb, pa) = (
+        format.effective_policy(before).unwrap(),
+        format.effective_policy(after).unwrap(),
+    );
+    let report = diff(
+        format,
+        Side {
+            simulator: sb.as_ref(),
+            policy: &pb,
+        },
+        Side {
+            simulator: sa.as_ref(),
+            policy: &pa,
+        },
+        &after.options.home,
+    );
+    let mut found = Transitions::new();
+    for d in &report.differences {
+        let call = CallRequest {
+            tool: d.tool.clone(),
+            input: d.input.clone(),
+        };
+        assert_eq!(decide(sb.as_ref(), &call), d.before, "{d:?}");
+        assert_eq!(decide(sa.as_ref(), &call), d.after, "{d:?}");
+        found.insert((d.surface.clone(), d.before.to_string(), d.after.to_string()));
+    }
+    assert!(report.incomplete.is_empty(), "{:?}", report.incomplete);
+    (brute, found)
+}
+
+fn pick_map(rng: &mut Rng, keys: &[&str], n: usize) -> serde_json::Map<String, Value> {
+    let mut m = serde_json::Map::new();
+    for _ in 0..n {
+        let k = rng.pick(keys).to_string();
+        let action = rng.pick(&["allow", "ask", "deny"]);
+        m.insert(k, json!(action));
+    }
+    m
+}
+
+const WILDCARDS: &[&str] = &[
+    "*",
+    "git *",
+    "git push *",
+    "rm *",
+    "rm -rf *",
+    "npm run test *",
+    "npm *",
+    "git status",
+    "x*",
+    "*build*",
+    "*test",
+    "rm -rf build",
+];
+const PATH_GLOBS: &[&str] = &["*", "*.env", "src/*", "docs/**", "*.txt", "x", "*/x"];
+
+fn check_format(
+    name: &str,
+    format: &'static dyn Format,
+    mut config: impl FnMut(&mut Rng) -> Value,
+    mut place: impl FnMut(&Path, &Value) -> Context<'static>,
+    calls: &[(String, CallRequest)],
+) {
+    let mut rng = Rng(0x0d1f_f000 ^ name.len() as u64 | 1);
+    let mut kinds = 0;
+    for i in 0..25 {
+        let a = config(&mut rng);
+        let b = config(&mut rng);
+        let (ra, rb) = (
+            temp(&format!("{name}-{i}-a")),
+            temp(&format!("{name}-{i}-b")),
+        );
+        let (ca, cb) = (place(&ra, &a), place(&rb, &b));
+        let (brute, found) = compare(format, &ca, &cb, calls);
+        let missing: Vec<_> = brute.difference(&found).collect();
+        assert!(
+            missing.is_empty(),
+            "{name} pair {i}: diff misses {missing:?}\nbefore {a}\nafter {b}\nreported {found:?}"
+        );
+        kinds += found.len();
+        let _ = std::fs::remove_dir_all(&ra);
+        let _ = std::fs::remove_dir_all(&rb);
+    }
+    assert!(
+        kinds >= 25,
+        "{name}: only {kinds} kinds of change in 25 pairs"
+    );
+}
+
+#[test]
+fn pi_diff_finds_every_change_brute_force_finds() {
+    let pi = formats::by_id("pi").unwrap();
+    let mut calls: Vec<(String, CallRequest)> = commands()
+        .into_iter()
+        .map(|c| {
+            (
+                "bash".to_string(),
+                CallRequest {
+                    tool: "bash".into(),
+                    input: json!({ "command": c }),
+                },
+            )
+        })
+        .collect();
+    calls.extend(paths().into_iter().map(|p| {
+        (
+            "read".to_string(),
+            CallRequest {
+                tool: "read".into(),
+                input: json!({ "path": p }),
+            },
+        )
+    }));
+    check_format(
+        "pi",
+        pi,
+        |rng| {
+            let n = rng.below(5) + 1;
+            json!({ "permission": {
+                "bash": pick_map(rng, WILDCARDS, n),
+                "read": pick_map(rng, PATH_GLOBS, 2),
+            }})
+        },
+        |root, config| {
+            write(
+                &root.join("agent/extensions/pi-permission-system/config.json"),
+                &config.to_string(),
+            );
+            std::fs::create_dir_all(root.join("cwd")).unwrap();
+            let mut options = AnalysisOptions::for_profile(pi.profile("20.7.3").unwrap());
+            options.home = root.join("home").display().to_string();
+            options.agent_dir = Some(root.join("agent").display().to_string());
+            resolve(
+                &options,
+                None,
+                None,
+                &Overrides {
+                    cwd: Some(root.join("cwd")),
+                    ..Default::default()
+                },
+                None,
+            )
+        },
+        &calls,
+    );
+}
+
+#[test]
+fn opencode_diff_finds_every_change_brute_force_finds() {
+    let oc = formats::by_id("opencode").unwrap();
+    let mut calls: Vec<(String, CallRequest)> = commands()
+        .into_iter()
+        .map(|c| {
+            (
+                "bash".to_string(),
+                CallRequest {
+                    tool: "bash".into(),
+                    input: json!({ "command": c, "description": "x" }),
+                },
+            )
+        })
+        .collect();
+    calls.extend(paths().into_iter().map(|p| {
+        (
+            "read".to_string(),
+            CallRequest {
+                tool: "read".into(),
+                input: json!({ "filePath": p }),
+            },
+        )
+    }));
+    check_format(
+        "opencode",
+        oc,
+        |rng| {
+            let n = rng.below(5) + 1;
+            json!({ "permission": {
+                "bash": pick_map(rng, WILDCARDS, n),
+                "read": pick_map(rng, PATH_GLOBS, 2),
+            }})
+        },
+        |root, config| {
+            let proj = root.join("proj");
+            write(&proj.join("opencode.json"), &config.to_string());
+            std::fs::create_dir_all(proj.join(".git")).unwrap();
+            let mut options = AnalysisOptions::for_profile(oc.default_profile());
+            options.home = root.join("home").display().to_string();
+            options.runtime_args = vec![(
+                "XDG_CONFIG_HOME".into(),
+                root.join("home/.config").display().to_string(),
+            )];
+            resolve(
+                &options,
+                None,
+                None,
+                &Overrides {
+                    cwd: Some(proj),
+                    ..Default::default()
+                },
+                None,
+            )
+        },
+        &calls,
+    );
+}
+
+#[test]
+fn claude_code_diff_finds_every_change_brute_force_finds() {
+    let cc = formats::by_id("claude-code").unwrap();
+    let calls: Vec<(String, CallRequest)> = commands()
+        .into_iter()
+        .map(|c| {
+            (
+                "Bash".to_string(),
+                CallRequest {
+                    tool: "Bash".into(),
+                    input: json!({ "command": c, "description": "d" }),
+                },
+            )
+        })
+        .collect();
+    const BASH: &[&str] = &[
+        "Bash(git:*)",
+        "Bash(git push:*)",
+        "Bash(rm:*)",
+        "Bash(rm -rf:*)",
+        "Bash(npm run test *)",
+        "Bash(npm:*)",
+        "Bash(git status)",
+        "Bash(x*)",
+        "Bash(rm -rf build)",
+        "Bash(*test)",
+        "Bash",
+    ];
+    check_format(
+        "claude",
+        cc,
+        |rng| {
+            let mut lists = serde_json::Map::new();
+            for list in ["allow", "ask", "deny"] {
+                let n = rng.below(3);
+                let rules: Vec<&str> = (0..n).map(|_| rng.pick(BASH)).collect();
+                lists.insert(list.into(), json!(rules));
+            }
+            json!({ "permissions": lists })
+        },
+        |root, config| {
+            let proj = root.join("proj");
+            let home = root.join("home");
+            write(&proj.join(".claude/settings.json"), &config.to_string());
+            write(
+                &home.join(".claude.json"),
+                &json!({"projects": {proj.display().to_string(): {"hasTrustDialogAccepted": true}}})
+                    .to_string(),
+            );
+            let mut options = AnalysisOptions::for_profile(cc.default_profile());
+            options.home = home.display().to_string();
+            resolve(
+                &options,
+                None,
+                None,
+                &Overrides {
+                    cwd: Some(proj),
+                    ..Default::default()
+                },
+                None,
+            )
+        },
+        &calls,
+    );
+}
+
+fn cli(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_permission-lsp"))
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let ok = std::process::Command::new("git")
+        .args(["-c", "user.email=t@example.com", "-c", "user.name=t"])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("git runs");
+    assert!(ok.status.success(), "git {args:?}: {ok:?}");
+}
+
+#[test]
+fn the_diff_command_compares_with_git_and_fails_on_new_allows() {
+    let root = temp("git");
+    let repo = root.join("repo");
+    let home = root.join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let config = repo.join(".pi/extensions/pi-permission-system/config.json");
+    write(
+        &config,
+        "{\n  \"permission\": {\n    \"bash\": {\n      \"*\": \"ask\",\n      \"git *\": \"allow\",\n      \"rm *\": \"deny\"\n    }\n  }\n}\n",
+    );
+    git(&repo, &["init", "-q"]);
+    git(&repo, &["add", "-A"]);
+    git(&repo, &["commit", "-qm", "base"]);
+    let home_arg = home.display().to_string();
+    let args = |extra: &[&str]| -> Vec<String> {
+        let mut a: Vec<String> = [
+            "diff",
+            "--runtime",
+            "pi",
+            "--target-version",
+            "20.7.3",
+            "--home",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        a.push(home_arg.clone());
+        a.extend(extra.iter().map(|s| s.to_string()));
+        a
+    };
+    let run = |extra: &[&str]| {
+        let a = args(extra);
+        cli(&repo, &a.iter().map(String::as_str).collect::<Vec<_>>())
+    };
+    let (code, out, err) = run(&[]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("config.json against HEAD: unchanged"), "{out}");
+    assert!(out.trim_end().ends_with("0 differences"), "{out}");
+
+    // The edit: one specific allow (after `rm *`, so it wins), `git *` gone.
+    write(
+        &config,
+        "{\n  \"permission\": {\n    \"bash\": {\n      \"*\": \"ask\",\n      \"rm *\": \"deny\",\n      \"rm -rf build\": \"allow\"\n    }\n  }\n}\n",
+    );
+    let (code, out, _) = run(&[]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("newly allowed: bash `rm -rf build` by `bash` `rm -rf build` (config.json:6); was deny by `bash` `rm *` (config.json:6 at HEAD)"),
+        "{out}"
+    );
+    assert!(out.contains("newly asked: bash `git` "), "{out}");
+    let (code, out, _) = run(&["--format", "json"]);
+    assert_eq!(code, 1);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["newly_allowed"], 1);
+    assert!(v["newly_asked"].as_u64().unwrap() >= 1);
+    assert_eq!(v["files"][0]["status"], "changed");
+    let allowed: Vec<&Value> = v["differences"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["after"] == "allow")
+        .collect();
+    assert_eq!(allowed[0]["input"]["command"], "rm -rf build");
+    assert_eq!(allowed[0]["after_rule"]["pattern"], "rm -rf build");
+
+    // Against a file instead of git: the same file is no difference.
+    let copy = root.join("copy.json");
+    std::fs::copy(&config, &copy).unwrap();
+    let config_arg = config.display().to_string();
+    let copy_arg = copy.display().to_string();
+    let (code, out, _) = run(&[&config_arg, "--base", &copy_arg]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("unchanged"), "{out}");
+
+    // A revision that does not exist: a usage error.
+    let (code, _, err) = run(&["--base", "no-such-revision"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("no-such-revision"), "{err}");
+
+    // A file git does not have at the base is compared as one without rules.
+    git(&repo, &["rm", "-q", "--cached", &config_arg]);
+    git(&repo, &["commit", "-qm", "drop"]);
+    let (code, out, _) = run(&[]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("against HEAD: new"), "{out}");
+    let _ = std::fs::remove_dir_all(&root);
+}
