@@ -83,11 +83,11 @@ pub fn run(
     let mut read_any = false;
     for path in logs {
         let label = path.display().to_string();
-        let opened: Result<Box<dyn std::io::Read>, String> = if path.as_os_str() == "-" {
+        let opened: Result<Box<dyn std::io::Read + Send>, String> = if path.as_os_str() == "-" {
             Ok(Box::new(std::io::stdin()))
         } else {
             crate::fsio::open(path, true)
-                .map(|(f, _)| Box::new(f) as Box<dyn std::io::Read>)
+                .map(|(f, _)| Box::new(f) as Box<dyn std::io::Read + Send>)
                 .map_err(|e| e.to_string())
         };
         let file = match opened {

@@ -5,6 +5,8 @@
 //! [`crate::formats::Format::log_reader`].
 
 pub mod replay;
+#[doc(hidden)]
+pub mod synthetic;
 
 use serde_json::Value;
 use std::io::BufRead;

@@ -93,9 +93,6 @@ pub struct Summary {
     /// Calls that could not be decided (the policy could not be loaded).
     pub undecided: u64,
     pub files: Vec<FileSummary>,
-    /// Calls decided, by the rule that decides them now.
-    #[serde(skip)]
-    pub by_rule: HashMap<RuleKey, u64>,
 }
 
 impl Summary {
@@ -162,6 +159,67 @@ pub fn thousands(n: u64) -> String {
     out
 }
 
+/// A line as read: a record, a line skipped (with why), or the end of
+/// reading with an error.
+enum Parsed {
+    Record(Value),
+    Skip(String),
+    Failed(String),
+}
+
+type Batch = Vec<(u64, Parsed)>;
+
+/// Lines per batch handed from the reading thread.
+const BATCH: usize = 512;
+
+/// Reads and parses every line of `reader`, in batches, until the end, an
+/// error, or the receiver hangs up.
+fn read_records(reader: &mut (dyn BufRead + Send), tx: std::sync::mpsc::SyncSender<Batch>) {
+    let mut buf = Vec::new();
+    let mut batch: Batch = Vec::with_capacity(BATCH);
+    let mut n = 0u64;
+    loop {
+        let line = match super::read_line(reader, &mut buf, super::MAX_LINE) {
+            Ok(l) => l,
+            Err(e) => {
+                batch.push((
+                    n + 1,
+                    Parsed::Failed(format!("reading stopped at line {}: {e}", n + 1)),
+                ));
+                break;
+            }
+        };
+        n += 1;
+        let parsed = match line {
+            Line::End => break,
+            Line::TooLong(len) => {
+                Parsed::Skip(format!("a line of {len} bytes (longer than the cap)"))
+            }
+            Line::Text => {
+                if buf.iter().all(u8::is_ascii_whitespace) {
+                    continue;
+                }
+                match std::str::from_utf8(&buf) {
+                    Err(_) => Parsed::Skip("not UTF-8".into()),
+                    Ok(s) => match serde_json::from_str::<Value>(s) {
+                        Ok(v) => Parsed::Record(v),
+                        Err(e) => Parsed::Skip(format!("not JSON: {e}")),
+                    },
+                }
+            }
+        };
+        batch.push((n, parsed));
+        if batch.len() >= BATCH
+            && tx
+                .send(std::mem::replace(&mut batch, Vec::with_capacity(BATCH)))
+                .is_err()
+        {
+            return;
+        }
+    }
+    let _ = tx.send(batch);
+}
+
 /// Loads the current policy for a format and a recorded session.
 pub type PolicyLoader<'a> =
     dyn FnMut(&'static dyn Format, &Session) -> Result<Box<dyn Simulator>, String> + 'a;
@@ -169,14 +227,16 @@ pub type PolicyLoader<'a> =
 /// Policies kept at once (one per distinct session setting).
 const MAX_POLICIES: usize = 64;
 /// Decisions remembered (the same call recurs often in real logs).
-const MAX_MEMO: usize = 200_000;
+const MAX_MEMO: usize = 250_000;
 /// Records read to recognise a log's kind.
 const DETECT_RECORDS: usize = 64;
 
 /// A loaded policy (or why it could not be loaded), with its number.
 type Policy = (usize, Result<Box<dyn Simulator>, String>);
 
-type Memo = HashMap<(usize, String, String), (Decision, Option<DecidingRule>)>;
+/// Decisions by policy and call (`tool`, NUL, the input's JSON), with the
+/// deciding rule's number.
+type Memo = HashMap<(usize, String), (Decision, Option<usize>)>;
 
 /// The replay of any number of logs against the current policies.
 pub struct Replayer<'a> {
@@ -186,6 +246,9 @@ pub struct Replayer<'a> {
     policies: HashMap<(&'static str, Session), Policy>,
     next_policy: usize,
     memo: Memo,
+    /// Every deciding rule met, and how many calls it decided.
+    rules: Vec<(DecidingRule, u64)>,
+    rule_ids: HashMap<RuleKey, usize>,
     pub summary: Summary,
 }
 
@@ -197,12 +260,19 @@ impl<'a> Replayer<'a> {
             policies: HashMap::new(),
             next_policy: 0,
             memo: HashMap::new(),
+            rules: Vec::new(),
+            rule_ids: HashMap::new(),
             summary: Summary::default(),
         }
     }
 
+    /// Every rule that decided a replayed call now, with how many.
+    pub fn rule_counts(&self) -> impl Iterator<Item = (&DecidingRule, u64)> {
+        self.rules.iter().map(|(r, n)| (r, *n))
+    }
+
     /// Replays one log, streamed.
-    pub fn replay(&mut self, file: &str, reader: &mut dyn BufRead, sink: &mut dyn Sink) {
+    pub fn replay(&mut self, file: &str, reader: &mut (dyn BufRead + Send), sink: &mut dyn Sink) {
         let mut fs = FileSummary {
             file: file.to_string(),
             kind: None,
@@ -211,84 +281,16 @@ impl<'a> Replayer<'a> {
             calls: 0,
             error: None,
         };
-        let mut buf = Vec::new();
         let mut head: Vec<(u64, Value)> = Vec::new();
         let mut active: Option<(&'static dyn Format, Box<dyn LogReader>)> = None;
         let mut items = Vec::new();
-        let mut n = 0u64;
-        loop {
-            let line = match super::read_line(reader, &mut buf, super::MAX_LINE) {
-                Ok(l) => l,
-                Err(e) => {
-                    fs.error = Some(format!("reading stopped at line {}: {e}", n + 1));
-                    break;
-                }
-            };
-            n += 1;
-            let value = match line {
-                Line::End => break,
-                Line::TooLong(len) => {
-                    self.summary.skip(
-                        file,
-                        n,
-                        format!("a line of {len} bytes (longer than the cap)"),
-                    );
-                    continue;
-                }
-                Line::Text => {
-                    if buf.iter().all(u8::is_ascii_whitespace) {
-                        continue;
-                    }
-                    match std::str::from_utf8(&buf)
-                        .map_err(|_| "not UTF-8".to_string())
-                        .and_then(|s| {
-                            serde_json::from_str::<Value>(s).map_err(|e| format!("not JSON: {e}"))
-                        }) {
-                        Ok(v) => v,
-                        Err(why) => {
-                            self.summary.skip(file, n, why);
-                            continue;
-                        }
-                    }
-                }
-            };
-            fs.records += 1;
-            match &mut active {
-                Some((format, reader)) => {
-                    reader.record(n, &value, &mut items);
-                    self.drain(*format, file, &mut items, &mut fs, sink);
-                }
-                None => {
-                    let detected = super::detect(&value);
-                    head.push((n, value));
-                    if let Some((format, reader)) = detected {
-                        if let Some(only) = self.only
-                            && only.id() != format.id()
-                        {
-                            fs.kind = Some(reader.kind());
-                            fs.format = Some(format.id());
-                            fs.error = Some(format!(
-                                "a {} log, not {}'s: not replayed",
-                                format.display_name(),
-                                only.display_name()
-                            ));
-                            self.summary.files.push(fs);
-                            return;
-                        }
-                        fs.kind = Some(reader.kind());
-                        fs.format = Some(format.id());
-                        let mut reader = reader;
-                        for (line, v) in head.drain(..) {
-                            reader.record(line, &v, &mut items);
-                        }
-                        self.drain(format, file, &mut items, &mut fs, sink);
-                        active = Some((format, reader));
-                    } else if head.len() >= DETECT_RECORDS {
-                        break;
-                    }
-                }
-            }
-        }
+        // Lines are read and parsed on a second thread, in batches, while
+        // this one decides (a bounded queue keeps memory bounded).
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Batch>(4);
+        std::thread::scope(|scope| {
+            scope.spawn(move || read_records(reader, tx));
+            self.consume(file, rx, &mut fs, &mut head, &mut active, &mut items, sink);
+        });
         match &mut active {
             Some((format, reader)) => {
                 reader.finish(&mut items);
@@ -306,6 +308,68 @@ impl<'a> Replayer<'a> {
             }
         }
         self.summary.files.push(fs);
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn consume(
+        &mut self,
+        file: &str,
+        rx: std::sync::mpsc::Receiver<Batch>,
+        fs: &mut FileSummary,
+        head: &mut Vec<(u64, Value)>,
+        active: &mut Option<(&'static dyn Format, Box<dyn LogReader>)>,
+        items: &mut Vec<Item>,
+        sink: &mut dyn Sink,
+    ) {
+        for batch in rx {
+            for (n, parsed) in batch {
+                let value = match parsed {
+                    Parsed::Record(v) => v,
+                    Parsed::Skip(why) => {
+                        self.summary.skip(file, n, why);
+                        continue;
+                    }
+                    Parsed::Failed(why) => {
+                        fs.error = Some(why);
+                        return;
+                    }
+                };
+                fs.records += 1;
+                match active {
+                    Some((format, reader)) => {
+                        reader.record(n, &value, items);
+                        self.drain(*format, file, items, fs, sink);
+                    }
+                    None => {
+                        let detected = super::detect(&value);
+                        head.push((n, value));
+                        if let Some((format, reader)) = detected {
+                            fs.kind = Some(reader.kind());
+                            fs.format = Some(format.id());
+                            if let Some(only) = self.only
+                                && only.id() != format.id()
+                            {
+                                fs.error = Some(format!(
+                                    "a {} log, not {}'s: not replayed",
+                                    format.display_name(),
+                                    only.display_name()
+                                ));
+                                head.clear();
+                                return;
+                            }
+                            let mut reader = reader;
+                            for (line, v) in head.drain(..) {
+                                reader.record(line, &v, items);
+                            }
+                            self.drain(format, file, items, fs, sink);
+                            *active = Some((format, reader));
+                        } else if head.len() >= DETECT_RECORDS {
+                            return;
+                        }
+                    }
+                }
+            }
+        }
     }
 
     fn drain(
@@ -369,35 +433,46 @@ impl<'a> Replayer<'a> {
                 return;
             }
         };
-        let memo_key = (*policy_id, call.tool.clone(), call.input.to_string());
-        let (now, rule) = match self.memo.get(&memo_key) {
-            Some(hit) => hit.clone(),
+        let mut key = String::with_capacity(call.tool.len() + 64);
+        key.push_str(&call.tool);
+        key.push('\0');
+        key.push_str(&call.input.to_string());
+        let memo_key = (*policy_id, key);
+        let (now, rule_id) = match self.memo.get(&memo_key) {
+            Some(hit) => *hit,
             None => {
                 let report = simulator.simulate(&CallRequest {
                     tool: call.tool.clone(),
                     input: call.input.clone(),
                 });
                 let now = format.decision_as_logged(&report);
+                let id = report.rule.map(|r| {
+                    let k = RuleKey {
+                        surface: r.surface.clone(),
+                        pattern: r.pattern.clone(),
+                        file: r.place.file.clone(),
+                        line: r.place.line,
+                        column: r.place.column,
+                    };
+                    *self.rule_ids.entry(k).or_insert_with(|| {
+                        self.rules.push((r, 0));
+                        self.rules.len() - 1
+                    })
+                });
                 if self.memo.len() >= MAX_MEMO {
                     self.memo.clear();
                 }
-                self.memo.insert(memo_key, (now, report.rule.clone()));
-                (now, report.rule)
+                self.memo.insert(memo_key, (now, id));
+                (now, id)
             }
         };
-        if let Some(r) = &rule {
-            let k = RuleKey {
-                surface: r.surface.clone(),
-                pattern: r.pattern.clone(),
-                file: r.place.file.clone(),
-                line: r.place.line,
-                column: r.place.column,
-            };
-            *self.summary.by_rule.entry(k).or_default() += 1;
+        if let Some(id) = rule_id {
+            self.rules[id].1 += 1;
         }
         if now == call.recorded || Some(now) == call.or {
             return;
         }
+        let rule = rule_id.map(|id| self.rules[id].0.clone());
         self.summary.changed += 1;
         *self
             .summary
