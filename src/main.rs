@@ -257,6 +257,22 @@ enum Command {
         #[arg(long, value_enum, default_value = "human")]
         format: cli::diff::Format,
     },
+    /// Suggest rules from the approvals in the runtimes' decision logs: the
+    /// smallest rule (at a word or path boundary) covering calls approved
+    /// again and again, never one matching a call the history refused, with
+    /// where it goes so that it takes effect.
+    Suggest {
+        /// Log files, as for `replay`.
+        #[arg(required = true)]
+        logs: Vec<PathBuf>,
+        /// Approvals a rule must cover.
+        #[arg(long, default_value_t = 2)]
+        min: u64,
+        #[command(flatten)]
+        scope: ScopeArgs,
+        #[arg(long, value_enum, default_value = "human")]
+        format: cli::suggest::Format,
+    },
     /// Decide every past call of the runtimes' decision logs again with the
     /// current config and print the calls whose decision changes (exit
     /// status 1 when any does). Logs: pi-permission-system's review log,
@@ -280,7 +296,7 @@ fn main() {
         None if args.stdio => Ok(serve()),
         Some(Command::Serve { .. }) => Ok(serve()),
         None => Err(UsageError(
-            "a command is needed (serve, check, simulate, explain, diff, replay); see --help"
+            "a command is needed (serve, check, simulate, explain, diff, replay, suggest); see --help"
                 .into(),
         )),
         Some(Command::Check {
@@ -321,6 +337,12 @@ fn main() {
             scope,
             format,
         }) => replay(&logs, &scope, format),
+        Some(Command::Suggest {
+            logs,
+            min,
+            scope,
+            format,
+        }) => suggest(&logs, min, &scope, format),
     };
     let code = match result {
         Ok(code) => code,
@@ -360,6 +382,38 @@ fn diff(
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let code =
         cli::diff::run(runtime, &ctx, config, &base, format, &mut out).map_err(UsageError)?;
+    let _ = std::io::Write::flush(&mut out);
+    Ok(code)
+}
+
+fn suggest(
+    logs: &[PathBuf],
+    min: u64,
+    scope: &ScopeArgs,
+    format: cli::suggest::Format,
+) -> Result<i32, UsageError> {
+    scope.context()?;
+    let only = match &scope.runtime {
+        Some(_) => Some(scope.format()?),
+        None => None,
+    };
+    let context_for = |f: &'static dyn permission_lsp::formats::Format| {
+        let mut s = scope.clone();
+        if s.runtime.is_none() {
+            s.runtime = Some(f.id().to_string());
+        }
+        s.context().map_err(|UsageError(e)| e)
+    };
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let code = cli::suggest::run(
+        logs,
+        only,
+        &context_for,
+        min.max(1),
+        format,
+        &mut out,
+        &mut std::io::stderr(),
+    );
     let _ = std::io::Write::flush(&mut out);
     Ok(code)
 }

@@ -421,3 +421,133 @@ fn the_replay_command_reports_changes_and_exits_1_on_any() {
     );
     let _ = std::fs::remove_dir_all(&root);
 }
+
+#[test]
+fn suggested_rules_cover_repeated_approvals_and_take_effect_where_inserted() {
+    let root = temp("suggest");
+    let proj = root.join("proj");
+    let config = proj.join(".pi/extensions/pi-permission-system/config.json");
+    let original = "{\n  \"permission\": {\n    \"bash\": {\n      \"*\": \"ask\",\n      \"npm run test --bail *\": \"deny\"\n    }\n  }\n}\n";
+    write(&config, original);
+    let home = root.join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    // A review log as the runtime writes it: asks and their answers.
+    let mut lines = vec![
+        json!({"extension": "pi-permission-system", "event": "config.resolved",
+        "projectConfigPath": config.display().to_string()}),
+    ];
+    let mut id = 0;
+    let mut ask = |cmd: &str, resolution: &str| {
+        id += 1;
+        for (event, r) in [
+            ("waiting", Value::Null),
+            (
+                if resolution == "denied" {
+                    "denied"
+                } else {
+                    "approved"
+                },
+                json!(resolution),
+            ),
+        ] {
+            lines.push(json!({"extension": "pi-permission-system", "event": format!("permission_request.{event}"),
+                "requestId": format!("r{id}"), "toolCallId": format!("c{id}"), "toolName": "bash",
+                "command": cmd, "source": "tool_call", "agentName": null, "resolution": r}));
+        }
+    };
+    for _ in 0..5 {
+        for cmd in [
+            "npm run test",
+            "npm run test -- --watch",
+            "npm run test src/a.test.ts",
+        ] {
+            ask(cmd, "approved");
+        }
+    }
+    ask("npm run build", "denied");
+    ask("npm run lint", "approved");
+    let log = root.join("review.jsonl");
+    std::fs::write(
+        &log,
+        lines
+            .iter()
+            .map(|l| l.to_string() + "\n")
+            .collect::<String>(),
+    )
+    .unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_permission-lsp"))
+        .args([
+            "suggest",
+            &log.display().to_string(),
+            "--target-version",
+            "20.7.3",
+            "--home",
+        ])
+        .arg(&home)
+        .args(["--format", "json"])
+        .current_dir(&proj)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let s = v["suggestions"].as_array().unwrap();
+    assert_eq!(s.len(), 1, "{v:#}");
+    assert_eq!(s[0]["pattern"], "npm run test *");
+    assert_eq!(s[0]["approvals"], 15);
+    assert_eq!(s[0]["distinct"], 3);
+    assert_eq!(s[0]["after_line"], 4, "after the rule that asks now");
+    assert_eq!(s[0]["allowed_now"], 3);
+    assert_eq!(s[0]["checked_calls"], 3);
+
+    // The same edit in the library: inserted after `*`, before the deny
+    // it must not override; the approved calls are allowed, the refused one
+    // and the config's own deny are not.
+    let pi = formats::by_id("pi").unwrap();
+    let mut options = AnalysisOptions::for_profile(pi.profile("20.7.3").unwrap());
+    options.home = home.display().to_string();
+    let ctx = resolve(
+        &options,
+        None,
+        None,
+        &Overrides {
+            cwd: Some(proj.clone()),
+            ..Default::default()
+        },
+        None,
+    );
+    let mut collector = permission_lsp::history::suggest::Collector::default();
+    let seen = std::cell::RefCell::new(Vec::new());
+    let mut replayer = Replayer::new(Box::new(|f: &'static dyn Format, s: &_| {
+        permission_lsp::cli::replay::policy_for(&ctx, f, s)
+    }));
+    replayer.observer = Some(Box::new(|f, c| seen.borrow_mut().push((f, c.clone()))));
+    replayer.replay(
+        "log",
+        &mut std::fs::read(&log).unwrap().as_slice(),
+        &mut |_: &Change| {},
+    );
+    drop(replayer);
+    for (f, c) in seen.into_inner() {
+        collector.add(f, &c);
+    }
+    let (s, approved, denied) = collector.suggestions(2).remove(0);
+    let placed = permission_lsp::cli::suggest::place(pi, &ctx, s, &approved, &denied).unwrap();
+    let text = placed.new_text.unwrap();
+    assert_eq!(
+        text,
+        "{\n  \"permission\": {\n    \"bash\": {\n      \"*\": \"ask\",\n      \"npm run test *\": \"allow\",\n      \"npm run test --bail *\": \"deny\"\n    }\n  }\n}\n"
+    );
+    std::fs::write(&config, &text).unwrap();
+    let sim = pi.simulator(&ctx).unwrap();
+    let decide = |cmd: &str| {
+        sim.simulate(&formats::CallRequest {
+            tool: "bash".into(),
+            input: json!({ "command": cmd }),
+        })
+        .decision
+    };
+    assert_eq!(decide("npm run test -- --watch"), "allow");
+    assert_eq!(decide("npm run test --bail x"), "deny");
+    assert_eq!(decide("npm run build"), "ask");
+    let _ = std::fs::remove_dir_all(&root);
+}

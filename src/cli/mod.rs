@@ -7,3 +7,4 @@ pub mod explain;
 pub mod render;
 pub mod replay;
 pub mod simulate;
+pub mod suggest;

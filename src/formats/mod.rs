@@ -192,6 +192,23 @@ pub trait Format: Send + Sync + 'static {
     fn probe_call(&self, _surface: &str, _value: &str) -> Option<CallRequest> {
         None
     }
+    /// For rule suggestions: the surface of a call, the value its rules
+    /// match, and where that value may be cut to generalise (`' '` between
+    /// the words of a command, `'/'` between path segments); `None` when
+    /// the format suggests no rules for such calls.
+    fn suggestion_value(&self, _call: &CallRequest) -> Option<(String, String, char)> {
+        None
+    }
+    /// For rule suggestions: the rule `pattern` → `action` on `surface` as
+    /// the config writes it, and where it goes.
+    fn suggested_rule(
+        &self,
+        _surface: &str,
+        _pattern: &str,
+        _action: &str,
+    ) -> Option<crate::history::suggest::RuleText> {
+        None
+    }
     /// A reader for a log of past decisions that this record starts (or
     /// belongs to), when the runtime writes such logs.
     fn log_reader(&self, _record: &Value) -> Option<Box<dyn crate::history::LogReader>> {

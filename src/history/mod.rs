@@ -5,6 +5,7 @@
 //! [`crate::formats::Format::log_reader`].
 
 pub mod replay;
+pub mod suggest;
 #[doc(hidden)]
 pub mod synthetic;
 

@@ -220,6 +220,9 @@ fn read_records(reader: &mut (dyn BufRead + Send), tx: std::sync::mpsc::SyncSend
     let _ = tx.send(batch);
 }
 
+/// Sees each past call before it is decided.
+pub type Observer<'a> = dyn FnMut(&'static dyn Format, &PastCall) + 'a;
+
 /// Loads the current policy for a format and a recorded session.
 pub type PolicyLoader<'a> =
     dyn FnMut(&'static dyn Format, &Session) -> Result<Box<dyn Simulator>, String> + 'a;
@@ -243,6 +246,8 @@ pub struct Replayer<'a> {
     loader: Box<PolicyLoader<'a>>,
     /// Only logs of this format are replayed (`--runtime`).
     pub only: Option<&'static dyn Format>,
+    /// Sees every past call before it is decided (rule suggestions).
+    pub observer: Option<Box<Observer<'a>>>,
     policies: HashMap<(&'static str, Session), Policy>,
     next_policy: usize,
     memo: Memo,
@@ -257,6 +262,7 @@ impl<'a> Replayer<'a> {
         Replayer {
             loader,
             only: None,
+            observer: None,
             policies: HashMap::new(),
             next_policy: 0,
             memo: HashMap::new(),
@@ -407,6 +413,9 @@ impl<'a> Replayer<'a> {
         sink: &mut dyn Sink,
     ) {
         self.summary.calls += 1;
+        if let Some(o) = &mut self.observer {
+            o(format, &call);
+        }
         let key = (format.id(), call.session.clone());
         if !self.policies.contains_key(&key) {
             if self.policies.len() >= MAX_POLICIES {

@@ -174,15 +174,35 @@ fn move_after(
     let moved = text.get(members[i].key_range.start..members[i].value.range.end)?;
     let target = &members[p];
     let mut edits = member_removal_edits(text, members, i);
-    let value_end = target.value.range.end;
+    edits.extend(insert_after_span(
+        text,
+        target.key_range.start..target.value.range.end,
+        moved,
+    ));
+    edits.sort_by_key(|e| e.range.start);
+    Some(action(
+        format!("Move after \"{}\" so this rule takes effect", target.key),
+        edits,
+        d,
+    ))
+}
+
+/// The edits inserting `item` (a member or array element, as text) right
+/// after the element spanning `after` in its comma-separated list: on a
+/// line of its own with the same indent when the element has its own line,
+/// else inline; the commas as needed, every comment kept.
+pub fn insert_after_span(text: &str, after: Range<usize>, item: &str) -> Vec<TextEdit> {
+    let value_end = after.end;
     let comma = comma_after(text, value_end);
     let after_comma = comma.map_or(value_end, |c| c + 1);
-    let multiline = line_start_if_blank(text, target.key_range.start).is_some()
+    let own_line = line_start_if_blank(text, after.start).is_some()
         && line_end_if_blank(text, after_comma).is_some();
-    if multiline {
-        let ls = line_start_if_blank(text, target.key_range.start)?;
-        let indent = &text[ls..target.key_range.start];
-        let le = line_end_if_blank(text, after_comma)?;
+    if let (true, Some(ls), Some(le)) = (
+        own_line,
+        line_start_if_blank(text, after.start),
+        line_end_if_blank(text, after_comma),
+    ) {
+        let indent = &text[ls..after.start];
         let newline = if text[..le].ends_with("\r\n") {
             "\r\n"
         } else {
@@ -190,25 +210,18 @@ fn move_after(
         };
         let at_eof = le == text.len() && !text.ends_with('\n');
         let lead = if at_eof { newline } else { "" };
-        match comma {
-            Some(_) => edits.push(replace(le..le, format!("{lead}{indent}{moved},{newline}"))),
-            None => {
-                edits.push(replace(value_end..value_end, ","));
-                edits.push(replace(le..le, format!("{lead}{indent}{moved}{newline}")));
-            }
-        }
-    } else {
-        match comma {
-            Some(c) => edits.push(replace(c + 1..c + 1, format!(" {moved},"))),
-            None => edits.push(replace(value_end..value_end, format!(", {moved}"))),
-        }
+        return match comma {
+            Some(_) => vec![replace(le..le, format!("{lead}{indent}{item},{newline}"))],
+            None => vec![
+                replace(value_end..value_end, ","),
+                replace(le..le, format!("{lead}{indent}{item}{newline}")),
+            ],
+        };
     }
-    edits.sort_by_key(|e| e.range.start);
-    Some(action(
-        format!("Move after \"{}\" so this rule takes effect", target.key),
-        edits,
-        d,
-    ))
+    match comma {
+        Some(c) => vec![replace(c + 1..c + 1, format!(" {item},"))],
+        None => vec![replace(value_end..value_end, format!(", {item}"))],
+    }
 }
 
 /// The object that directly holds the value at `offset`.

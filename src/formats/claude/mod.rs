@@ -343,6 +343,34 @@ impl Format for Claude {
         }
     }
 
+    fn suggestion_value(&self, call: &CallRequest) -> Option<(String, String, char)> {
+        // Commands only: files inside the project are read without a rule.
+        if call.tool != "Bash" {
+            return None;
+        }
+        let v = call.input.get("command")?.as_str()?.trim();
+        (!v.is_empty()).then(|| ("Bash".to_string(), v.to_string(), ' '))
+    }
+
+    fn suggested_rule(
+        &self,
+        surface: &str,
+        pattern: &str,
+        action: &str,
+    ) -> Option<crate::history::suggest::RuleText> {
+        let list = match action {
+            "allow" | "ask" | "deny" => action,
+            _ => return None,
+        };
+        let rule = format!("{surface}({pattern})");
+        let item = serde_json::to_string(&rule).ok()?;
+        Some(crate::history::suggest::RuleText {
+            path: vec!["permissions".into(), list.into()],
+            display: format!("{item} in `permissions.{list}`"),
+            item,
+        })
+    }
+
     fn probe_call(&self, surface: &str, value: &str) -> Option<CallRequest> {
         use serde_json::json;
         let (tool, input) = match surface {

@@ -313,6 +313,35 @@ impl Format for OpenCode {
         }
     }
 
+    fn suggestion_value(&self, call: &CallRequest) -> Option<(String, String, char)> {
+        let (surface, field, sep) = match call.tool.as_str() {
+            "bash" => ("bash", "command", ' '),
+            "read" => ("read", "filePath", '/'),
+            "edit" | "write" => ("edit", "filePath", '/'),
+            _ => return None,
+        };
+        let v = call.input.get(field)?.as_str()?.trim();
+        (!v.is_empty()).then(|| (surface.to_string(), v.to_string(), sep))
+    }
+
+    fn suggested_rule(
+        &self,
+        surface: &str,
+        pattern: &str,
+        action: &str,
+    ) -> Option<crate::history::suggest::RuleText> {
+        let item = format!(
+            "{}: {}",
+            serde_json::to_string(pattern).ok()?,
+            serde_json::to_string(action).ok()?
+        );
+        Some(crate::history::suggest::RuleText {
+            path: vec!["permission".into(), surface.into()],
+            display: format!("{item} under `permission.{surface}`"),
+            item,
+        })
+    }
+
     fn probe_call(&self, surface: &str, value: &str) -> Option<CallRequest> {
         use serde_json::json;
         let (tool, input) = match surface {

@@ -384,6 +384,34 @@ impl Format for Pi {
         })
     }
 
+    fn suggestion_value(&self, call: &CallRequest) -> Option<(String, String, char)> {
+        let (field, sep) = match call.tool.as_str() {
+            "bash" => ("command", ' '),
+            "read" | "write" | "edit" => ("path", '/'),
+            _ => return None,
+        };
+        let v = call.input.get(field)?.as_str()?.trim();
+        (!v.is_empty()).then(|| (call.tool.clone(), v.to_string(), sep))
+    }
+
+    fn suggested_rule(
+        &self,
+        surface: &str,
+        pattern: &str,
+        action: &str,
+    ) -> Option<crate::history::suggest::RuleText> {
+        let item = format!(
+            "{}: {}",
+            serde_json::to_string(pattern).ok()?,
+            serde_json::to_string(action).ok()?
+        );
+        Some(crate::history::suggest::RuleText {
+            path: vec!["permission".into(), surface.into()],
+            display: format!("{item} under `permission.{surface}`"),
+            item,
+        })
+    }
+
     fn log_reader(&self, record: &serde_json::Value) -> Option<Box<dyn crate::history::LogReader>> {
         history::reader(record)
     }

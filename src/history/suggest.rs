@@ -1,0 +1,337 @@
+//! Rules from approvals: calls the user approved again and again, grouped
+//! at word (or path segment) boundaries into the smallest rule that covers
+//! them — `npm run test *` for fourteen approved `npm run test …` — never
+//! one that matches a call the history denied. Each suggestion says how it
+//! was found (counts, examples) and, when the format can place it, the
+//! edit that inserts it where it takes effect; the edit is checked by
+//! deciding the approved and the denied calls again with it.
+
+use super::{Decision, PastCall};
+use crate::core::pattern_algebra::Pattern;
+use crate::formats::{CallRequest, Format};
+use serde::Serialize;
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+/// Distinct values kept per surface (approved and denied each).
+const MAX_VALUES: usize = 100_000;
+
+/// What the collector keeps for one surface of one format.
+#[derive(Default)]
+struct Surface {
+    separator: char,
+    /// Approved values and how often each was approved.
+    approved: HashMap<String, u64>,
+    /// A call of each approved value (to decide it again).
+    calls: HashMap<String, CallRequest>,
+    /// Values the history refused (a deny, or an ask the user refused).
+    denied: HashSet<String>,
+}
+
+/// Approvals and refusals seen in a replay, by format and surface.
+#[derive(Default)]
+pub struct Collector {
+    surfaces: BTreeMap<(&'static str, String), Surface>,
+    formats: HashMap<&'static str, &'static dyn Format>,
+}
+
+/// A suggested rule.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Suggestion {
+    pub format: &'static str,
+    pub surface: String,
+    /// The pattern (`npm run test *`).
+    pub pattern: String,
+    pub action: &'static str,
+    /// The rule as written in the config (`"npm run test *": "allow"` under
+    /// `permission.bash`).
+    pub rule: String,
+    /// Approvals the rule covers, and how many distinct calls.
+    pub approvals: u64,
+    pub distinct: usize,
+    /// A few of the approved calls.
+    pub examples: Vec<String>,
+    /// Refused calls of the surface checked against it (none matches).
+    pub denied_checked: usize,
+}
+
+impl Collector {
+    /// Records one past call.
+    pub fn add(&mut self, format: &'static dyn Format, call: &PastCall) {
+        let req = CallRequest {
+            tool: call.tool.clone(),
+            input: call.input.clone(),
+        };
+        let Some((surface, value, separator)) = format.suggestion_value(&req) else {
+            return;
+        };
+        self.formats.insert(format.id(), format);
+        let s = self.surfaces.entry((format.id(), surface)).or_default();
+        s.separator = separator;
+        let refused = call.recorded == Decision::Deny || call.answer.is_some_and(|a| !a.approved());
+        if refused {
+            if s.denied.len() < MAX_VALUES {
+                s.denied.insert(value);
+            }
+        } else if call.answer.is_some_and(|a| a.approved())
+            && (s.approved.len() < MAX_VALUES || s.approved.contains_key(&value))
+        {
+            *s.approved.entry(value.clone()).or_default() += 1;
+            s.calls.entry(value).or_insert(req);
+        }
+    }
+
+    /// The suggestions: for each surface, the deepest word-boundary
+    /// prefixes covering at least `min` approvals and no refused value.
+    pub fn suggestions(&self, min: u64) -> Vec<(Suggestion, Vec<CallRequest>, Vec<String>)> {
+        let mut out = Vec::new();
+        for ((format_id, surface), s) in &self.surfaces {
+            let format = self.formats[format_id];
+            // Approvals under every prefix of whole words (or segments).
+            let mut under: HashMap<String, (u64, Vec<&str>)> = HashMap::new();
+            for (value, n) in &s.approved {
+                let parts: Vec<&str> = value.split(s.separator).collect();
+                for k in 1..=parts.len() {
+                    let prefix = parts[..k].join(&s.separator.to_string());
+                    let e = under.entry(prefix).or_default();
+                    e.0 += n;
+                    e.1.push(value);
+                }
+            }
+            let mut prefixes: Vec<(&String, &(u64, Vec<&str>))> = under.iter().collect();
+            // Deepest first: the smallest generalisation wins.
+            prefixes.sort_by(|a, b| {
+                let depth = |p: &str| p.split(s.separator).count();
+                depth(b.0).cmp(&depth(a.0)).then_with(|| a.0.cmp(b.0))
+            });
+            // First the deepest prefixes shared by several approved calls
+            // (`npm run test *`), then single calls approved again and
+            // again that no such prefix covers (`make deploy`).
+            let mut covered: HashSet<&str> = HashSet::new();
+            let mut chosen: Vec<(String, Vec<&str>)> = Vec::new();
+            for (prefix, (_, values)) in &prefixes {
+                let fresh: Vec<&str> = values
+                    .iter()
+                    .copied()
+                    .filter(|v| !covered.contains(v))
+                    .collect();
+                let count: u64 = fresh.iter().map(|v| s.approved[*v]).sum();
+                if fresh.len() < 2 || count < min {
+                    continue;
+                }
+                let pattern = if s.separator == ' ' {
+                    format!("{prefix} *")
+                } else {
+                    format!("{prefix}{}*", s.separator)
+                };
+                let glob = Pattern::from_expanded(&pattern);
+                if s.denied.iter().any(|d| glob.is_match(d)) {
+                    continue;
+                }
+                covered.extend(fresh.iter().copied());
+                chosen.push((pattern, fresh));
+            }
+            let mut singles: Vec<&str> = s
+                .approved
+                .iter()
+                .filter(|(v, n)| **n >= min && !covered.contains(v.as_str()))
+                .map(|(v, _)| v.as_str())
+                .filter(|v| !s.denied.contains(*v))
+                .collect();
+            singles.sort();
+            chosen.extend(singles.into_iter().map(|v| (v.to_string(), vec![v])));
+            for (pattern, fresh) in chosen {
+                let Some(rule) = format.suggested_rule(surface, &pattern, "allow") else {
+                    continue;
+                };
+                let count: u64 = fresh.iter().map(|v| s.approved[*v]).sum();
+                let mut examples: Vec<String> = fresh.iter().map(|v| v.to_string()).collect();
+                examples.sort_by_key(|v| std::cmp::Reverse(s.approved[v.as_str()]));
+                let calls: Vec<CallRequest> = fresh
+                    .iter()
+                    .filter_map(|v| s.calls.get(*v).cloned())
+                    .collect();
+                let denied: Vec<String> = s.denied.iter().take(10_000).cloned().collect();
+                out.push((
+                    Suggestion {
+                        format: format_id,
+                        surface: surface.clone(),
+                        pattern,
+                        action: "allow",
+                        rule: rule.display,
+                        approvals: count,
+                        distinct: fresh.len(),
+                        examples: examples.into_iter().take(3).collect(),
+                        denied_checked: s.denied.len(),
+                    },
+                    calls,
+                    denied,
+                ));
+            }
+        }
+        out.sort_by_key(|x| std::cmp::Reverse(x.0.approvals));
+        out
+    }
+}
+
+/// Where a suggested rule goes in a config file, as the format writes it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RuleText {
+    /// The keys leading to the object or array that holds the rule
+    /// (`["permission", "bash"]`, `["permissions", "allow"]`).
+    pub path: Vec<String>,
+    /// The member (`"npm run test *": "allow"`) or array element
+    /// (`"Bash(npm run test *)"`) to insert.
+    pub item: String,
+    /// The rule for people, with where it goes.
+    pub display: String,
+}
+
+/// The edits inserting `rule` into the config `text`: right after the
+/// member or element whose span holds `after` (the rule the new one must
+/// override), else after the last one; `None` when the object or array
+/// the rule belongs in is not there (or the text is not JSON).
+pub fn insertion_edits(
+    text: &str,
+    rule: &RuleText,
+    after: Option<usize>,
+) -> Option<Vec<crate::ide::code_actions::TextEdit>> {
+    use crate::syntax::Value;
+    let stripped = crate::syntax::strip::strip_json_comments(text);
+    let parsed = crate::syntax::json::parse(&stripped);
+    let mut node = parsed.root.as_ref()?;
+    for key in &rule.path {
+        let members = node.value.as_object()?;
+        // The last of repeated keys is the one the runtimes read.
+        node = &members.iter().rev().find(|m| &m.key == key)?.value;
+    }
+    let spans: Vec<std::ops::Range<usize>> = match &node.value {
+        Value::Object(members) => members
+            .iter()
+            .map(|m| m.key_range.start..m.value.range.end)
+            .collect(),
+        Value::Array(items) => items.iter().map(|i| i.range.clone()).collect(),
+        _ => return None,
+    };
+    let Some(last) = spans.last() else {
+        // An empty object or array: the rule becomes its only item.
+        let inner = node.range.start + 1..node.range.end.saturating_sub(1);
+        if !text.get(inner.clone())?.trim().is_empty() {
+            return None;
+        }
+        return Some(vec![crate::ide::code_actions::replace(
+            inner,
+            format!(" {} ", rule.item),
+        )]);
+    };
+    let anchor = after
+        .and_then(|a| spans.iter().find(|s| s.start <= a && a < s.end))
+        .unwrap_or(last);
+    Some(crate::ide::code_actions::insert_after_span(
+        text,
+        anchor.clone(),
+        &rule.item,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::history::{Answer, Session};
+    use serde_json::json;
+
+    fn rule(path: &[&str], item: &str) -> RuleText {
+        RuleText {
+            path: path.iter().map(|p| p.to_string()).collect(),
+            item: item.into(),
+            display: String::new(),
+        }
+    }
+
+    fn insert(text: &str, r: &RuleText, after: Option<usize>) -> Option<String> {
+        insertion_edits(text, r, after).map(|e| crate::ide::code_actions::apply(text, &e))
+    }
+
+    #[test]
+    fn inserted_after_the_rule_to_override_keeping_the_layout() {
+        let text = "{\n  // mine\n  \"permission\": {\n    \"bash\": {\n      \"*\": \"ask\",\n      \"rm *\": \"deny\"\n    }\n  }\n}\n";
+        let r = rule(&["permission", "bash"], "\"npm *\": \"allow\"");
+        let at = text.find("\"*\"").unwrap();
+        assert_eq!(
+            insert(text, &r, Some(at)).unwrap(),
+            "{\n  // mine\n  \"permission\": {\n    \"bash\": {\n      \"*\": \"ask\",\n      \"npm *\": \"allow\",\n      \"rm *\": \"deny\"\n    }\n  }\n}\n"
+        );
+        // Without a place: after the last rule.
+        assert_eq!(
+            insert(text, &r, None).unwrap(),
+            "{\n  // mine\n  \"permission\": {\n    \"bash\": {\n      \"*\": \"ask\",\n      \"rm *\": \"deny\",\n      \"npm *\": \"allow\"\n    }\n  }\n}\n"
+        );
+        // Arrays (Claude Code's lists) and empty ones.
+        let cc = r#"{"permissions": {"allow": ["Bash(ls)"], "deny": []}}"#;
+        assert_eq!(
+            insert(
+                cc,
+                &rule(&["permissions", "allow"], "\"Bash(npm *)\""),
+                None
+            )
+            .unwrap(),
+            r#"{"permissions": {"allow": ["Bash(ls)", "Bash(npm *)"], "deny": []}}"#
+        );
+        assert_eq!(
+            insert(cc, &rule(&["permissions", "deny"], "\"Bash(rm *)\""), None).unwrap(),
+            r#"{"permissions": {"allow": ["Bash(ls)"], "deny": [ "Bash(rm *)" ]}}"#
+        );
+        // Nowhere to put it: no edit, never a reformatted file.
+        assert!(insert(r#"{"permission": {"bash": "ask"}}"#, &r, None).is_none());
+        assert!(insert("{ not json", &r, None).is_none());
+    }
+
+    fn past(cmd: &str, recorded: Decision, answer: Option<Answer>) -> PastCall {
+        PastCall {
+            tool: "bash".into(),
+            input: json!({ "command": cmd }),
+            recorded,
+            or: None,
+            answer,
+            session: Session::default(),
+            line: 1,
+            note: None,
+        }
+    }
+
+    #[test]
+    fn the_smallest_rule_at_a_word_boundary_and_never_over_a_refusal() {
+        let pi = crate::formats::by_id("pi").unwrap();
+        let mut c = Collector::default();
+        let ok = Some(Answer::Approved);
+        for cmd in [
+            "npm run test",
+            "npm run test -- --watch",
+            "npm run test a.ts",
+        ] {
+            for _ in 0..3 {
+                c.add(pi, &past(cmd, Decision::Ask, ok));
+            }
+        }
+        c.add(pi, &past("npm run lint", Decision::Ask, ok));
+        c.add(
+            pi,
+            &past("npm run build", Decision::Ask, Some(Answer::Denied)),
+        );
+        c.add(pi, &past("git push", Decision::Ask, ok));
+        c.add(pi, &past("git push", Decision::Ask, ok));
+        c.add(pi, &past("git push --force", Decision::Deny, None));
+        let got: Vec<(String, u64, usize)> = c
+            .suggestions(2)
+            .into_iter()
+            .map(|(s, _, _)| (s.pattern, s.approvals, s.distinct))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("npm run test *".to_string(), 9, 3),
+                // `git push *` would match the refused `git push --force`.
+                ("git push".to_string(), 2, 1),
+            ]
+        );
+    }
+}
