@@ -758,3 +758,171 @@ async fn opencode_config_diagnostics_simulate_and_hover() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// The logs named in the settings, replayed against the unsaved buffer: a
+/// lens with the effect on history, the list behind it, hover counts,
+/// rules that decided nothing; and the lens against git's HEAD.
+#[tokio::test]
+async fn history_lenses_hover_and_unused_rules() {
+    let dir = std::env::temp_dir().join(format!("pl-history-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let cfg_dir = dir.join(".pi/extensions/pi-permission-system");
+    std::fs::create_dir_all(&cfg_dir).unwrap();
+    std::fs::create_dir_all(dir.join("home")).unwrap();
+    let path = cfg_dir.join("config.json");
+    let saved = "{\n  \"permission\": {\n    \"bash\": {\n      \"*\": \"ask\",\n      \"rm *\": \"deny\",\n      \"make *\": \"deny\"\n    }\n  }\n}\n";
+    std::fs::write(&path, saved).unwrap();
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .args(["-c", "user.email=t@example.com", "-c", "user.name=t"])
+            .args(args)
+            .current_dir(&dir)
+            .output()
+            .unwrap()
+    };
+    git(&["init", "-q"]);
+    git(&["add", "-A"]);
+    git(&["commit", "-qm", "base"]);
+    // A review log as pi-permission-system writes it.
+    let logs = dir.join("logs");
+    std::fs::create_dir_all(&logs).unwrap();
+    let rec = |event: &str, cmd: &str, extra: serde_json::Value| {
+        let mut v = json!({"extension": "pi-permission-system", "event": event, "toolName": "bash",
+            "command": cmd, "toolCallId": cmd, "requestId": cmd, "agentName": null});
+        v.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        v.to_string()
+    };
+    let log = [
+        json!({"extension": "pi-permission-system", "event": "config.resolved",
+            "projectConfigPath": path.display().to_string()})
+        .to_string(),
+        rec(
+            "permission_request.blocked",
+            "rm -rf build",
+            json!({"resolution": "policy_denied"}),
+        ),
+        rec(
+            "permission_request.waiting",
+            "npm install",
+            json!({"resolution": null}),
+        ),
+        rec(
+            "permission_request.approved",
+            "npm install",
+            json!({"resolution": "approved"}),
+        ),
+        rec(
+            "permission_request.waiting",
+            "git status",
+            json!({"resolution": null}),
+        ),
+        rec(
+            "permission_request.denied",
+            "git status",
+            json!({"resolution": "denied"}),
+        ),
+    ]
+    .join("\n");
+    std::fs::write(logs.join("review.jsonl"), log + "\n").unwrap();
+
+    let uri = format!("file://{}", path.display());
+    let mut c = start();
+    c.initialize(&[]).await;
+    c.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"permissionLsp": {"targetVersion": "20.7.3",
+            "home": dir.join("home").display().to_string(),
+            "history": {"logs": [format!("{}/*.jsonl", logs.display())], "unusedRules": true}}}}),
+    )
+    .await;
+    // Unsaved: npm is allowed now.
+    let unsaved = saved.replace(
+        "\"*\": \"ask\",",
+        "\"*\": \"ask\",\n      \"npm *\": \"allow\",",
+    );
+    c.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri, "languageId": "json", "version": 1, "text": unsaved}}),
+    )
+    .await;
+    let d = c.diagnostics(&uri, Some(1)).await;
+    let unused: Vec<&serde_json::Value> = d["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|x| x["code"] == "unused-in-history")
+        .collect();
+    assert_eq!(unused.len(), 1, "{d}");
+    assert!(
+        unused[0]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("`make *` decided none of the 3"),
+        "{d}"
+    );
+    assert_eq!(unused[0]["severity"], 3);
+
+    let lens = c
+        .request(
+            "textDocument/codeLens",
+            json!({"textDocument": {"uri": uri}}),
+        )
+        .await;
+    let titles: Vec<&str> = lens["result"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["command"]["title"].as_str().unwrap())
+        .collect();
+    assert!(
+        titles.contains(&"History: this config changes 1 of 3 past calls (1 newly allowed)"),
+        "{titles:?}"
+    );
+    assert!(
+        titles.contains(&"Against HEAD: 1 newly allowed, 0 newly asked, 0 newly denied"),
+        "{titles:?}"
+    );
+    let list = c
+        .request(
+            "workspace/executeCommand",
+            json!({"command": "permission-lsp.replay", "arguments": [{"uri": uri}]}),
+        )
+        .await;
+    let changes = list["result"]["changes"].as_array().unwrap();
+    assert_eq!(changes.len(), 1, "{list}");
+    assert_eq!(changes[0]["input"]["command"], "npm install");
+    assert_eq!(
+        (changes[0]["recorded"].as_str(), changes[0]["now"].as_str()),
+        (Some("ask"), Some("allow"))
+    );
+    let diff = c
+        .request(
+            "workspace/executeCommand",
+            json!({"command": "permission-lsp.diff", "arguments": [{"uri": uri}]}),
+        )
+        .await;
+    assert_eq!(diff["result"]["newly_allowed"], 1, "{diff}");
+    assert_eq!(diff["result"]["differences"][0]["example"], "npm", "{diff}");
+
+    // Hover on `rm *`: it decides one past call.
+    let line = unsaved
+        .lines()
+        .position(|l| l.contains("\"rm *\""))
+        .unwrap();
+    let hover = c
+        .request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": 8}}),
+        )
+        .await;
+    let md = hover["result"]["contents"]["value"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        md.contains("**History:** decides 1 of the 3 replayed past calls"),
+        "{hover}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -118,16 +118,24 @@ fn absolute(p: &Path) -> PathBuf {
     std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
 }
 
-/// Runs the comparison; the exit status is 1 when anything is newly
-/// allowed.
-pub fn run(
+/// The comparison: the files compared and the differences, with the
+/// runtime's name.
+pub struct Comparison {
+    pub files: Vec<Compared>,
+    pub report: DiffReport,
+    pub runtime: String,
+    pub base: String,
+}
+
+/// Compares the config (the one named, or every file the session reads)
+/// with its earlier text. `ctx.open` supplies the current text of open
+/// buffers (the editor's unsaved ones).
+pub fn compare(
     runtime: &'static dyn RuntimeFormat,
     ctx: &Context<'_>,
     config: Option<&Path>,
     base: &Base,
-    format: Format,
-    out: &mut dyn Write,
-) -> Result<i32, String> {
+) -> Result<Comparison, String> {
     // The files to compare: the one named, or every file of the session
     // that exists.
     let mut ctx = ctx.with(&Overrides::default());
@@ -220,11 +228,35 @@ pub fn run(
         },
         &ctx.options.home,
     );
+    Ok(Comparison {
+        files: compared,
+        report,
+        runtime: after_policy.runtime,
+        base: base_name,
+    })
+}
+
+/// Runs the comparison; the exit status is 1 when anything is newly
+/// allowed.
+pub fn run(
+    runtime: &'static dyn RuntimeFormat,
+    ctx: &Context<'_>,
+    config: Option<&Path>,
+    base: &Base,
+    format: Format,
+    out: &mut dyn Write,
+) -> Result<i32, String> {
+    let Comparison {
+        files: compared,
+        report,
+        runtime: runtime_name,
+        base: base_name,
+    } = compare(runtime, ctx, config, base)?;
     match format {
         Format::Json => {
             let v = json!({
                 "schemaVersion": crate::analysis::report::SCHEMA_VERSION,
-                "runtime": after_policy.runtime,
+                "runtime": runtime_name,
                 "base": base_name,
                 "files": compared,
                 "differences": report.differences,
@@ -237,7 +269,7 @@ pub fn run(
             });
             let _ = writeln!(out, "{v}");
         }
-        Format::Human => human(&report, &compared, &base_name, &after_policy.runtime, out),
+        Format::Human => human(&report, &compared, &base_name, &runtime_name, out),
     }
     Ok(i32::from(report.newly_allowed > 0))
 }

@@ -124,7 +124,7 @@ pub fn compute(session: &Session, snapshot: &Snapshot, settings: &Settings) -> V
         .to_file_path()
         .map(|p| p.display().to_string())
         .unwrap_or_else(|| snapshot.uri.as_str().to_string());
-    diagnostics
+    let mut out: Vec<Diagnostic> = diagnostics
         .iter()
         .map(|d| {
             let range = to_lsp_range(text, &index, &d.range, enc);
@@ -171,6 +171,84 @@ pub fn compute(session: &Session, snapshot: &Snapshot, settings: &Settings) -> V
                 data: (!d.fixes.is_empty())
                     .then(|| serde_json::json!({ "version": snapshot.version, "fixes": d.fixes })),
             }
+        })
+        .collect();
+    if settings.history.unused_rules {
+        out.extend(unused_in_history(
+            session, snapshot, settings, &index, &path,
+        ));
+    }
+    out
+}
+
+/// The code of the history finding, and its page.
+pub const UNUSED_IN_HISTORY: &str = "unused-in-history";
+
+/// Rules of this document that decided none of the replayed past calls
+/// (info; with `permissionLsp.history.unusedRules`).
+fn unused_in_history(
+    session: &Session,
+    snapshot: &Snapshot,
+    settings: &Settings,
+    index: &LineIndex,
+    path: &str,
+) -> Vec<Diagnostic> {
+    let (Some(kind), Some(view)) = (
+        snapshot.kind,
+        crate::lsp::history::view(session, snapshot, settings),
+    ) else {
+        return Vec::new();
+    };
+    if view.summary.calls == 0 {
+        return Vec::new();
+    }
+    let open = |p: &std::path::Path| session.open_text_by_path(p);
+    let ctx = context(settings, &snapshot.uri, &Default::default(), &open);
+    let Ok(policy) = kind.format.effective_policy(&ctx) else {
+        return Vec::new();
+    };
+    let text: &str = &snapshot.text;
+    let mut seen = std::collections::HashSet::new();
+    policy
+        .rules
+        .iter()
+        .filter(|r| r.place.file.as_deref() == Some(path))
+        .filter_map(|r| {
+            let (line, column) = (r.place.line?, r.place.column.unwrap_or(1));
+            if !seen.insert((line, column)) || view.counts.contains_key(&(path.to_string(), line, column)) {
+                return None;
+            }
+            let lr = index.line_range(text, line.checked_sub(1)?);
+            let start = lr.start
+                + text[lr.clone()]
+                    .char_indices()
+                    .nth(column.saturating_sub(1))
+                    .map_or(lr.len(), |(i, _)| i);
+            let end = text[start..]
+                .find(['\n', ','])
+                .map_or(text.len(), |e| start + e)
+                .max(start + 1)
+                .min(text.len());
+            Some(Diagnostic {
+                range: to_lsp_range(text, index, &(start..end), settings.encoding),
+                severity: Some(DiagnosticSeverity::INFORMATION),
+                code: Some(NumberOrString::String(UNUSED_IN_HISTORY.into())),
+                code_description: format!(
+                    "https://github.com/permission-lsp/permission-lsp/blob/main/docs/lints/history/{UNUSED_IN_HISTORY}.md"
+                )
+                .parse()
+                .ok()
+                .map(|href| CodeDescription { href }),
+                source: Some("permission-lsp".into()),
+                message: format!(
+                    "`{}` decided none of the {} past calls replayed from the configured logs",
+                    r.pattern,
+                    crate::history::replay::thousands(view.summary.calls)
+                ),
+                related_information: None,
+                tags: None,
+                data: None,
+            })
         })
         .collect()
 }

@@ -4,6 +4,7 @@
 pub mod capabilities;
 pub mod convert;
 pub mod diagnostics;
+pub mod history;
 pub mod methods;
 pub mod server;
 pub mod session;

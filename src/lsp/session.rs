@@ -65,6 +65,8 @@ pub struct Settings {
     pub snippets: bool,
     /// The client can register file watchers dynamically.
     pub watch_files: bool,
+    /// The decision logs to replay in the editor.
+    pub history: crate::lsp::history::HistorySettings,
 }
 
 impl Session {

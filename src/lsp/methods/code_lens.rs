@@ -4,7 +4,7 @@
 //! `permission-lsp.simulateCommandLine` with the line the user types; the
 //! effective policy needs no input.
 
-use super::execute_command::{EFFECTIVE_POLICY, SIMULATE_COMMAND_LINE};
+use super::execute_command::{DIFF, EFFECTIVE_POLICY, REPLAY, SIMULATE_COMMAND_LINE};
 use crate::lsp::convert::to_lsp_range;
 use crate::lsp::diagnostics::analysis;
 use crate::lsp::server::Server;
@@ -31,8 +31,49 @@ pub fn handle(server: &Server, params: CodeLensParams) -> Option<Vec<CodeLens>> 
         }),
         data: None,
     };
-    Some(vec![
+    let mut lenses = vec![
         lens("▶ Simulate a tool call…", SIMULATE_COMMAND_LINE),
         lens("Effective policy (all scopes)", EFFECTIVE_POLICY),
-    ])
+    ];
+    // The unsaved edit's effect on the past calls of the configured logs.
+    if let Some(view) = crate::lsp::history::view(session, &snapshot, &settings) {
+        let s = &view.summary;
+        let title = if s.changed == 0 {
+            format!(
+                "History: all {} past calls decided as recorded",
+                crate::history::replay::thousands(s.calls)
+            )
+        } else {
+            let parts: Vec<String> = [
+                (s.newly_allowed, "newly allowed"),
+                (s.newly_asked, "newly asked"),
+                (s.newly_denied, "newly denied"),
+            ]
+            .iter()
+            .filter(|(n, _)| *n > 0)
+            .map(|(n, w)| format!("{} {w}", crate::history::replay::thousands(*n)))
+            .collect();
+            format!(
+                "History: this config changes {} of {} past calls ({})",
+                crate::history::replay::thousands(s.changed),
+                crate::history::replay::thousands(s.calls),
+                parts.join(", ")
+            )
+        };
+        lenses.push(lens(&title, REPLAY));
+    }
+    // What the edit does compared with the file at git's HEAD.
+    if let Some(c) = crate::lsp::history::head_diff(session, &snapshot, &settings) {
+        let r = &c.report;
+        let title = if r.differences.is_empty() {
+            "Against HEAD: no decision changes".to_string()
+        } else {
+            format!(
+                "Against HEAD: {} newly allowed, {} newly asked, {} newly denied",
+                r.newly_allowed, r.newly_asked, r.newly_denied
+            )
+        };
+        lenses.push(lens(&title, DIFF));
+    }
+    Some(lenses)
 }

@@ -22,7 +22,18 @@ use tower_lsp_server::ls_types::{ExecuteCommandParams, Uri};
 pub const SIMULATE: &str = "permission-lsp.simulate";
 pub const SIMULATE_COMMAND_LINE: &str = "permission-lsp.simulateCommandLine";
 pub const EFFECTIVE_POLICY: &str = "permission-lsp.effectivePolicy";
-pub const COMMANDS: [&str; 3] = [SIMULATE, SIMULATE_COMMAND_LINE, EFFECTIVE_POLICY];
+/// The replay of the configured logs against the document (the changed
+/// calls and the summary).
+pub const REPLAY: &str = "permission-lsp.replay";
+/// The document compared with its text at git's HEAD.
+pub const DIFF: &str = "permission-lsp.diff";
+pub const COMMANDS: [&str; 5] = [
+    SIMULATE,
+    SIMULATE_COMMAND_LINE,
+    EFFECTIVE_POLICY,
+    REPLAY,
+    DIFF,
+];
 
 fn invalid(msg: impl Into<String>) -> Error {
     Error::invalid_params(msg.into())
@@ -59,6 +70,38 @@ pub fn handle(server: &Server, params: ExecuteCommandParams) -> Result<Option<Va
         .snapshot(&uri)
         .and_then(|s| s.kind)
         .map_or_else(crate::formats::default_format, |k| k.format);
+    if params.command == REPLAY || params.command == DIFF {
+        let snapshot = session
+            .snapshot(&uri)
+            .ok_or_else(|| invalid("the document is not open"))?;
+        let value =
+            if params.command == REPLAY {
+                let view = crate::lsp::history::view(session, &snapshot, &settings).ok_or_else(|| {
+                invalid("no decision logs: set permissionLsp.history.logs to the runtime's logs")
+            })?;
+                serde_json::json!({
+                    "schemaVersion": crate::analysis::report::SCHEMA_VERSION,
+                    "headline": view.summary.headline(),
+                    "summary": view.summary,
+                    "logs": view.files,
+                    "changes": view.changes,
+                })
+            } else {
+                let c = crate::lsp::history::head_diff(session, &snapshot, &settings)
+                    .ok_or_else(|| invalid("the document has no version at git's HEAD"))?;
+                serde_json::json!({
+                    "schemaVersion": crate::analysis::report::SCHEMA_VERSION,
+                    "runtime": c.runtime,
+                    "base": c.base,
+                    "files": c.files,
+                    "differences": c.report.differences,
+                    "newly_allowed": c.report.newly_allowed,
+                    "newly_asked": c.report.newly_asked,
+                    "newly_denied": c.report.newly_denied,
+                })
+            };
+        return Ok(Some(value));
+    }
     let call = match params.command.as_str() {
         SIMULATE => {
             let tool = args["tool"]

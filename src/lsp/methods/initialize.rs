@@ -40,6 +40,7 @@ pub fn handle(server: &Server, params: InitializeParams) -> InitializeResult {
         }
         if let Some(opts) = &params.initialization_options {
             problems = settings::apply(&mut s.analysis, opts);
+            problems.extend(crate::lsp::history::apply(&mut s.history, opts));
         }
     });
     if !problems.is_empty() {

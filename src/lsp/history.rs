@@ -1,0 +1,362 @@
+//! The editor's view of history: the logs named in the settings replayed
+//! against the open (unsaved) config, and the config compared with its
+//! text at git's HEAD. Both are cached per document version and session
+//! generation (and the logs' sizes and times), so lenses, hovers and
+//! diagnostics share one computation.
+//!
+//! Settings (`permissionLsp.history`):
+//! ```json
+//! { "logs": ["~/.pi/agent/extensions/pi-permission-system/logs/*.jsonl", "logs/**/*.jsonl"],
+//!   "unusedRules": false, "maxBytes": 33554432 }
+//! ```
+
+use crate::history::replay::{Change, Replayer, Summary};
+use crate::lsp::diagnostics::context;
+use crate::lsp::session::{Session, Settings, Snapshot};
+use serde_json::Value;
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+use std::io::{BufRead, Seek};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+/// The history settings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HistorySettings {
+    /// Log files, as paths or globs (`*`, `?`, `**`; `~/` is the home;
+    /// relative ones are under the workspace root).
+    pub logs: Vec<String>,
+    /// Mark rules that decided none of the replayed calls (info).
+    pub unused_rules: bool,
+    /// The end of each log read at most (older records are left out).
+    pub max_bytes: u64,
+}
+
+impl Default for HistorySettings {
+    fn default() -> Self {
+        HistorySettings {
+            logs: Vec::new(),
+            unused_rules: false,
+            max_bytes: 32 << 20,
+        }
+    }
+}
+
+/// Applies `permissionLsp.history`; returns the problems found.
+pub fn apply(settings: &mut HistorySettings, value: &Value) -> Vec<String> {
+    let mut problems = Vec::new();
+    let v = value.get("permissionLsp").unwrap_or(value);
+    let Some(h) = v.get("history") else {
+        return problems;
+    };
+    if let Some(logs) = h.get("logs") {
+        match logs.as_array() {
+            Some(a) => {
+                settings.logs = a
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .filter(|s| !s.trim().is_empty())
+                    .take(64)
+                    .map(String::from)
+                    .collect();
+            }
+            None => problems.push("history.logs: a list of paths or globs is expected".into()),
+        }
+    }
+    if let Some(b) = h.get("unusedRules").and_then(Value::as_bool) {
+        settings.unused_rules = b;
+    }
+    if let Some(n) = h.get("maxBytes").and_then(Value::as_u64) {
+        settings.max_bytes = n.clamp(1 << 10, 1 << 30);
+    }
+    problems
+}
+
+/// Files matched at most, and directory entries looked at.
+const MAX_FILES: usize = 64;
+const MAX_ENTRIES: usize = 20_000;
+
+/// The log files the globs name (regular files only, sorted, bounded).
+pub fn log_files(globs: &[String], root: Option<&Path>, home: &str) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut budget = MAX_ENTRIES;
+    for g in globs {
+        let g = match g.strip_prefix("~/") {
+            Some(rest) => format!("{}/{rest}", home.trim_end_matches('/')),
+            None => g.clone(),
+        };
+        let path = PathBuf::from(&g);
+        let path = match (path.is_absolute(), root) {
+            (true, _) => path,
+            (false, Some(r)) => r.join(path),
+            (false, None) => continue,
+        };
+        let parts: Vec<String> = path
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        let start = PathBuf::from(&parts[0]);
+        walk(&start, &parts[1..], &mut out, &mut budget);
+    }
+    out.sort();
+    out.dedup();
+    out.truncate(MAX_FILES);
+    out
+}
+
+fn walk(dir: &Path, rest: &[String], out: &mut Vec<PathBuf>, budget: &mut usize) {
+    if out.len() >= MAX_FILES || *budget == 0 {
+        return;
+    }
+    let Some((part, more)) = rest.split_first() else {
+        if std::fs::metadata(dir).is_ok_and(|m| m.is_file()) {
+            out.push(dir.to_path_buf());
+        }
+        return;
+    };
+    if part == "**" {
+        // Here, or any folder below.
+        walk(dir, more, out, budget);
+        for e in entries(dir, budget) {
+            if e.is_dir() && !e.is_symlink() {
+                walk(&e, rest, out, budget);
+            }
+        }
+        return;
+    }
+    if !part.contains(['*', '?']) {
+        walk(&dir.join(part), more, out, budget);
+        return;
+    }
+    let pattern = crate::core::pattern_algebra::Pattern::from_expanded(part);
+    for e in entries(dir, budget) {
+        let name = e.file_name().map(|n| n.to_string_lossy().into_owned());
+        if name.is_some_and(|n| !n.starts_with('.') && pattern.is_match(&n)) {
+            walk(&e, more, out, budget);
+        }
+    }
+}
+
+fn entries(dir: &Path, budget: &mut usize) -> Vec<PathBuf> {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut v = Vec::new();
+    for e in rd.flatten() {
+        if *budget == 0 {
+            break;
+        }
+        *budget -= 1;
+        v.push(e.path());
+    }
+    v.sort();
+    v
+}
+
+/// What the replay of the configured logs found for a document.
+#[derive(Debug, Default)]
+pub struct View {
+    pub summary: Summary,
+    /// Calls decided now, by the deciding rule's file, line and column.
+    pub counts: HashMap<(String, usize, usize), u64>,
+    /// The first changed calls (the lens's list).
+    pub changes: Vec<Change>,
+    pub files: Vec<PathBuf>,
+}
+
+/// Changed calls kept for the list.
+const MAX_LISTED: usize = 1000;
+
+type Cache = Mutex<HashMap<String, (u64, Arc<View>)>>;
+
+fn cache() -> &'static Cache {
+    static CACHE: std::sync::OnceLock<Cache> = std::sync::OnceLock::new();
+    CACHE.get_or_init(Default::default)
+}
+
+/// The replay of the configured logs against the document's policy (its
+/// unsaved text and the other open buffers); `None` without logs.
+pub fn view(session: &Session, snapshot: &Snapshot, settings: &Settings) -> Option<Arc<View>> {
+    let kind = snapshot.kind?;
+    let h = &settings.history;
+    if h.logs.is_empty() {
+        return None;
+    }
+    let files = log_files(
+        &h.logs,
+        settings.workspace_root.as_deref(),
+        &settings.analysis.home,
+    );
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    (snapshot.version, snapshot.generation, h.max_bytes).hash(&mut hasher);
+    for f in &files {
+        f.hash(&mut hasher);
+        if let Ok(m) = std::fs::metadata(f) {
+            m.len().hash(&mut hasher);
+            m.modified().ok().hash(&mut hasher);
+        }
+    }
+    let key = hasher.finish();
+    let id = snapshot.uri.as_str().to_string();
+    if let Some((k, v)) = cache().lock().ok()?.get(&id)
+        && *k == key
+    {
+        return Some(v.clone());
+    }
+    let open = |p: &Path| session.open_text_by_path(p);
+    let ctx = context(settings, &snapshot.uri, &Default::default(), &open);
+    let mut replayer = Replayer::new(Box::new(|f: &'static dyn crate::formats::Format, s: &_| {
+        crate::cli::replay::policy_for(&ctx, f, s)
+    }));
+    replayer.only = Some(kind.format);
+    let mut changes = Vec::new();
+    for f in &files {
+        let Ok((mut file, _)) = crate::fsio::open(f, false) else {
+            continue;
+        };
+        // Only the end of a long log: the newest records.
+        let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+        let mut skip_partial = false;
+        if len > h.max_bytes
+            && file
+                .seek(std::io::SeekFrom::Start(len - h.max_bytes))
+                .is_ok()
+        {
+            skip_partial = true;
+        }
+        let mut reader = std::io::BufReader::with_capacity(1 << 16, file);
+        if skip_partial {
+            let mut scratch = Vec::new();
+            let _ = reader.read_until(b'\n', &mut scratch);
+        }
+        let mut sink = |c: &Change| {
+            if changes.len() < MAX_LISTED {
+                changes.push(c.clone());
+            }
+        };
+        replayer.replay(&f.display().to_string(), &mut reader, &mut sink);
+    }
+    let counts = replayer
+        .rule_counts()
+        .filter_map(|(r, n)| {
+            Some((
+                (
+                    r.place.file.clone()?,
+                    r.place.line?,
+                    r.place.column.unwrap_or(1),
+                ),
+                n,
+            ))
+        })
+        .collect();
+    let view = Arc::new(View {
+        summary: std::mem::take(&mut replayer.summary),
+        counts,
+        changes,
+        files,
+    });
+    if let Ok(mut c) = cache().lock() {
+        if c.len() > 64 {
+            c.clear();
+        }
+        c.insert(id, (key, view.clone()));
+    }
+    Some(view)
+}
+
+/// The comparison of the document with its text at HEAD (`None` when it
+/// is not in git or has no earlier version).
+pub fn head_diff(
+    session: &Session,
+    snapshot: &Snapshot,
+    settings: &Settings,
+) -> Option<Arc<crate::cli::diff::Comparison>> {
+    type DiffCache = Mutex<HashMap<String, (u64, Option<Arc<crate::cli::diff::Comparison>>)>>;
+    static CACHE: std::sync::OnceLock<DiffCache> = std::sync::OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    let kind = snapshot.kind?;
+    let path = snapshot.uri.to_file_path()?.into_owned();
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    (snapshot.version, snapshot.generation).hash(&mut hasher);
+    let key = hasher.finish();
+    let id = snapshot.uri.as_str().to_string();
+    if let Some((k, v)) = cache.lock().ok()?.get(&id)
+        && *k == key
+    {
+        return v.clone();
+    }
+    let open = |p: &Path| session.open_text_by_path(p);
+    let ctx = context(settings, &snapshot.uri, &Default::default(), &open);
+    let result = crate::cli::diff::git_text(&path, "HEAD")
+        .ok()
+        .flatten()
+        .and_then(|_| {
+            crate::cli::diff::compare(
+                kind.format,
+                &ctx,
+                Some(&path),
+                &crate::cli::diff::Base::Rev("HEAD".into()),
+            )
+            .ok()
+        })
+        .map(Arc::new);
+    if let Ok(mut c) = cache.lock() {
+        if c.len() > 64 {
+            c.clear();
+        }
+        c.insert(id, (key, result.clone()));
+    }
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn settings_and_globs() {
+        let mut s = HistorySettings::default();
+        let p = apply(
+            &mut s,
+            &serde_json::json!({"permissionLsp": {"history": {"logs": ["a/*.jsonl", ""], "unusedRules": true, "maxBytes": 5}}}),
+        );
+        assert!(p.is_empty());
+        assert_eq!(s.logs, vec!["a/*.jsonl".to_string()]);
+        assert!(s.unused_rules);
+        assert_eq!(s.max_bytes, 1 << 10);
+        assert!(!apply(&mut s, &serde_json::json!({"history": {"logs": "x"}})).is_empty());
+
+        let root =
+            std::env::temp_dir().join(format!("permission-lsp-globs-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        for f in [
+            "logs/a.jsonl",
+            "logs/b.txt",
+            "logs/deep/c.jsonl",
+            "home/.pi/r.jsonl",
+        ] {
+            let p = root.join(f);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, "").unwrap();
+        }
+        let home = root.join("home").display().to_string();
+        let got = log_files(
+            &[
+                "logs/*.jsonl".into(),
+                "logs/**/*.jsonl".into(),
+                "~/.pi/r.jsonl".into(),
+            ],
+            Some(&root),
+            &home,
+        );
+        let names: Vec<String> = got
+            .iter()
+            .map(|p| p.strip_prefix(&root).unwrap().display().to_string())
+            .collect();
+        assert_eq!(
+            names,
+            ["home/.pi/r.jsonl", "logs/a.jsonl", "logs/deep/c.jsonl"]
+        );
+        let _ = std::fs::remove_dir_all(&root);
+    }
+}
