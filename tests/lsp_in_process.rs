@@ -823,6 +823,26 @@ async fn history_lenses_hover_and_unused_rules() {
             "git status",
             json!({"resolution": "denied"}),
         ),
+        rec(
+            "permission_request.waiting",
+            "cargo build",
+            json!({"resolution": null}),
+        ),
+        rec(
+            "permission_request.approved",
+            "cargo build",
+            json!({"resolution": "approved"}),
+        ),
+        rec(
+            "permission_request.waiting",
+            "cargo build --release",
+            json!({"resolution": null}),
+        ),
+        rec(
+            "permission_request.approved",
+            "cargo build --release",
+            json!({"resolution": "approved"}),
+        ),
     ]
     .join("\n");
     std::fs::write(logs.join("review.jsonl"), log + "\n").unwrap();
@@ -859,7 +879,7 @@ async fn history_lenses_hover_and_unused_rules() {
         unused[0]["message"]
             .as_str()
             .unwrap()
-            .starts_with("`make *` decided none of the 3"),
+            .starts_with("`make *` decided none of the 5"),
         "{d}"
     );
     assert_eq!(unused[0]["severity"], 3);
@@ -877,7 +897,7 @@ async fn history_lenses_hover_and_unused_rules() {
         .map(|l| l["command"]["title"].as_str().unwrap())
         .collect();
     assert!(
-        titles.contains(&"History: this config changes 1 of 3 past calls (1 newly allowed)"),
+        titles.contains(&"History: this config changes 1 of 5 past calls (1 newly allowed)"),
         "{titles:?}"
     );
     assert!(
@@ -921,8 +941,35 @@ async fn history_lenses_hover_and_unused_rules() {
         .as_str()
         .unwrap_or_default();
     assert!(
-        md.contains("**History:** decides 1 of the 3 replayed past calls"),
+        md.contains("**History:** decides 1 of the 5 replayed past calls"),
         "{hover}"
+    );
+    // The approvals of `cargo build …` suggest a rule, inserted right after
+    // the `*` it must override.
+    let actions = c
+        .request(
+            "textDocument/codeAction",
+            json!({"textDocument": {"uri": uri}, "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}},
+                   "context": {"diagnostics": [], "only": ["source"]}}),
+        )
+        .await;
+    let add = actions["result"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| {
+            a["title"]
+                .as_str()
+                .unwrap()
+                .starts_with("Add `cargo build *` → allow (approved 2 times")
+        })
+        .unwrap_or_else(|| panic!("{actions}"));
+    let edits = &add["edit"]["changes"][uri.as_str()];
+    assert_eq!(edits.as_array().unwrap().len(), 1, "{add}");
+    assert_eq!(edits[0]["newText"], "      \"cargo build *\": \"allow\",\n");
+    assert_eq!(
+        edits[0]["range"]["start"]["line"], 4,
+        "after the line of `*`"
     );
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -29,6 +29,10 @@ pub struct Placed {
     /// The file's text with the rule inserted.
     #[serde(skip)]
     pub new_text: Option<String>,
+    /// The edits that insert it, in the text read (an open buffer's, else
+    /// the file's).
+    #[serde(skip)]
+    pub edits: Vec<crate::ide::code_actions::TextEdit>,
     /// Approved calls the rule now allows (of those rebuilt).
     pub allowed_now: usize,
     pub checked_calls: usize,
@@ -67,11 +71,19 @@ pub fn place(
         file: None,
         after_line: None,
         new_text: None,
+        edits: Vec::new(),
         allowed_now: 0,
         checked_calls: approved.len(),
         note: None,
     };
     let before = crate::cli::replay::policy_for(ctx, format, &Session::default()).ok()?;
+    // Nothing to suggest when the config allows these calls already.
+    if approved
+        .iter()
+        .all(|c| before.simulate(c).decision == Decision::Allow.as_str())
+    {
+        return None;
+    }
     let deciding = approved.iter().map(|c| before.simulate(c)).find_map(|r| {
         r.rule.and_then(|rule| {
             Some((
@@ -90,7 +102,9 @@ pub fn place(
         placed.note = Some("no config file decides these calls now: add the rule by hand".into());
         return Some(placed);
     };
-    let text = crate::workspace::read_text(Path::new(&file), 64 << 20)?;
+    // The open buffer's text (the editor's unsaved one), else the file's.
+    let text = (ctx.open)(Path::new(&file))
+        .or_else(|| crate::workspace::read_text(Path::new(&file), 64 << 20))?;
     let Some(edits) = insertion_edits(&text, &rule, offset_of(&text, line, column)) else {
         placed.note = Some(format!(
             "`{}` is not an object or list in {file}: add the rule by hand",
@@ -100,8 +114,15 @@ pub fn place(
         return Some(placed);
     };
     let new_text = crate::ide::code_actions::apply(&text, &edits);
+    placed.edits = edits;
     let path = PathBuf::from(&file);
-    let lookup = |p: &Path| (p == path).then(|| new_text.clone());
+    let lookup = |p: &Path| {
+        if p == path {
+            Some(new_text.clone())
+        } else {
+            (ctx.open)(p)
+        }
+    };
     let mut with = ctx.with(&Default::default());
     with.open = &lookup;
     let after = crate::cli::replay::policy_for(&with, format, &Session::default()).ok()?;

@@ -162,6 +162,8 @@ pub struct View {
     /// The first changed calls (the lens's list).
     pub changes: Vec<Change>,
     pub files: Vec<PathBuf>,
+    /// Rules suggested from the approvals, placed where they take effect.
+    pub suggestions: Vec<crate::cli::suggest::Placed>,
 }
 
 /// Changed calls kept for the list.
@@ -205,10 +207,12 @@ pub fn view(session: &Session, snapshot: &Snapshot, settings: &Settings) -> Opti
     }
     let open = |p: &Path| session.open_text_by_path(p);
     let ctx = context(settings, &snapshot.uri, &Default::default(), &open);
+    let collector = std::cell::RefCell::new(crate::history::suggest::Collector::default());
     let mut replayer = Replayer::new(Box::new(|f: &'static dyn crate::formats::Format, s: &_| {
         crate::cli::replay::policy_for(&ctx, f, s)
     }));
     replayer.only = Some(kind.format);
+    replayer.observer = Some(Box::new(|f, call| collector.borrow_mut().add(f, call)));
     let mut changes = Vec::new();
     for f in &files {
         let Ok((mut file, _)) = crate::fsio::open(f, false) else {
@@ -249,11 +253,23 @@ pub fn view(session: &Session, snapshot: &Snapshot, settings: &Settings) -> Opti
             ))
         })
         .collect();
+    let summary = std::mem::take(&mut replayer.summary);
+    drop(replayer);
+    let suggestions = collector
+        .into_inner()
+        .suggestions(2)
+        .into_iter()
+        .take(20)
+        .filter_map(|(s, approved, denied)| {
+            crate::cli::suggest::place(kind.format, &ctx, s, &approved, &denied)
+        })
+        .collect();
     let view = Arc::new(View {
-        summary: std::mem::take(&mut replayer.summary),
+        summary,
         counts,
         changes,
         files,
+        suggestions,
     });
     if let Ok(mut c) = cache().lock() {
         if c.len() > 64 {

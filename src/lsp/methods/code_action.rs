@@ -33,6 +33,37 @@ pub fn handle(server: &Server, params: CodeActionParams) -> Option<Vec<CodeActio
         start..end,
     );
     actions.extend(kind.format.assists(kind.role, text, &analysis, start..end));
+    // Rules suggested by the approvals in the configured logs, inserted
+    // where they take effect in this document.
+    if let (Some(view), Some(path)) = (
+        crate::lsp::history::view(session, &snapshot, &settings),
+        uri.to_file_path(),
+    ) {
+        let path = path.display().to_string();
+        for p in &view.suggestions {
+            if p.file.as_deref() != Some(path.as_str())
+                || p.edits.is_empty()
+                || p.edits.iter().any(|e| e.range.end > text.len())
+            {
+                continue;
+            }
+            let s = &p.suggestion;
+            actions.push(crate::ide::code_actions::Action {
+                title: format!(
+                    "Add `{}` → {} (approved {} times in history, {} refused call{} checked)",
+                    s.pattern,
+                    s.action,
+                    s.approvals,
+                    s.denied_checked,
+                    if s.denied_checked == 1 { "" } else { "s" }
+                ),
+                kind: crate::ide::code_actions::ActionKind::Source,
+                edits: p.edits.clone(),
+                fixes: None,
+                preferred: false,
+            });
+        }
+    }
     let wanted = params.context.only.as_ref();
     let out: Vec<CodeActionOrCommand> = actions
         .into_iter()
