@@ -9,7 +9,16 @@ export interface Settings {
   agent?: string;
   home?: string;
   cwd?: string;
+  /** Decision logs to replay (paths or globs), and whether to mark rules they never use. */
+  historyLogs?: string[];
+  historyUnusedRules?: boolean;
 }
+
+type ServerOptions = {
+  targetVersion?: string;
+  lints: Record<string, string>;
+  history?: { logs: string[]; unusedRules: boolean };
+};
 
 /** Arguments of `permission-lsp.simulateCommandLine`; empty settings are left out. */
 export function simulateArguments(uri: string, commandLine: string, s: Settings): Record<string, string> {
@@ -22,9 +31,13 @@ export function simulateArguments(uri: string, commandLine: string, s: Settings)
 }
 
 /** What the server receives as `initializationOptions`. */
-export function initializationOptions(s: Settings): { permissionLsp: { targetVersion?: string; lints: Record<string, string> } } {
-  const opts: { targetVersion?: string; lints: Record<string, string> } = { lints: { ...(s.lints ?? {}) } };
+export function initializationOptions(s: Settings): { permissionLsp: ServerOptions } {
+  const opts: ServerOptions = { lints: { ...(s.lints ?? {}) } };
   if (s.targetVersion && s.targetVersion.trim()) opts.targetVersion = s.targetVersion.trim();
+  const logs = (s.historyLogs ?? []).map((l) => l.trim()).filter((l) => l.length > 0);
+  if (logs.length > 0 || s.historyUnusedRules) {
+    opts.history = { logs, unusedRules: s.historyUnusedRules === true };
+  }
   return { permissionLsp: opts };
 }
 

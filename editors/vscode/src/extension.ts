@@ -13,6 +13,8 @@ function settings(): Settings {
     agent: c.get("agent"),
     home: c.get("home"),
     cwd: c.get("cwd"),
+    historyLogs: c.get("history.logs"),
+    historyUnusedRules: c.get("history.unusedRules"),
   };
 }
 

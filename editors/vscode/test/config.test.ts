@@ -10,6 +10,9 @@ test("settings become initializationOptions", () => {
     permissionLsp: { targetVersion: "25.1.0", lints: { PL010: "off" } },
   });
   assert.deepEqual(initializationOptions({}), { permissionLsp: { lints: {} } });
+  assert.deepEqual(initializationOptions({ historyLogs: [" logs/*.jsonl ", ""], historyUnusedRules: true }), {
+    permissionLsp: { lints: {}, history: { logs: ["logs/*.jsonl"], unusedRules: true } },
+  });
 });
 
 test("the server is found on PATH or at the configured path", () => {
