@@ -152,3 +152,54 @@ pub fn frames(bytes: &[u8]) {
         }
     }
 }
+
+/// Any bytes as a decision log: read by every format's reader, each call
+/// decided with a policy that reads nothing from disk, the changes and
+/// the rule suggestions computed. The counts add up, the listed skips stay
+/// bounded, every change points at a line of the input, and the readers
+/// keep their state bounded.
+pub fn decision_log(bytes: &[u8]) {
+    use crate::history::replay::{Change, MAX_SKIPPED_LISTED, Replayer};
+    let home = "/nonexistent-permission-lsp-fuzz/home";
+    let lines = bytes.split(|b| *b == b'\n').count() as u64;
+    let collector = std::cell::RefCell::new(crate::history::suggest::Collector::default());
+    let mut replayer = Replayer::new(Box::new(|f: &'static dyn crate::formats::Format, s: &_| {
+        let mut options = AnalysisOptions::for_profile(f.default_profile());
+        options.home = home.into();
+        let ctx = crate::workspace::resolve(
+            &options,
+            Some(Path::new("/nonexistent-permission-lsp-fuzz/project")),
+            None,
+            &Default::default(),
+            None,
+        );
+        // The recorded working directory is kept only when it is the
+        // (absent) fuzz project: nothing real is read.
+        let mut session: crate::history::Session = s.clone();
+        session.cwd = None;
+        crate::cli::replay::policy_for(&ctx, f, &session)
+    }));
+    replayer.observer = Some(Box::new(|f, c| collector.borrow_mut().add(f, c)));
+    let mut changes = 0u64;
+    let mut sink = |c: &Change| {
+        assert!(
+            c.line >= 1 && c.line <= lines,
+            "a change at line {} of {lines}",
+            c.line
+        );
+        assert_ne!(c.recorded, c.now);
+        changes += 1;
+    };
+    replayer.replay("fuzz", &mut &bytes[..], &mut sink);
+    drop(replayer.observer.take());
+    let s = &replayer.summary;
+    assert_eq!(s.changed, changes);
+    assert!(s.changed <= s.calls);
+    assert_eq!(s.newly_allowed + s.newly_asked + s.newly_denied, s.changed);
+    assert_eq!(s.transitions.values().sum::<u64>(), s.changed);
+    assert!(s.skipped.len() <= MAX_SKIPPED_LISTED);
+    assert!(s.skipped.len() as u64 <= s.unrebuildable);
+    assert_eq!(s.files.len(), 1);
+    assert!(s.files[0].calls <= s.calls);
+    let _ = collector.borrow().suggestions(1);
+}

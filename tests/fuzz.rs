@@ -160,6 +160,56 @@ fn documents_keep_every_invariant() {
     }
 }
 
+/// The decision logs the real runtimes wrote (`tests/fixtures/history/`),
+/// and a few hand-written records of every event.
+fn logs() -> Vec<Vec<u8>> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/history");
+    let mut out = Vec::new();
+    for kind in ["pi", "claude"] {
+        let mut files: Vec<_> = std::fs::read_dir(root.join(kind).join("recorded"))
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+            .collect();
+        files.sort();
+        out.extend(files.iter().map(|p| std::fs::read(p).unwrap()));
+    }
+    out.push(
+        br#"{"extension":"pi-permission-system","event":"permission_request.waiting","requestId":"a","toolCallId":"a","toolName":"bash","command":"npm run test"}
+{"extension":"pi-permission-system","event":"permission_request.approved","requestId":"a","toolCallId":"a","toolName":"bash","command":"npm run test","resolution":"approved"}
+{"extension":"pi-permission-system","event":"permission_request.blocked","toolCallId":"a","toolName":"bash","command":"rm x","resolution":"policy_denied"}
+{"extension":"pi-permission-system","event":"permission_request.session_approved","toolCallId":"b","toolName":"read","path":"/etc/x"}
+"#
+        .to_vec(),
+    );
+    out
+}
+
+#[test]
+fn decision_logs_keep_every_invariant() {
+    let logs = logs();
+    let seeds = match std::env::var("FUZZ_SEED").ok().and_then(|s| s.parse().ok()) {
+        Some(seed) => seed..=seed,
+        None => 1..=(cases() as u64 / 4).max(1),
+    };
+    for seed in seeds {
+        let mut rng = Rng::new(seed);
+        let base = &logs[rng.below(logs.len())];
+        let log = mutate(&mut rng, base);
+        let result = std::panic::catch_unwind(|| permission_lsp::fuzzing::decision_log(&log));
+        if result.is_err() {
+            let kept = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+                .join(format!("fuzz-decision-log-{seed}.bin"));
+            let _ = std::fs::write(&kept, &log);
+            panic!(
+                "decision log case seed {seed} (input kept in {})",
+                kept.display()
+            );
+        }
+    }
+}
+
 fn frame(body: &[u8]) -> Vec<u8> {
     let mut out = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
     out.extend(body);
