@@ -174,6 +174,32 @@ impl ScopeArgs {
     }
 }
 
+impl ScopeArgs {
+    /// The format named with `--runtime`, when one is (log commands read
+    /// only its logs then).
+    fn only_format(
+        &self,
+    ) -> Result<Option<&'static dyn permission_lsp::formats::Format>, UsageError> {
+        match &self.runtime {
+            Some(_) => self.format().map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// The context for a format's logs: these flags, with that format
+    /// unless one was named.
+    fn context_of(
+        &self,
+        f: &'static dyn permission_lsp::formats::Format,
+    ) -> Result<permission_lsp::workspace::Context<'static>, String> {
+        let mut s = self.clone();
+        if s.runtime.is_none() {
+            s.runtime = Some(f.id().to_string());
+        }
+        s.context().map_err(|UsageError(e)| e)
+    }
+}
+
 /// A path named on the command line must exist and be readable.
 fn existing(path: &std::path::Path, dir: bool, flag: &str) -> Result<(), UsageError> {
     if dir {
@@ -393,17 +419,8 @@ fn suggest(
     format: cli::suggest::Format,
 ) -> Result<i32, UsageError> {
     scope.context()?;
-    let only = match &scope.runtime {
-        Some(_) => Some(scope.format()?),
-        None => None,
-    };
-    let context_for = |f: &'static dyn permission_lsp::formats::Format| {
-        let mut s = scope.clone();
-        if s.runtime.is_none() {
-            s.runtime = Some(f.id().to_string());
-        }
-        s.context().map_err(|UsageError(e)| e)
-    };
+    let only = scope.only_format()?;
+    let context_for = |f: &'static dyn permission_lsp::formats::Format| scope.context_of(f);
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let code = cli::suggest::run(
         logs,
@@ -425,17 +442,8 @@ fn replay(
 ) -> Result<i32, UsageError> {
     // Usage errors first (a named directory or file that is not there).
     scope.context()?;
-    let only = match &scope.runtime {
-        Some(_) => Some(scope.format()?),
-        None => None,
-    };
-    let context_for = |f: &'static dyn permission_lsp::formats::Format| {
-        let mut s = scope.clone();
-        if s.runtime.is_none() {
-            s.runtime = Some(f.id().to_string());
-        }
-        s.context().map_err(|UsageError(e)| e)
-    };
+    let only = scope.only_format()?;
+    let context_for = |f: &'static dyn permission_lsp::formats::Format| scope.context_of(f);
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let code = cli::replay::run(
         logs,

@@ -328,28 +328,13 @@ fn run_oracle(dir: &Path, cases: &[Case], tag: &str) -> Vec<Case> {
 /// the CLI disagree anyway. Failures are added to the case as calls with
 /// the tool `replay:` + the tool.
 fn replay_transcript(dir: &Path, case: &mut Case) {
-    use permission_lsp::analysis::AnalysisOptions;
     use permission_lsp::formats;
     use permission_lsp::history::replay::{Change, Replayer};
-    use permission_lsp::workspace::{Overrides, resolve};
     let Ok(log) = std::fs::read(dir.join("transcript.jsonl")) else {
         return;
     };
     let (proj, home) = (dir.join("proj"), dir.join("home"));
-    let claude = formats::by_id("claude-code").unwrap();
-    let mut options = AnalysisOptions::for_profile(claude.default_profile());
-    options.home = home.display().to_string();
-    options.runtime_args = case.runtime_args(&proj, &home);
-    let ctx = resolve(
-        &options,
-        None,
-        None,
-        &Overrides {
-            cwd: Some(proj.clone()),
-            ..Default::default()
-        },
-        None,
-    );
+    let ctx = case.context(&proj, &home);
     let mut replayer = Replayer::new(Box::new(|f: &'static dyn formats::Format, s: &_| {
         permission_lsp::cli::replay::policy_for(&ctx, f, s)
     }));

@@ -186,20 +186,7 @@ fn claude_cases() -> Vec<harness::Case> {
 }
 
 fn claude_ctx(case: &harness::Case, proj: &Path, home: &Path) -> Context<'static> {
-    let claude = formats::by_id("claude-code").unwrap();
-    let mut options = AnalysisOptions::for_profile(claude.default_profile());
-    options.home = home.display().to_string();
-    options.runtime_args = case.runtime_args(proj, home);
-    resolve(
-        &options,
-        None,
-        None,
-        &Overrides {
-            cwd: Some(proj.to_path_buf()),
-            ..Default::default()
-        },
-        None,
-    )
+    case.context(proj, home)
 }
 
 #[test]

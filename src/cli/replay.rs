@@ -45,6 +45,27 @@ pub fn policy_for(
     format.simulator(&c)
 }
 
+/// The policy loader of a replay: each format's context made once (from
+/// `context_for`), each recorded session's policy loaded in it.
+pub fn loader<'a>(
+    context_for: &'a ContextFor<'a>,
+) -> impl FnMut(&'static dyn RuntimeFormat, &Session) -> Result<Box<dyn Simulator>, String> + 'a {
+    let mut contexts: Vec<(&'static str, Result<Context<'static>, String>)> = Vec::new();
+    move |f, s| {
+        let i = match contexts.iter().position(|(id, _)| *id == f.id()) {
+            Some(i) => i,
+            None => {
+                contexts.push((f.id(), context_for(f)));
+                contexts.len() - 1
+            }
+        };
+        match &contexts[i].1 {
+            Ok(ctx) => policy_for(ctx, f, s),
+            Err(e) => Err(e.clone()),
+        }
+    }
+}
+
 /// Runs the replay; the exit status is 1 when any decision changes, 2 when
 /// no log could be read.
 pub fn run(
@@ -55,21 +76,7 @@ pub fn run(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> i32 {
-    let mut contexts: Vec<(&'static str, Result<Context<'static>, String>)> = Vec::new();
-    let loader = move |f: &'static dyn RuntimeFormat, s: &Session| {
-        if !contexts.iter().any(|(id, _)| *id == f.id()) {
-            contexts.push((f.id(), context_for(f)));
-        }
-        match &contexts
-            .iter()
-            .find(|(id, _)| *id == f.id())
-            .expect("inserted")
-            .1
-        {
-            Ok(ctx) => policy_for(ctx, f, s),
-            Err(e) => Err(e.clone()),
-        }
-    };
+    let loader = loader(context_for);
     let mut replayer = Replayer::new(Box::new(loader));
     replayer.only = only;
     if format == Format::Json {

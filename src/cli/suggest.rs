@@ -163,23 +163,9 @@ pub fn run(
     err: &mut dyn Write,
 ) -> i32 {
     let collector = RefCell::new(Collector::default());
-    let mut contexts: Vec<(&'static str, Result<Context<'static>, String>)> = Vec::new();
     let mut read_any = false;
     {
-        let loader = |f: &'static dyn RuntimeFormat, s: &Session| {
-            if !contexts.iter().any(|(id, _)| *id == f.id()) {
-                contexts.push((f.id(), context_for(f)));
-            }
-            match &contexts
-                .iter()
-                .find(|(id, _)| *id == f.id())
-                .expect("inserted")
-                .1
-            {
-                Ok(ctx) => crate::cli::replay::policy_for(ctx, f, s),
-                Err(e) => Err(e.clone()),
-            }
-        };
+        let loader = crate::cli::replay::loader(context_for);
         let mut replayer = Replayer::new(Box::new(loader));
         replayer.only = only;
         replayer.observer = Some(Box::new(|f, call| collector.borrow_mut().add(f, call)));

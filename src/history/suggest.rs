@@ -173,6 +173,23 @@ impl Collector {
     }
 }
 
+impl RuleText {
+    /// A rule as a member `"pattern": "action"` of the object at `path`
+    /// (the map formats: pi's and OpenCode's `permission.<surface>`).
+    pub fn member(path: &[&str], pattern: &str, action: &str) -> Option<RuleText> {
+        let item = format!(
+            "{}: {}",
+            serde_json::to_string(pattern).ok()?,
+            serde_json::to_string(action).ok()?
+        );
+        Some(RuleText {
+            path: path.iter().map(|p| p.to_string()).collect(),
+            display: format!("{item} under `{}`", path.join(".")),
+            item,
+        })
+    }
+}
+
 /// Where a suggested rule goes in a config file, as the format writes it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RuleText {

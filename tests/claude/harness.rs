@@ -243,6 +243,25 @@ impl Case {
         out
     }
 
+    /// The session of the case with its project and home at `proj` and
+    /// `home` (its CLI options included).
+    pub fn context(&self, proj: &Path, home: &Path) -> permission_lsp::workspace::Context<'static> {
+        let claude = formats::by_id("claude-code").expect("the Claude Code format");
+        let mut options = AnalysisOptions::for_profile(claude.default_profile());
+        options.home = home.to_string_lossy().into_owned();
+        options.runtime_args = self.runtime_args(proj, home);
+        resolve(
+            &options,
+            None,
+            None,
+            &Overrides {
+                cwd: Some(proj.to_path_buf()),
+                ..Default::default()
+            },
+            None,
+        )
+    }
+
     /// Every call decided by permission-lsp.
     pub fn decide_all(&self) -> Vec<(Call, Got)> {
         let root = std::env::temp_dir().join(format!(
@@ -252,19 +271,7 @@ impl Case {
         ));
         let (proj, home) = self.materialise(&root);
         let claude = formats::by_id("claude-code").expect("the Claude Code format");
-        let mut options = AnalysisOptions::for_profile(claude.default_profile());
-        options.home = home.to_string_lossy().into_owned();
-        options.runtime_args = self.runtime_args(&proj, &home);
-        let ctx = resolve(
-            &options,
-            None,
-            None,
-            &Overrides {
-                cwd: Some(proj.clone()),
-                ..Default::default()
-            },
-            None,
-        );
+        let ctx = self.context(&proj, &home);
         let sim = claude.simulator(&ctx).expect("a simulator");
         let out = self
             .calls

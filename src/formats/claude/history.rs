@@ -25,6 +25,13 @@ pub fn reader(record: &Value) -> Option<Box<dyn LogReader>> {
     ours.then(|| Box::new(StreamJson::default()) as Box<dyn LogReader>)
 }
 
+/// The items of an array field (none when absent or not an array).
+fn array(v: Option<&Value>) -> &[Value] {
+    v.and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+}
+
 #[derive(Default)]
 struct Pending {
     tool: String,
@@ -66,11 +73,7 @@ impl LogReader for StreamJson {
                 };
             }
             (Some("assistant"), _) => {
-                let blocks = r
-                    .pointer("/message/content")
-                    .and_then(Value::as_array)
-                    .map(Vec::as_slice)
-                    .unwrap_or_default();
+                let blocks = array(r.pointer("/message/content"));
                 for b in blocks {
                     if str_field(b, "type") != Some("tool_use") {
                         continue;
@@ -115,11 +118,7 @@ impl LogReader for StreamJson {
                 }
             }
             (Some("user"), _) => {
-                let metas = r
-                    .get("tool_result_meta")
-                    .and_then(Value::as_array)
-                    .map(Vec::as_slice)
-                    .unwrap_or_default();
+                let metas = array(r.get("tool_result_meta"));
                 for m in metas {
                     let Some(id) = str_field(m, "id") else {
                         continue;
@@ -132,11 +131,7 @@ impl LogReader for StreamJson {
                         self.settle_meta(p, d, m, out);
                     }
                 }
-                let blocks = r
-                    .pointer("/message/content")
-                    .and_then(Value::as_array)
-                    .map(Vec::as_slice)
-                    .unwrap_or_default();
+                let blocks = array(r.pointer("/message/content"));
                 for b in blocks {
                     if str_field(b, "type") != Some("tool_result") {
                         continue;
@@ -158,12 +153,7 @@ impl LogReader for StreamJson {
                 }
             }
             (Some("result"), _) => {
-                for d in r
-                    .get("permission_denials")
-                    .and_then(Value::as_array)
-                    .map(Vec::as_slice)
-                    .unwrap_or_default()
-                {
+                for d in array(r.get("permission_denials")) {
                     let Some(id) = str_field(d, "tool_use_id") else {
                         continue;
                     };

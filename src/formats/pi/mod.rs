@@ -400,16 +400,7 @@ impl Format for Pi {
         pattern: &str,
         action: &str,
     ) -> Option<crate::history::suggest::RuleText> {
-        let item = format!(
-            "{}: {}",
-            serde_json::to_string(pattern).ok()?,
-            serde_json::to_string(action).ok()?
-        );
-        Some(crate::history::suggest::RuleText {
-            path: vec!["permission".into(), surface.into()],
-            display: format!("{item} under `permission.{surface}`"),
-            item,
-        })
+        crate::history::suggest::RuleText::member(&["permission", surface], pattern, action)
     }
 
     fn log_reader(&self, record: &serde_json::Value) -> Option<Box<dyn crate::history::LogReader>> {
