@@ -10,23 +10,8 @@ use super::policy::{Loaded, Mode, Policy};
 use super::rules::{Flaw, List};
 use std::path::{Path, PathBuf};
 
-/// allow / ask / deny.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Decision {
-    Allow,
-    Ask,
-    Deny,
-}
-
-impl Decision {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Decision::Allow => "allow",
-            Decision::Ask => "ask",
-            Decision::Deny => "deny",
-        }
-    }
-}
+/// allow / ask / deny (the shared decision type).
+pub use crate::history::Decision;
 
 /// Why the call gets its decision.
 #[derive(Debug, Clone, PartialEq, Eq)]

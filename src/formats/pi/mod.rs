@@ -326,22 +326,7 @@ impl Format for Pi {
     }
 
     fn diff_hints(&self, surface: &str, home: &str) -> Vec<crate::core::pattern_algebra::Pattern> {
-        let path = |extra: &[&str]| {
-            let mut v = vec![
-                crate::core::pattern_algebra::Pattern::from_expanded("/*"),
-                crate::core::pattern_algebra::Pattern::from_expanded(&format!(
-                    "{}/*",
-                    home.trim_end_matches('/')
-                )),
-                crate::core::pattern_algebra::Pattern::from_expanded("*../*"),
-            ];
-            v.extend(
-                extra
-                    .iter()
-                    .map(|p| crate::core::pattern_algebra::Pattern::from_expanded(p)),
-            );
-            v
-        };
+        let path = |extra: &[&str]| crate::analysis::diff::path_hints(home, extra);
         match surface {
             // A command's path arguments reach the folder and path gates.
             "bash" => path(&["* /*", "* ~*", "* ../*"]),
