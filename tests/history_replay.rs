@@ -538,3 +538,78 @@ fn suggested_rules_cover_repeated_approvals_and_take_effect_where_inserted() {
     assert_eq!(decide("npm run build"), "ask");
     let _ = std::fs::remove_dir_all(&root);
 }
+
+/// A Claude Code session where the user approved `npm run test …` four
+/// times and `make deploy` once, and a deny rule refused `npm run build`
+/// (recorded with the CLI: `claude/approvals/`): replayed as recorded, and
+/// the rule suggested from it is `Bash(npm run test *)`, placed in the
+/// project's settings, allowing the approved calls and not the refused one.
+#[test]
+fn claude_code_approvals_suggest_a_rule_that_takes_effect() {
+    let dir = fixtures().join("claude/approvals");
+    let case = harness::Case::from_fixture(
+        &serde_json::from_str(&std::fs::read_to_string(dir.join("case.json")).unwrap()).unwrap(),
+    );
+    let root = temp("cc-approvals");
+    let (proj, home) = case.materialise(&root);
+    let log = std::fs::read_to_string(dir.join("transcript.jsonl"))
+        .unwrap()
+        .replace("{PROJ}", &proj.display().to_string())
+        .replace("{HOME}", &home.display().to_string());
+    let ctx = claude_ctx(&case, &proj, &home);
+    let cc = formats::by_id("claude-code").unwrap();
+    let seen = std::cell::RefCell::new(Vec::new());
+    let mut replayer = Replayer::new(Box::new(|f: &'static dyn Format, s: &_| {
+        permission_lsp::cli::replay::policy_for(&ctx, f, s)
+    }));
+    replayer.observer = Some(Box::new(|f, c| seen.borrow_mut().push((f, c.clone()))));
+    let mut changes = Vec::new();
+    replayer.replay("log", &mut log.as_bytes(), &mut |c: &Change| {
+        changes.push(c.clone())
+    });
+    assert!(changes.is_empty(), "{changes:#?}");
+    assert_eq!(replayer.summary.calls, 7);
+    drop(replayer);
+    let mut collector = permission_lsp::history::suggest::Collector::default();
+    for (f, c) in seen.into_inner() {
+        collector.add(f, &c);
+    }
+    let suggestions = collector.suggestions(2);
+    assert_eq!(
+        suggestions.len(),
+        1,
+        "{:?}",
+        suggestions.iter().map(|s| &s.0).collect::<Vec<_>>()
+    );
+    let (s, approved, denied) = suggestions.into_iter().next().unwrap();
+    assert_eq!(
+        (s.pattern.as_str(), s.approvals, s.distinct),
+        ("npm run test *", 4, 3)
+    );
+    assert_eq!(s.rule, "\"Bash(npm run test *)\" in `permissions.allow`");
+    let placed = permission_lsp::cli::suggest::place(cc, &ctx, s, &approved, &denied).unwrap();
+    assert_eq!(
+        placed.file.as_deref(),
+        Some(proj.join(".claude/settings.json").to_str().unwrap())
+    );
+    assert_eq!(placed.allowed_now, 3, "{placed:?}");
+    let text = placed.new_text.unwrap();
+    let v: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        v["permissions"]["allow"],
+        json!(["Bash(git status)", "Bash(npm run test *)"])
+    );
+    std::fs::write(proj.join(".claude/settings.json"), &text).unwrap();
+    let sim = cc.simulator(&ctx).unwrap();
+    let decide = |cmd: &str| {
+        sim.simulate(&formats::CallRequest {
+            tool: "Bash".into(),
+            input: json!({ "command": cmd, "description": "d" }),
+        })
+        .decision
+    };
+    assert_eq!(decide("npm run test -- --watch"), "allow");
+    assert_eq!(decide("npm run build"), "deny");
+    assert_eq!(decide("make deploy"), "ask");
+    let _ = std::fs::remove_dir_all(&root);
+}

@@ -98,14 +98,35 @@ pub fn place(
         &placed.suggestion.pattern,
         "allow",
     )?;
-    let Some((file, line, column)) = deciding.filter(|(f, _, _)| Path::new(f).is_file()) else {
-        placed.note = Some("no config file decides these calls now: add the rule by hand".into());
+    // The file whose rule decides the calls now (inserted right after that
+    // rule); else, when the runtime's default decides them, the project's
+    // file (at the end of its list).
+    let target = deciding
+        .filter(|(f, _, _)| Path::new(f).is_file())
+        .map(|(f, l, c)| (f, Some((l, c))))
+        .or_else(|| {
+            let policy = format.effective_policy(ctx).ok()?;
+            let files: Vec<_> = policy
+                .files
+                .iter()
+                .filter(|f| f.present && f.accepted != Some(false))
+                .collect();
+            files
+                .iter()
+                .find(|f| f.scope == "project")
+                .or_else(|| files.first())
+                .and_then(|f| f.path.clone())
+                .map(|p| (p, None))
+        });
+    let Some((file, place)) = target else {
+        placed.note = Some("no config file to put it in: add the rule by hand".into());
         return Some(placed);
     };
     // The open buffer's text (the editor's unsaved one), else the file's.
     let text = (ctx.open)(Path::new(&file))
         .or_else(|| crate::workspace::read_text(Path::new(&file), 64 << 20))?;
-    let Some(edits) = insertion_edits(&text, &rule, offset_of(&text, line, column)) else {
+    let after = place.and_then(|(line, column)| offset_of(&text, line, column));
+    let Some(edits) = insertion_edits(&text, &rule, after) else {
         placed.note = Some(format!(
             "`{}` is not an object or list in {file}: add the rule by hand",
             rule.path.join(".")
@@ -146,7 +167,11 @@ pub fn place(
             approved.len()
         ));
     }
-    placed.after_line = Some(line);
+    placed.after_line = Some(
+        text[..placed.edits.first().map_or(0, |e| e.range.start)]
+            .matches('\n')
+            .count(),
+    );
     placed.file = Some(file);
     placed.new_text = Some(new_text);
     Some(placed)
