@@ -95,3 +95,34 @@ export function formatSimulation(commandLine: string, r: any): string {
   for (const issue of r?.config_issues ?? []) lines.push(`  config issue: ${issue}`);
   return lines.join("\n");
 }
+
+function callText(tool: string, input: any): string {
+  return typeof input?.command === "string" ? `${tool} \`${input.command}\`` : `${tool} ${JSON.stringify(input)}`;
+}
+
+/** The result of `permission-lsp.replay` (the history code lens) for the output channel. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function formatReplay(r: any): string {
+  const lines = [`History: ${r?.headline ?? "?"}`];
+  for (const c of r?.changes ?? []) {
+    const by = c.rule ? ` now by ${c.rule.surface} › "${c.rule.pattern}"` : " now by the default";
+    const answer = c.answer ? `; answered ${c.answer} then` : "";
+    lines.push(`  ${c.file}:${c.line}: ${c.recorded} -> ${c.now}  ${callText(c.tool, c.input)}${by}${answer}`);
+  }
+  return lines.join("\n");
+}
+
+/** The result of `permission-lsp.diff` (the code lens against HEAD) for the output channel. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function formatDiff(r: any): string {
+  const lines = [
+    `Against ${r?.base ?? "HEAD"}: ${r?.newly_allowed ?? 0} newly allowed, ${r?.newly_asked ?? 0} newly asked, ${r?.newly_denied ?? 0} newly denied`,
+  ];
+  for (const d of r?.differences ?? []) {
+    const kind = d.after === "allow" ? "newly allowed" : d.after === "ask" ? "newly asked" : "newly denied";
+    const now = d.after_rule ? `"${d.after_rule.pattern}"` : "the default";
+    const was = d.before_rule ? `"${d.before_rule.pattern}"` : "the default";
+    lines.push(`  ${kind}: ${callText(d.tool, d.input)} by ${now}; was ${d.before} by ${was}`);
+  }
+  return lines.join("\n");
+}

@@ -1,6 +1,6 @@
 import * as vscode from "vscode";
 import { LanguageClient, type LanguageClientOptions, type ServerOptions, TransportKind } from "vscode-languageclient/node";
-import { DOCUMENT_SELECTOR, formatSimulation, initializationOptions, resolveServerPath, simulateArguments, type Settings } from "./config";
+import { DOCUMENT_SELECTOR, formatDiff, formatReplay, formatSimulation, initializationOptions, resolveServerPath, simulateArguments, type Settings } from "./config";
 
 let client: LanguageClient | undefined;
 
@@ -35,6 +35,17 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     documentSelector: DOCUMENT_SELECTOR,
     initializationOptions: initializationOptions(s),
     outputChannel: output,
+    middleware: {
+      // The history lenses run server commands: show what they answer.
+      executeCommand: async (command, args, next) => {
+        const result = await next(command, args);
+        if (command === "permission-lsp.replay" || command === "permission-lsp.diff") {
+          output.appendLine(command === "permission-lsp.replay" ? formatReplay(result) : formatDiff(result));
+          output.show(true);
+        }
+        return result;
+      },
+    },
   };
   client = new LanguageClient("permissionLsp", "Permission LSP", serverOptions, clientOptions);
   await client.start();

@@ -3,7 +3,7 @@ import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { DOCUMENT_SELECTOR, formatSimulation, initializationOptions, resolveServerPath, simulateArguments } from "../src/config";
+import { DOCUMENT_SELECTOR, formatDiff, formatReplay, formatSimulation, initializationOptions, resolveServerPath, simulateArguments } from "../src/config";
 
 test("settings become initializationOptions", () => {
   assert.deepEqual(initializationOptions({ targetVersion: " 25.1.0 ", lints: { PL010: "off" } }), {
@@ -51,4 +51,21 @@ test("the document selector covers OpenCode configs and agent files", () => {
   const patterns = DOCUMENT_SELECTOR.map((d) => d.pattern);
   assert.ok(patterns.includes("**/opencode.jsonc"));
   assert.ok(patterns.some((p) => p.includes(".opencode") && p.endsWith("*.md")));
+});
+
+test("the history lenses' answers are printed", () => {
+  assert.equal(
+    formatReplay({
+      headline: "5 calls; 1 changes: 1 newly allowed",
+      changes: [{ file: "r.jsonl", line: 4, recorded: "ask", now: "allow", tool: "bash", input: { command: "npm install" }, answer: "approved", rule: { surface: "bash", pattern: "npm *" } }],
+    }),
+    'History: 5 calls; 1 changes: 1 newly allowed\n  r.jsonl:4: ask -> allow  bash `npm install` now by bash › "npm *"; answered approved then',
+  );
+  assert.equal(
+    formatDiff({
+      base: "HEAD", newly_allowed: 1, newly_asked: 0, newly_denied: 0,
+      differences: [{ tool: "bash", input: { command: "npm" }, before: "ask", after: "allow", before_rule: { pattern: "*" }, after_rule: { pattern: "npm *" } }],
+    }),
+    'Against HEAD: 1 newly allowed, 0 newly asked, 0 newly denied\n  newly allowed: bash `npm` by "npm *"; was ask by "*"',
+  );
 });
