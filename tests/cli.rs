@@ -512,3 +512,80 @@ fn simulate_every_version_side_by_side() {
     assert_eq!(code, 2);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// From 30.1 (documented, not verified) a tool stays visible while any of
+/// its rules does not deny: `bash: {"*": "deny", "git status": "allow"}`
+/// hides bash up to 26.3.1 and not on 30.1 and later, and the answers for
+/// those versions say how they are known.
+#[test]
+fn tool_hiding_changes_in_30_1_and_documented_answers_say_so() {
+    let dir = std::env::temp_dir().join(format!("permission-lsp-cli-hide-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let global = dir.join("home/.pi/agent/extensions/pi-permission-system");
+    std::fs::create_dir_all(&global).unwrap();
+    std::fs::create_dir_all(dir.join("proj")).unwrap();
+    std::fs::write(
+        global.join("config.json"),
+        r#"{"permission":{"*":"ask","bash":{"*":"deny","git status":"allow"}}}"#,
+    )
+    .unwrap();
+    let (p, h) = (
+        dir.join("proj").display().to_string(),
+        dir.join("home").display().to_string(),
+    );
+    let args = |v: &'static str, format: &'static str| {
+        vec![
+            "simulate".to_string(),
+            "--cwd".into(),
+            p.clone(),
+            "--home".into(),
+            h.clone(),
+            "--target-version".into(),
+            v.into(),
+            "--tool".into(),
+            "bash".into(),
+            "--input".into(),
+            r#"{"command":"rm -rf x"}"#.into(),
+            "--format".into(),
+            format.into(),
+        ]
+    };
+    let go = |v, f| {
+        let a = args(v, f);
+        run(&a.iter().map(String::as_str).collect::<Vec<_>>())
+    };
+    let (_, out) = go("all", "json");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let hidden = |ver: &str| {
+        v["versions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["version"] == ver)
+            .unwrap()["tool_hidden"]
+            .as_bool()
+            .unwrap()
+    };
+    assert!(hidden("20.7.3") && hidden("26.3.1"));
+    assert!(!hidden("30.1.0") && !hidden("40.1.4"));
+    assert_eq!(v["changes"][0]["before"], "deny (tool hidden)");
+    assert_eq!(
+        (
+            v["changes"][0]["from"].as_str(),
+            v["changes"][0]["to"].as_str()
+        ),
+        (Some("26.3.1"), Some("30.1.0"))
+    );
+    // One documented version alone: its basis is in the explanation.
+    let (_, out) = go("40.1.4", "human");
+    assert!(
+        out.contains(
+            "basis: pi-permission-system 40.1.4: decisions as 26.3.1 plus 30.1's tool hiding"
+        ),
+        "{out}"
+    );
+    assert!(out.contains("documented, not verified"), "{out}");
+    let (_, out) = go("26.3.1", "human");
+    assert!(!out.contains("basis:"), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

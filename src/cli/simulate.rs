@@ -167,9 +167,16 @@ pub fn emit_versions(
     let mut changes = Vec::new();
     for w in answers.windows(2) {
         if w[0].2.decision != w[1].2.decision || w[0].2.tool_hidden != w[1].2.tool_hidden {
+            let shown = |r: &SimulationReport| {
+                if r.tool_hidden {
+                    format!("{} (tool hidden)", r.decision)
+                } else {
+                    r.decision.clone()
+                }
+            };
             changes.push(json!({
                 "from": w[0].0, "to": w[1].0,
-                "before": w[0].2.decision, "after": w[1].2.decision,
+                "before": shown(&w[0].2), "after": shown(&w[1].2),
             }));
         }
     }

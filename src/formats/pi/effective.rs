@@ -124,6 +124,11 @@ pub fn effective_policy(
         json!(shell_tools),
         json!(&loaded.policy.mcp_servers)
     )];
+    notes.push(format!(
+        "Decisions of pi-permission-system {}: {}",
+        inputs.version,
+        crate::formats::pi::basis(inputs.version)
+    ));
     if loaded.permissive_bash_warning {
         notes.push("Startup warning: `*: allow` without a bash policy — every unmatched bash command runs.".into());
     }

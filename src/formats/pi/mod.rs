@@ -71,22 +71,16 @@ impl Format for Pi {
     }
 
     fn versions_side_by_side(&self) -> Vec<(String, &'static str)> {
-        const CHANGELOG: &str =
-            "the changelog's change of this release, verified on the 26.3.1 sources";
-        vec![
-            ("20.7.3".into(), "observed on the 20.7.3 runtime"),
-            ("21.0.0".into(), CHANGELOG),
-            ("22.0.0".into(), CHANGELOG),
-            ("23.0.0".into(), CHANGELOG),
-            ("25.0.0".into(), CHANGELOG),
-            ("25.2.1".into(), CHANGELOG),
-            ("25.2.2".into(), CHANGELOG),
-            ("26.3.1".into(), "observed on the 26.3.1 sources"),
-            (
-                "40.1.4".into(),
-                "keys of 40.1.4; decisions as 26.3.1 (the changes of 27-40 are documented, not verified)",
-            ),
+        [
+            "20.7.3", "21.0.0", "22.0.0", "23.0.0", "25.0.0", "25.2.1", "25.2.2", "26.3.1",
+            "30.1.0", "40.1.4",
         ]
+        .into_iter()
+        .map(|v| {
+            let version = crate::core::profile::Version::parse(v).expect("a version");
+            (v.to_string(), basis(version))
+        })
+        .collect()
     }
 
     fn detect(&self, path: &str, head: &str) -> Option<Role> {
@@ -202,6 +196,12 @@ impl Format for Pi {
         let root = analysis.root.as_ref()?;
         let version = ctx.options.profile.version;
         let mut info = ide::hover::hover(root, offset, version)?;
+        if version > crate::core::profile::Version(26, 3, 1) {
+            info.markdown.push_str(&format!(
+                "\n\n*pi-permission-system {version}: {}.*",
+                basis(version)
+            ));
+        }
         // What the rule decides needs the config the runtime uses.
         let precedence = analysis
             .accepted
@@ -390,6 +390,24 @@ impl Format for Pi {
 
     fn log_reader(&self, record: &serde_json::Value) -> Option<Box<dyn crate::history::LogReader>> {
         history::reader(record)
+    }
+}
+
+/// How the answers for `version` are known: observed on a real runtime,
+/// or read from the changelog (verified on the 26.3.1 sources up to 26.3.1;
+/// documented and not verified after it).
+pub fn basis(version: crate::core::profile::Version) -> &'static str {
+    use crate::core::profile::Version;
+    if version == Version(20, 7, 3) {
+        "observed on the 20.7.3 runtime"
+    } else if version == Version(26, 3, 1) {
+        "observed on the 26.3.1 sources"
+    } else if version < Version(26, 3, 1) {
+        "the changelog's changes up to this release, verified on the 26.3.1 sources"
+    } else if version < Version(30, 1, 0) {
+        "decisions as 26.3.1: the changes of 27.0 on are documented, not verified, and not modelled"
+    } else {
+        "decisions as 26.3.1 plus 30.1's tool hiding (hidden only when every rule of the tool denies); documented, not verified, like the other changes of 27.0 on, which are not modelled"
     }
 }
 

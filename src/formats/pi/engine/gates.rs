@@ -24,6 +24,10 @@ pub struct Policy {
     /// Commands in redirect destinations and here-document bodies are
     /// gated (25.2.2).
     pub gate_execution_hosts: bool,
+    /// From 30.1 a tool is hidden only when every rule of its surface
+    /// denies (documented in the changelog, not verified: no runnable
+    /// source of 30.1 exists here); before, when its catch-all denies.
+    pub hide_only_all_deny: bool,
     /// Which tokens besides plain paths reach the path gates (by version).
     pub tokens: super::bash::paths::TokenReading,
     pub shell_tools: Vec<ShellTool>,
@@ -122,6 +126,24 @@ impl Policy {
         self.rules
             .evaluate(super::js::js_trim(tool), "*")
             .map_or(State::Ask, |r| r.action)
+    }
+
+    /// The runtime removes the tool from the agent before the session:
+    /// its catch-all denies (up to 30.0); every rule of its surface denies
+    /// (30.1 on, documented).
+    pub fn tool_hidden(&self, tool: &str) -> bool {
+        if self.tool_permission(tool) != State::Deny {
+            return false;
+        }
+        if !self.hide_only_all_deny {
+            return true;
+        }
+        let surface = super::js::js_trim(tool);
+        self.rules
+            .rules
+            .iter()
+            .filter(|r| r.surface == surface)
+            .all(|r| r.action == State::Deny)
     }
 
     /// Bare tokens of `path` deny/ask rules promote to path candidates.
@@ -386,7 +408,7 @@ impl Policy {
             gates,
             agent_message,
             reason,
-            tool_hidden: self.tool_permission(&call.tool) == State::Deny,
+            tool_hidden: self.tool_hidden(&call.tool),
             units,
         }
     }

@@ -157,6 +157,14 @@ pub fn to_report(
         details.insert("units".into(), json!(sim.units));
     }
     details.insert("gates".into(), json!(sim.gates));
+    let basis = crate::formats::pi::basis(inputs.version);
+    if inputs.version > crate::core::profile::Version(26, 3, 1) {
+        explanation.push(format!(
+            "basis: pi-permission-system {}: {basis}",
+            inputs.version
+        ));
+    }
+    details.insert("basis".into(), json!(basis));
     SimulationReport {
         schema_version: SCHEMA_VERSION,
         runtime: format!("pi-permission-system {}", inputs.version),
