@@ -587,5 +587,11 @@ fn tool_hiding_changes_in_30_1_and_documented_answers_say_so() {
     assert!(out.contains("documented, not verified"), "{out}");
     let (_, out) = go("26.3.1", "human");
     assert!(!out.contains("basis:"), "{out}");
+    // The finding about the hidden tool follows the version.
+    let file = global.join("config.json").display().to_string();
+    let (_, out) = run(&["check", &file, "--target-version", "26.3.1"]);
+    assert!(out.contains("PL209"), "{out}");
+    let (_, out) = run(&["check", &file, "--target-version", "40.1.4"]);
+    assert!(!out.contains("PL209"), "{out}");
     let _ = std::fs::remove_dir_all(&dir);
 }

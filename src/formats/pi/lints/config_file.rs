@@ -73,6 +73,11 @@ pub fn analyze_read_config(
         if let Some(root) = &file.parsed.root {
             super::pattern_lints::knob_lints(&cfg, root, &mut out);
         }
+        // From 30.1 a tool stays visible while any of its rules does not
+        // deny (documented, not verified): the catch-all no longer hides it.
+        if file.version >= Version(30, 1, 0) {
+            out.retain(|d| d.code != Code::ToolHidden);
+        }
     }
     for (range, message) in crate::core::suppress::apply_suppressions(
         text,
