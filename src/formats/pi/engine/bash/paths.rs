@@ -123,6 +123,36 @@ impl Resolver<'_> {
         tokens
     }
 
+    /// The path candidates of a subtree, with (23.0 on) the `--opt=value`
+    /// values of every command in it: those inside pipelines, control
+    /// flow and substitutions too (observed on 26.3.1).
+    fn candidates(&self, node: Node<'_>, src: &str, depth: usize) -> Vec<String> {
+        let mut tokens = collect_path_candidate_tokens(node, src, depth);
+        self.option_values(node, src, &mut tokens);
+        tokens
+    }
+
+    /// The `--opt=value` values of `node` and every command below it.
+    fn option_values(&self, node: Node<'_>, src: &str, out: &mut Vec<String>) {
+        if !self.tokens.option_values {
+            return;
+        }
+        let mut stack = vec![(node, 0usize)];
+        while let Some((n, d)) = stack.pop() {
+            if d > MAX_DEPTH {
+                continue;
+            }
+            if n.kind() == "command" {
+                out.extend(super::tokens::option_values(n, src));
+            }
+            let mut c = n.walk();
+            let children: Vec<Node<'_>> = n.named_children(&mut c).collect();
+            for child in children.into_iter().rev() {
+                stack.push((child, d + 1));
+            }
+        }
+    }
+
     fn walk(
         &self,
         node: Node<'_>,
@@ -140,9 +170,7 @@ impl Resolver<'_> {
             }
             "command" => {
                 let mut tokens = collect_command_tokens(node, src, depth);
-                if self.tokens.option_values {
-                    tokens.extend(super::tokens::option_values(node, src));
-                }
+                self.option_values(node, src, &mut tokens);
                 tag(tokens, &base, out);
                 self.fold_cd(node, src, base)
             }
@@ -152,7 +180,7 @@ impl Resolver<'_> {
                 base
             }
             _ => {
-                tag(collect_path_candidate_tokens(node, src, depth), &base, out);
+                tag(self.candidates(node, src, depth), &base, out);
                 base
             }
         }
@@ -204,11 +232,7 @@ impl Resolver<'_> {
                 first = false;
                 continue;
             }
-            tag(
-                collect_path_candidate_tokens(child, src, depth + 1),
-                &current,
-                out,
-            );
+            tag(self.candidates(child, src, depth + 1), &current, out);
         }
         current
     }
@@ -239,11 +263,7 @@ impl Resolver<'_> {
                     if i + 1 < n {
                         current = self.walk(child, src, current, out, depth + 1);
                     } else {
-                        tag(
-                            collect_path_candidate_tokens(child, src, depth + 1),
-                            &current,
-                            out,
-                        );
+                        tag(self.candidates(child, src, depth + 1), &current, out);
                     }
                 }
                 current
@@ -264,7 +284,7 @@ impl Resolver<'_> {
                 current
             }
             _ => {
-                tag(collect_path_candidate_tokens(node, src, depth), &base, out);
+                tag(self.candidates(node, src, depth), &base, out);
                 base
             }
         }
