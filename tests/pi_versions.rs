@@ -208,3 +208,58 @@ fn commands_in_redirects_and_heredocs_are_gated_from_25_2_2() {
     assert_eq!(new, ["deny", "deny", "allow", "allow", "deny"]);
     assert_eq!(old[0], "allow", "`echo hi > $(rm -rf dist)` on 20.7.3");
 }
+
+/// From 23.0 a bare bash token (`id_rsa`) reaches the path rules only when
+/// it names an existing entry (observed on 26.3.1 by the differential test,
+/// seed 3; the runtime's ADR 0009); up to 22.x a `path` deny/ask rule that
+/// names it promotes it whether or not it exists.
+#[test]
+fn bare_tokens_reach_path_rules_by_existence_from_23() {
+    let dir = std::env::temp_dir().join(format!("permission-lsp-bare-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("credentials"), "k").unwrap();
+    let cwd = dir.display().to_string();
+    let case = serde_json::json!({
+        "global": {"permission": {"*": "allow", "path": {"id_rsa": "ask", "*credentials": "ask"}}},
+        "cwd": cwd,
+    });
+    let gates = |cmd: &str, version: Version| {
+        let mut inputs = common::policy_inputs(&case, HOME);
+        inputs.version = version;
+        let loaded = load_policy(&inputs);
+        let sim = loaded.policy.simulate(
+            &Call {
+                tool: "bash".into(),
+                input: serde_json::json!({ "command": cmd }),
+                agent: None,
+                cwd: cwd.clone(),
+            },
+            &RealFs,
+        );
+        common::gate_names(&sim.gates)
+    };
+    // Named by a rule, absent: promoted by 20.7.3, not by 26.3.1.
+    assert!(
+        gates("cat id_rsa", Version(20, 7, 3))
+            .iter()
+            .any(|g| g.starts_with("path"))
+    );
+    assert!(
+        !gates("cat id_rsa", Version(26, 3, 1))
+            .iter()
+            .any(|g| g.starts_with("path"))
+    );
+    // Present: a path candidate on 26.3.1.
+    assert!(
+        gates("cat credentials", Version(26, 3, 1))
+            .iter()
+            .any(|g| g.starts_with("path"))
+    );
+    assert!(
+        !gates("cat nothere", Version(26, 3, 1))
+            .iter()
+            .any(|g| g.starts_with("path"))
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -274,6 +274,7 @@ pub fn load_policy_with(
             hide_only_all_deny: session_version >= Version(30, 1, 0),
             tokens: crate::formats::pi::engine::bash::paths::TokenReading {
                 option_values: session_version >= Version(23, 0, 0),
+                bare_by_existence: session_version >= Version(23, 0, 0),
                 home_variable: session_version >= Version(25, 0, 0),
             },
             shell_tools,

@@ -47,6 +47,10 @@ pub struct Resolver<'a> {
 pub struct TokenReading {
     /// `--opt=value`: the value is a path candidate (23.0).
     pub option_values: bool,
+    /// A bare token (`id_rsa`) is a path candidate when it names an existing
+    /// entry, never because a `path` rule names it (23.0, ADR 0009 of the
+    /// runtime; up to 22.x a matching deny/ask rule promotes it).
+    pub bare_by_existence: bool,
     /// `$HOME`, `${HOME}` at the start of a token are the home directory
     /// (25.0).
     pub home_variable: bool,
@@ -370,9 +374,16 @@ impl Resolver<'_> {
         let mut seen: rustc_hash::FxHashSet<String> = Default::default();
         let mut out = Vec::new();
         for (token, base) in candidates {
-            let Some(candidate) =
-                rule_candidate(token).or_else(|| promoted_candidate(token, self.promotable))
-            else {
+            let exists = |t: &str| {
+                self.resolve_base(base)
+                    .is_some_and(|rb| self.ctx.fs.realpath(&resolve(&rb, t)).is_ok())
+            };
+            let promoted = if self.tokens.bare_by_existence {
+                promoted_candidate(token, &exists)
+            } else {
+                promoted_candidate(token, self.promotable)
+            };
+            let Some(candidate) = rule_candidate(token).or(promoted) else {
                 continue;
             };
             let path = if *base == Base::Unknown && Self::is_relative(candidate) {
