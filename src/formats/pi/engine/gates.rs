@@ -28,6 +28,9 @@ pub struct Policy {
     /// denies (documented in the changelog, not verified: no runnable
     /// source of 30.1 exists here); before, when its catch-all denies.
     pub hide_only_all_deny: bool,
+    /// Wrapper units name what they run (`executedUnit`; display only,
+    /// observed on 26.3.1).
+    pub executed_units: bool,
     /// Which tokens besides plain paths reach the path gates (by version).
     pub tokens: super::bash::paths::TokenReading,
     pub shell_tools: Vec<ShellTool>,
@@ -226,11 +229,16 @@ impl Policy {
                             tokens: self.tokens,
                         };
                         let paths = resolver.resolve(&tree, command);
-                        let units = super::bash::command_units_as(
+                        let mut units = super::bash::command_units_as(
                             &tree,
                             command,
                             self.gate_execution_hosts,
                         );
+                        if self.executed_units {
+                            for u in units.iter_mut().filter(|u| u.wrapper.is_some()) {
+                                u.executed_unit = super::bash::executed_unit(&u.text);
+                            }
+                        }
                         (command.clone(), units, paths)
                     }
                     None => (command.clone(), Vec::new(), BashPaths::default()),

@@ -272,6 +272,7 @@ pub fn load_policy_with(
             yolo_grants_every_ask: session_version >= YOLO_GRANTS_EVERY_ASK_SINCE,
             gate_execution_hosts: session_version >= Version(25, 2, 2),
             hide_only_all_deny: session_version >= Version(30, 1, 0),
+            executed_units: session_version >= Version(26, 3, 1),
             tokens: crate::formats::pi::engine::bash::paths::TokenReading {
                 option_values: session_version >= Version(23, 0, 0),
                 bare_by_existence: session_version >= Version(23, 0, 0),

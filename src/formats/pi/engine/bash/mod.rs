@@ -39,6 +39,11 @@ pub struct CommandUnit {
     pub context: Option<CommandContext>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub wrapper: Option<WrapperKind>,
+    /// What a wrapper unit runs (`sudo aws s3 ls` → `aws s3 ls`), shown by
+    /// the runtime in its prompt and review log, never gated (observed on
+    /// 26.3.1; absent on 20.7.3).
+    #[serde(rename = "executedUnit", skip_serializing_if = "Option::is_none")]
+    pub executed_unit: Option<String>,
 }
 
 pub use crate::syntax::bash::parse;
@@ -107,6 +112,7 @@ fn collect(
                 text: command_unit_text(node, src).to_string(),
                 context,
                 wrapper: classify_wrapper(node, src),
+                executed_unit: None,
             });
             collect_substitutions(node, src, out, depth + 1);
         }
@@ -115,6 +121,7 @@ fn collect(
                 text: text(node, src).to_string(),
                 context,
                 wrapper: None,
+                executed_unit: None,
             });
             descend(node, Some(CommandContext::Subshell), src, out, depth + 1);
         }
@@ -125,6 +132,7 @@ fn collect(
             text: text(node, src).to_string(),
             context,
             wrapper: None,
+            executed_unit: None,
         }),
     }
 }
@@ -245,6 +253,176 @@ fn classify_wrapper(node: Node<'_>, src: &str) -> Option<WrapperKind> {
     None
 }
 
+/// What a wrapper unit runs, as 26.3.1 shows it: wrappers unwrapped (at
+/// most four layers) past their own options, environment assignments and
+/// leading operands; a shell's `-c` payload or `eval`'s argument unquoted;
+/// a `find -exec` clause up to its `;`/`+`. `None` when it cannot be
+/// established or adds nothing over the unit (the runtime shows nothing
+/// rather than a guess).
+pub fn executed_unit(unit: &str) -> Option<String> {
+    let tree = parse(unit)?;
+    let mut stack = vec![tree.root_node()];
+    let mut command = None;
+    while let Some(n) = stack.pop() {
+        if n.kind() == "command" {
+            command = Some(n);
+            break;
+        }
+        let mut c = n.walk();
+        let children: Vec<Node<'_>> = n.named_children(&mut c).collect();
+        stack.extend(children.into_iter().rev());
+    }
+    let command = command?;
+    let mut words: Vec<(String, usize)> = Vec::new();
+    let mut c = command.walk();
+    for child in command.children(&mut c) {
+        if !child.is_named()
+            || child.kind() == "variable_assignment"
+            || child.kind().ends_with("redirect")
+        {
+            continue;
+        }
+        words.push((text(child, unit).to_string(), child.start_byte()));
+    }
+    let mut current_text = unit.get(words.first()?.1..)?.to_string();
+    let base = words.first()?.1;
+    for w in &mut words {
+        w.1 -= base;
+    }
+    for _ in 0..4 {
+        let Some(kind) = wrapper_of_words(&words) else {
+            break;
+        };
+        if kind == WrapperKind::OpaquePayload {
+            let args: Vec<&str> = words[1..].iter().map(|(t, _)| t.as_str()).collect();
+            let at = short_flag_c_index(&args).map_or(0, |i| i + 1);
+            let payload = args.get(at).map(|p| unquote(p).to_string());
+            return nothing_new(payload, unit);
+        }
+        let Some(start) = inner_command_index(&words).filter(|s| *s < words.len()) else {
+            break;
+        };
+        let end = words
+            .iter()
+            .enumerate()
+            .skip(start)
+            .find(|(_, (t, _))| matches!(t.trim_start_matches('\\'), ";" | "+"))
+            .map_or(words.len(), |(i, _)| i);
+        let from = words[start].1;
+        let sliced = match words.get(end) {
+            Some(w) if end < words.len() => current_text.get(from..w.1).unwrap_or(""),
+            _ => current_text.get(from..).unwrap_or(""),
+        }
+        .trim_end()
+        .to_string();
+        words = words[start..end]
+            .iter()
+            .map(|(t, o)| (t.clone(), o - from))
+            .collect();
+        current_text = sliced;
+    }
+    nothing_new(Some(current_text), unit)
+}
+
+fn nothing_new(text: Option<String>, unit: &str) -> Option<String> {
+    text.filter(|t| !t.is_empty() && t != unit && !t.starts_with('-'))
+}
+
+fn unquote(t: &str) -> &str {
+    let quoted =
+        (t.starts_with('\'') || t.starts_with('"')) && t.len() >= 2 && t.ends_with(&t[..1]);
+    if quoted { &t[1..t.len() - 1] } else { t }
+}
+
+/// The wrapper kind of a command given as words (name first).
+fn wrapper_of_words(words: &[(String, usize)]) -> Option<WrapperKind> {
+    let name = words.first()?.0.as_str();
+    let name = name.rsplit('/').next().unwrap_or(name);
+    let args: Vec<&str> = words[1..].iter().map(|(t, _)| t.as_str()).collect();
+    if name == "eval" {
+        return Some(WrapperKind::OpaquePayload);
+    }
+    if SHELLS.contains(&name) && has_short_flag_c(&args) {
+        return Some(WrapperKind::OpaquePayload);
+    }
+    if INDIRECTION.contains(&name) || exec_flag_index(name, &args).is_some() {
+        return Some(WrapperKind::Indirection);
+    }
+    None
+}
+
+fn exec_flag_index(name: &str, args: &[&str]) -> Option<usize> {
+    let exec: &[&str] = match name {
+        "find" => &["-exec", "-execdir", "-ok", "-okdir"],
+        "fd" => &["-x", "--exec", "-X", "--exec-batch"],
+        _ => return None,
+    };
+    args.iter().position(|a| exec.contains(a))
+}
+
+/// Where the inner command starts: past the wrapper's options (and the
+/// values of those that take one), environment assignments, `--`, and the
+/// leading operand of `timeout` / `flock`; right after an exec flag.
+fn inner_command_index(words: &[(String, usize)]) -> Option<usize> {
+    let name = words.first()?.0.as_str();
+    let name = name.rsplit('/').next().unwrap_or(name);
+    let args: Vec<&str> = words[1..].iter().map(|(t, _)| t.as_str()).collect();
+    if let Some(i) = exec_flag_index(name, &args) {
+        return Some(i + 2);
+    }
+    let takes_value: &[&str] = match name {
+        "sudo" => &["-u", "-g", "-p", "-C", "-h", "-U", "-r", "-t"],
+        "doas" => &["-u", "-C"],
+        "env" => &["-u", "-C", "--unset", "--chdir"],
+        "xargs" => &["-n", "-P", "-I", "-i", "-d", "-E", "-L", "-l", "-s", "-a"],
+        "timeout" => &["-s", "-k", "--signal", "--kill-after"],
+        "nice" => &["-n", "--adjustment"],
+        "time" => &["-o", "-f", "--output", "--format"],
+        "stdbuf" => &["-i", "-o", "-e", "--input", "--output", "--error"],
+        "watch" => &["-n", "--interval"],
+        "flock" => &["-w", "-E", "--timeout", "--conflict-exit-code"],
+        _ => &[],
+    };
+    let mut operand = matches!(name, "timeout" | "flock");
+    let mut i = 1;
+    while i < words.len() {
+        let w = words[i].0.as_str();
+        if w == "--" {
+            return Some(i + 1);
+        }
+        let assignment = w.split_once('=').is_some_and(|(n, _)| {
+            !n.is_empty()
+                && n.chars()
+                    .next()
+                    .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        });
+        if assignment {
+            i += 1;
+        } else if w.starts_with('-') {
+            i += if takes_value.contains(&w) { 2 } else { 1 };
+        } else if operand {
+            operand = false;
+            i += 1;
+        } else {
+            return Some(i);
+        }
+    }
+    None
+}
+
+fn short_flag_c_index(args: &[&str]) -> Option<usize> {
+    for (i, a) in args.iter().enumerate() {
+        if *a == "--" {
+            return None;
+        }
+        if a.starts_with('-') && !a.starts_with("--") && a.contains('c') {
+            return Some(i);
+        }
+    }
+    None
+}
+
 fn has_short_flag_c(args: &[&str]) -> bool {
     for a in args {
         if *a == "--" {
@@ -267,6 +445,38 @@ mod tests {
             .into_iter()
             .map(|u| u.text)
             .collect()
+    }
+
+    /// What 26.3.1 reports as `executedUnit` (its own sources: the wrapper
+    /// vectors of the conformance file through its vector driver, the rest
+    /// through its gate pipeline), and where it reports none.
+    #[test]
+    fn executed_units_as_26_3_1_reports_them() {
+        for (unit, want) in [
+            ("bash -c \"rm -rf /\"", Some("rm -rf /")),
+            ("sh -c \"rm -rf /\"", Some("rm -rf /")),
+            ("eval \"rm -rf /\"", Some("rm -rf /")),
+            ("/bin/bash -c \"rm -rf /\"", Some("rm -rf /")),
+            ("bash -ec \"rm -rf /\"", Some("rm -rf /")),
+            ("sudo aws s3 ls", Some("aws s3 ls")),
+            ("env FOO=bar aws s3 ls", Some("aws s3 ls")),
+            ("xargs rm -rf", Some("rm -rf")),
+            ("timeout 10 aws s3 ls", Some("aws s3 ls")),
+            ("doas aws s3 ls", Some("aws s3 ls")),
+            ("flock /tmp/lock aws s3 ls", Some("aws s3 ls")),
+            ("find . -exec rm {} \\;", Some("rm {}")),
+            ("fd -x rm", Some("rm")),
+            ("sudo timeout 5 xargs grep foo", Some("grep foo")),
+            ("sudo -u root -- ls", Some("ls")),
+            ("sudo --weird ls", Some("ls")),
+            ("nice -n 5 make", Some("make")),
+            ("env -u X FOO=1 make build", Some("make build")),
+            ("sudo", None),
+            ("sudo -i", None),
+            ("ls -la", None),
+        ] {
+            assert_eq!(executed_unit(unit).as_deref(), want, "{unit}");
+        }
     }
 
     #[test]
