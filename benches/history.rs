@@ -44,7 +44,7 @@ fn project(root: &Path, config: &str) -> Context<'static> {
 
 fn replay(ctx: &Context<'_>, log: &[u8]) -> u64 {
     let mut r = Replayer::new(Box::new(|f: &'static dyn Format, s: &_| {
-        permission_lsp::cli::replay::policy_for(ctx, f, s)
+        permission_lsp::history::replay::policy_for(ctx, f, s)
     }));
     let mut changed = 0u64;
     let mut sink = |_: &Change| changed += 1;

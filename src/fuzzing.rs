@@ -177,7 +177,7 @@ pub fn decision_log(bytes: &[u8]) {
         // (absent) fuzz project: nothing real is read.
         let mut session: crate::history::Session = s.clone();
         session.cwd = None;
-        crate::cli::replay::policy_for(&ctx, f, &session)
+        crate::history::replay::policy_for(&ctx, f, &session)
     }));
     replayer.observer = Some(Box::new(|f, c| collector.borrow_mut().add(f, c)));
     let mut changes = 0u64;

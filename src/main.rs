@@ -401,9 +401,9 @@ fn diff(
     let runtime = scope.format()?;
     let base_path = std::path::Path::new(base);
     let base = if base_path.is_file() {
-        cli::diff::Base::File(base_path.to_path_buf())
+        permission_lsp::analysis::compare::Base::File(base_path.to_path_buf())
     } else {
-        cli::diff::Base::Rev(base.to_string())
+        permission_lsp::analysis::compare::Base::Rev(base.to_string())
     };
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let code =

@@ -336,7 +336,7 @@ fn replay_transcript(dir: &Path, case: &mut Case) {
     let (proj, home) = (dir.join("proj"), dir.join("home"));
     let ctx = case.context(&proj, &home);
     let mut replayer = Replayer::new(Box::new(|f: &'static dyn formats::Format, s: &_| {
-        permission_lsp::cli::replay::policy_for(&ctx, f, s)
+        permission_lsp::history::replay::policy_for(&ctx, f, s)
     }));
     let mut changes = Vec::new();
     let mut sink = |c: &Change| changes.push(c.clone());

@@ -41,7 +41,7 @@ fn write(path: &Path, text: &str) {
 /// summary.
 fn replay(ctx: &Context<'_>, log: &str) -> (Vec<Change>, Summary) {
     let mut replayer = Replayer::new(Box::new(|f: &'static dyn Format, s: &_| {
-        permission_lsp::cli::replay::policy_for(ctx, f, s)
+        permission_lsp::history::replay::policy_for(ctx, f, s)
     }));
     let mut changes = Vec::new();
     let mut sink = |c: &Change| changes.push(c.clone());
@@ -276,7 +276,7 @@ fn malformed_records_are_counted_and_shown_never_dropped() {
     let mut text = lines.join("\n").into_bytes();
     text.extend_from_slice(b"\n\xff\xfe{}\n");
     let mut replayer = Replayer::new(Box::new(|f: &'static dyn Format, s: &_| {
-        permission_lsp::cli::replay::policy_for(&ctx, f, s)
+        permission_lsp::history::replay::policy_for(&ctx, f, s)
     }));
     let mut sink = |_: &Change| {};
     replayer.replay("log", &mut text.as_slice(), &mut sink);
@@ -296,7 +296,7 @@ fn malformed_records_are_counted_and_shown_never_dropped() {
 
     // A file that is no decision log says so.
     let mut replayer = Replayer::new(Box::new(|f: &'static dyn Format, s: &_| {
-        permission_lsp::cli::replay::policy_for(&ctx, f, s)
+        permission_lsp::history::replay::policy_for(&ctx, f, s)
     }));
     replayer.replay("notes", &mut &b"{\"hello\":1}\nplain text\n"[..], &mut sink);
     let f = &replayer.summary.files[0];
@@ -505,7 +505,7 @@ fn suggested_rules_cover_repeated_approvals_and_take_effect_where_inserted() {
     let mut collector = permission_lsp::history::suggest::Collector::default();
     let seen = std::cell::RefCell::new(Vec::new());
     let mut replayer = Replayer::new(Box::new(|f: &'static dyn Format, s: &_| {
-        permission_lsp::cli::replay::policy_for(&ctx, f, s)
+        permission_lsp::history::replay::policy_for(&ctx, f, s)
     }));
     replayer.observer = Some(Box::new(|f, c| seen.borrow_mut().push((f, c.clone()))));
     replayer.replay(
@@ -518,7 +518,7 @@ fn suggested_rules_cover_repeated_approvals_and_take_effect_where_inserted() {
         collector.add(f, &c);
     }
     let (s, approved, denied) = collector.suggestions(2).remove(0);
-    let placed = permission_lsp::cli::suggest::place(pi, &ctx, s, &approved, &denied).unwrap();
+    let placed = permission_lsp::history::suggest::place(pi, &ctx, s, &approved, &denied).unwrap();
     let text = placed.new_text.unwrap();
     assert_eq!(
         text,
@@ -560,7 +560,7 @@ fn claude_code_approvals_suggest_a_rule_that_takes_effect() {
     let cc = formats::by_id("claude-code").unwrap();
     let seen = std::cell::RefCell::new(Vec::new());
     let mut replayer = Replayer::new(Box::new(|f: &'static dyn Format, s: &_| {
-        permission_lsp::cli::replay::policy_for(&ctx, f, s)
+        permission_lsp::history::replay::policy_for(&ctx, f, s)
     }));
     replayer.observer = Some(Box::new(|f, c| seen.borrow_mut().push((f, c.clone()))));
     let mut changes = Vec::new();
@@ -587,7 +587,7 @@ fn claude_code_approvals_suggest_a_rule_that_takes_effect() {
         ("npm run test *", 4, 3)
     );
     assert_eq!(s.rule, "\"Bash(npm run test *)\" in `permissions.allow`");
-    let placed = permission_lsp::cli::suggest::place(cc, &ctx, s, &approved, &denied).unwrap();
+    let placed = permission_lsp::history::suggest::place(cc, &ctx, s, &approved, &denied).unwrap();
     assert_eq!(
         placed.file.as_deref(),
         Some(proj.join(".claude/settings.json").to_str().unwrap())

@@ -9,10 +9,10 @@
 //! named as incomplete. Each reported difference is the simulators'
 //! answer, never the algebra's guess.
 
-use crate::analysis::report::{DecidingRule, EffectivePolicyReport, SimulationReport};
+use crate::analysis::report::{DecidingRule, EffectivePolicyReport};
+use crate::core::decision::Decision;
 use crate::core::pattern_algebra::{Pattern, Search, Work, search_within};
 use crate::formats::{Format, Simulator};
-use crate::history::Decision;
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashSet};
@@ -85,14 +85,6 @@ const MAX_REGIONS: usize = 512;
 /// Work the searches of one surface may spend.
 const SURFACE_WORK: usize = 4_000_000;
 
-fn decision(r: &SimulationReport) -> Decision {
-    if r.tool_hidden {
-        Decision::Deny
-    } else {
-        Decision::parse(&r.decision).unwrap_or(Decision::Ask)
-    }
-}
-
 /// A value of the same region outside every hint, by small edits of the
 /// region's example (a word or letters the patterns do not use, before or
 /// after it): the exact search over many hints can be costly, and any
@@ -154,7 +146,7 @@ pub fn diff(format: &dyn Format, before: Side<'_>, after: Side<'_>, home: &str) 
             report.probes += 1;
             let b = before.simulator.simulate(&call);
             let a = after.simulator.simulate(&call);
-            let (db, da) = (decision(&b), decision(&a));
+            let (db, da) = (b.outcome(), a.outcome());
             if db == da {
                 return;
             }

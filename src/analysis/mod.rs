@@ -2,6 +2,7 @@
 //! options (runtime profile, lint levels, home, agent), and one entry point
 //! that hands a document to its format through the registry.
 
+pub mod compare;
 pub mod diff;
 pub mod report;
 

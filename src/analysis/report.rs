@@ -60,6 +60,18 @@ pub struct SimulationReport {
     pub details: Map<String, Value>,
 }
 
+impl SimulationReport {
+    /// The decision as an outcome: a tool removed from the agent cannot be
+    /// called (deny); an unknown decision string reads as ask.
+    pub fn outcome(&self) -> crate::core::decision::Decision {
+        use crate::core::decision::Decision;
+        if self.tool_hidden {
+            return Decision::Deny;
+        }
+        Decision::parse(&self.decision).unwrap_or(Decision::Ask)
+    }
+}
+
 /// One file the runtime reads for the policy.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FileStatus {

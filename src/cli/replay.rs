@@ -5,7 +5,7 @@
 use crate::formats::{Format as RuntimeFormat, Simulator};
 use crate::history::Session;
 use crate::history::replay::{Change, Replayer, Summary};
-use crate::workspace::{Context, Overrides};
+use crate::workspace::Context;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -19,31 +19,6 @@ pub enum Format {
 /// profile unless one was named).
 pub type ContextFor<'a> =
     dyn Fn(&'static dyn RuntimeFormat) -> Result<Context<'static>, String> + 'a;
-
-/// Loads the policy of `format` for a recorded session: the recorded
-/// working directory, agent and runtime options apply unless given
-/// explicitly.
-pub fn policy_for(
-    ctx: &Context<'_>,
-    format: &'static dyn RuntimeFormat,
-    session: &Session,
-) -> Result<Box<dyn Simulator>, String> {
-    let mut c = ctx.with(&Overrides {
-        cwd: session
-            .cwd
-            .as_ref()
-            .filter(|_| !ctx.cwd_explicit)
-            .map(PathBuf::from),
-        agent: session.agent.clone().filter(|_| !ctx.agent_explicit),
-        ..Default::default()
-    });
-    for (k, v) in &session.runtime_args {
-        if !c.options.runtime_args.iter().any(|(n, _)| n == k) {
-            c.options.runtime_args.push((k.clone(), v.clone()));
-        }
-    }
-    format.simulator(&c)
-}
 
 /// The policy loader of a replay: each format's context made once (from
 /// `context_for`), each recorded session's policy loaded in it.
@@ -60,7 +35,7 @@ pub fn loader<'a>(
             }
         };
         match &contexts[i].1 {
-            Ok(ctx) => policy_for(ctx, f, s),
+            Ok(ctx) => crate::history::replay::policy_for(ctx, f, s),
             Err(e) => Err(e.clone()),
         }
     }

@@ -3,6 +3,7 @@
 //! strategies, and the pattern algebra behind the pattern-language trait.
 //! Nothing here names a format.
 
+pub mod decision;
 pub mod diagnostic;
 pub mod levels;
 pub mod pattern_algebra;

@@ -159,12 +159,8 @@ pub trait Format: Send + Sync + 'static {
     /// The decision as the runtime's log records it, from a simulation of
     /// the call: by default the decision itself (a tool removed from the
     /// agent: deny).
-    fn decision_as_logged(&self, report: &SimulationReport) -> crate::history::Decision {
-        use crate::history::Decision;
-        if report.tool_hidden {
-            return Decision::Deny;
-        }
-        Decision::parse(&report.decision).unwrap_or(Decision::Ask)
+    fn decision_as_logged(&self, report: &SimulationReport) -> crate::core::decision::Decision {
+        report.outcome()
     }
     /// For `diff`: the surface a rule of the merged policy decides calls
     /// on, its pattern as written, and that pattern in the shared algebra

@@ -12,32 +12,7 @@ pub mod synthetic;
 use serde_json::Value;
 use std::io::BufRead;
 
-/// A policy decision as a runtime records it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Decision {
-    Allow,
-    Ask,
-    Deny,
-}
-
-impl Decision {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Decision::Allow => "allow",
-            Decision::Ask => "ask",
-            Decision::Deny => "deny",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Decision> {
-        match s {
-            "allow" => Some(Decision::Allow),
-            "ask" => Some(Decision::Ask),
-            "deny" => Some(Decision::Deny),
-            _ => None,
-        }
-    }
-}
+pub use crate::core::decision::Decision;
 
 /// What the user (or the runtime in their place) answered to an ask.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

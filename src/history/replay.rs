@@ -5,10 +5,12 @@
 use super::{Answer, Decision, Item, Line, LogReader, PastCall, Session};
 use crate::analysis::report::DecidingRule;
 use crate::formats::{CallRequest, Format, Simulator};
+use crate::workspace::{Context, Overrides};
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 use std::io::BufRead;
+use std::path::PathBuf;
 
 /// A call whose decision changes.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -218,6 +220,31 @@ fn read_records(reader: &mut (dyn BufRead + Send), tx: std::sync::mpsc::SyncSend
         }
     }
     let _ = tx.send(batch);
+}
+
+/// Loads the policy of `format` for a recorded session: the recorded
+/// working directory, agent and runtime options apply unless given
+/// explicitly.
+pub fn policy_for(
+    ctx: &Context<'_>,
+    format: &'static dyn Format,
+    session: &Session,
+) -> Result<Box<dyn Simulator>, String> {
+    let mut c = ctx.with(&Overrides {
+        cwd: session
+            .cwd
+            .as_ref()
+            .filter(|_| !ctx.cwd_explicit)
+            .map(PathBuf::from),
+        agent: session.agent.clone().filter(|_| !ctx.agent_explicit),
+        ..Default::default()
+    });
+    for (k, v) in &session.runtime_args {
+        if !c.options.runtime_args.iter().any(|(n, _)| n == k) {
+            c.options.runtime_args.push((k.clone(), v.clone()));
+        }
+    }
+    format.simulator(&c)
 }
 
 /// Sees each past call before it is decided.

@@ -9,8 +9,11 @@
 use super::{Decision, PastCall};
 use crate::core::pattern_algebra::Pattern;
 use crate::formats::{CallRequest, Format};
+use crate::history::Session;
+use crate::workspace::Context;
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::{Path, PathBuf};
 
 /// Distinct values kept per surface (approved and denied each).
 const MAX_VALUES: usize = 100_000;
@@ -248,6 +251,165 @@ pub fn insertion_edits(
         anchor.clone(),
         &rule.item,
     ))
+}
+
+/// A suggestion placed in a file and checked.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Placed {
+    #[serde(flatten)]
+    pub suggestion: Suggestion,
+    /// The file it goes in, and the 1-based line it is inserted after.
+    pub file: Option<String>,
+    pub after_line: Option<usize>,
+    /// The file's text with the rule inserted.
+    #[serde(skip)]
+    pub new_text: Option<String>,
+    /// The edits that insert it, in the text read (an open buffer's, else
+    /// the file's).
+    #[serde(skip)]
+    pub edits: Vec<crate::ide::code_actions::TextEdit>,
+    /// Approved calls the rule now allows (of those rebuilt).
+    pub allowed_now: usize,
+    pub checked_calls: usize,
+    /// Why the rule would not take effect where it is placed, if so.
+    pub note: Option<String>,
+}
+
+/// The byte offset of a 1-based line and character column.
+fn offset_of(text: &str, line: usize, column: usize) -> Option<usize> {
+    let start = if line <= 1 {
+        0
+    } else {
+        text.match_indices('\n').nth(line - 2).map(|(i, _)| i + 1)?
+    };
+    let rest = &text[start..];
+    Some(
+        start
+            + rest
+                .char_indices()
+                .nth(column.saturating_sub(1))
+                .map_or(rest.len(), |(i, _)| i),
+    )
+}
+
+/// Places a suggestion in the file whose rule decides its calls now, and
+/// checks it there.
+pub fn place(
+    format: &'static dyn Format,
+    ctx: &Context<'_>,
+    suggestion: Suggestion,
+    approved: &[CallRequest],
+    denied: &[String],
+) -> Option<Placed> {
+    let mut placed = Placed {
+        suggestion,
+        file: None,
+        after_line: None,
+        new_text: None,
+        edits: Vec::new(),
+        allowed_now: 0,
+        checked_calls: approved.len(),
+        note: None,
+    };
+    let before = super::replay::policy_for(ctx, format, &Session::default()).ok()?;
+    // Nothing to suggest when the config allows these calls already.
+    if approved
+        .iter()
+        .all(|c| before.simulate(c).decision == Decision::Allow.as_str())
+    {
+        return None;
+    }
+    let deciding = approved.iter().map(|c| before.simulate(c)).find_map(|r| {
+        r.rule.and_then(|rule| {
+            Some((
+                rule.place.file?,
+                rule.place.line?,
+                rule.place.column.unwrap_or(1),
+            ))
+        })
+    });
+    let rule = format.suggested_rule(
+        &placed.suggestion.surface,
+        &placed.suggestion.pattern,
+        "allow",
+    )?;
+    // The file whose rule decides the calls now (inserted right after that
+    // rule); else, when the runtime's default decides them, the project's
+    // file (at the end of its list).
+    let target = deciding
+        .filter(|(f, _, _)| Path::new(f).is_file())
+        .map(|(f, l, c)| (f, Some((l, c))))
+        .or_else(|| {
+            let policy = format.effective_policy(ctx).ok()?;
+            let files: Vec<_> = policy
+                .files
+                .iter()
+                .filter(|f| f.present && f.accepted != Some(false))
+                .collect();
+            files
+                .iter()
+                .find(|f| f.scope == "project")
+                .or_else(|| files.first())
+                .and_then(|f| f.path.clone())
+                .map(|p| (p, None))
+        });
+    let Some((file, place)) = target else {
+        placed.note = Some("no config file to put it in: add the rule by hand".into());
+        return Some(placed);
+    };
+    // The open buffer's text (the editor's unsaved one), else the file's.
+    let text = (ctx.open)(Path::new(&file))
+        .or_else(|| crate::workspace::read_text(Path::new(&file), 64 << 20))?;
+    let after = place.and_then(|(line, column)| offset_of(&text, line, column));
+    let Some(edits) = insertion_edits(&text, &rule, after) else {
+        placed.note = Some(format!(
+            "`{}` is not an object or list in {file}: add the rule by hand",
+            rule.path.join(".")
+        ));
+        placed.file = Some(file);
+        return Some(placed);
+    };
+    let new_text = crate::ide::code_actions::apply(&text, &edits);
+    placed.edits = edits;
+    let path = PathBuf::from(&file);
+    let lookup = |p: &Path| {
+        if p == path {
+            Some(new_text.clone())
+        } else {
+            (ctx.open)(p)
+        }
+    };
+    let mut with = ctx.with(&Default::default());
+    with.open = &lookup;
+    let after = super::replay::policy_for(&with, format, &Session::default()).ok()?;
+    placed.allowed_now = approved
+        .iter()
+        .filter(|c| after.simulate(c).decision == Decision::Allow.as_str())
+        .count();
+    // Never a rule that allows what the history refused.
+    for v in denied {
+        if let Some(call) = format.probe_call(&placed.suggestion.surface, v)
+            && after.simulate(&call).decision == Decision::Allow.as_str()
+            && before.simulate(&call).decision != Decision::Allow.as_str()
+        {
+            return None;
+        }
+    }
+    if placed.allowed_now < approved.len() {
+        placed.note = Some(format!(
+            "placed in {file}, it allows {} of the {} approved calls: a rule the format ranks higher still decides the others",
+            placed.allowed_now,
+            approved.len()
+        ));
+    }
+    placed.after_line = Some(
+        text[..placed.edits.first().map_or(0, |e| e.range.start)]
+            .matches('\n')
+            .count(),
+    );
+    placed.file = Some(file);
+    placed.new_text = Some(new_text);
+    Some(placed)
 }
 
 #[cfg(test)]

@@ -163,7 +163,7 @@ pub struct View {
     pub changes: Vec<Change>,
     pub files: Vec<PathBuf>,
     /// Rules suggested from the approvals, placed where they take effect.
-    pub suggestions: Vec<crate::cli::suggest::Placed>,
+    pub suggestions: Vec<crate::history::suggest::Placed>,
 }
 
 /// Changed calls kept for the list.
@@ -209,7 +209,7 @@ pub fn view(session: &Session, snapshot: &Snapshot, settings: &Settings) -> Opti
     let ctx = context(settings, &snapshot.uri, &Default::default(), &open);
     let collector = std::cell::RefCell::new(crate::history::suggest::Collector::default());
     let mut replayer = Replayer::new(Box::new(|f: &'static dyn crate::formats::Format, s: &_| {
-        crate::cli::replay::policy_for(&ctx, f, s)
+        crate::history::replay::policy_for(&ctx, f, s)
     }));
     replayer.only = Some(kind.format);
     replayer.observer = Some(Box::new(|f, call| collector.borrow_mut().add(f, call)));
@@ -261,7 +261,7 @@ pub fn view(session: &Session, snapshot: &Snapshot, settings: &Settings) -> Opti
         .into_iter()
         .take(20)
         .filter_map(|(s, approved, denied)| {
-            crate::cli::suggest::place(kind.format, &ctx, s, &approved, &denied)
+            crate::history::suggest::place(kind.format, &ctx, s, &approved, &denied)
         })
         .collect();
     let view = Arc::new(View {
@@ -286,8 +286,9 @@ pub fn head_diff(
     session: &Session,
     snapshot: &Snapshot,
     settings: &Settings,
-) -> Option<Arc<crate::cli::diff::Comparison>> {
-    type DiffCache = Mutex<HashMap<String, (u64, Option<Arc<crate::cli::diff::Comparison>>)>>;
+) -> Option<Arc<crate::analysis::compare::Comparison>> {
+    type DiffCache =
+        Mutex<HashMap<String, (u64, Option<Arc<crate::analysis::compare::Comparison>>)>>;
     static CACHE: std::sync::OnceLock<DiffCache> = std::sync::OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
     let kind = snapshot.kind?;
@@ -303,19 +304,16 @@ pub fn head_diff(
     }
     let open = |p: &Path| session.open_text_by_path(p);
     let ctx = context(settings, &snapshot.uri, &Default::default(), &open);
-    let result = crate::cli::diff::git_text(&path, "HEAD")
-        .ok()
-        .flatten()
-        .and_then(|_| {
-            crate::cli::diff::compare(
-                kind.format,
-                &ctx,
-                Some(&path),
-                &crate::cli::diff::Base::Rev("HEAD".into()),
-            )
-            .ok()
-        })
-        .map(Arc::new);
+    // A file with no version at HEAD (new, or not in git) gets no lens.
+    let result = crate::analysis::compare::compare(
+        kind.format,
+        &ctx,
+        Some(&path),
+        &crate::analysis::compare::Base::Rev("HEAD".into()),
+    )
+    .ok()
+    .filter(|c| c.files.iter().all(|f| f.status != "new"))
+    .map(Arc::new);
     if let Ok(mut c) = cache.lock() {
         if c.len() > 64 {
             c.clear();

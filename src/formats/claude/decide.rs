@@ -11,7 +11,7 @@ use super::rules::{Flaw, List};
 use std::path::{Path, PathBuf};
 
 /// allow / ask / deny (the shared decision type).
-pub use crate::history::Decision;
+pub use crate::core::decision::Decision;
 
 /// Why the call gets its decision.
 #[derive(Debug, Clone, PartialEq, Eq)]

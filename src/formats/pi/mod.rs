@@ -295,10 +295,10 @@ impl Format for Pi {
     /// The runtime gates a call in order and stops at the first gate that
     /// does not allow it (an approved ask goes on to the next): its log
     /// records that gate's state.
-    fn decision_as_logged(&self, report: &SimulationReport) -> crate::history::Decision {
-        use crate::history::Decision;
+    fn decision_as_logged(&self, report: &SimulationReport) -> crate::core::decision::Decision {
+        use crate::core::decision::Decision;
         if report.tool_hidden {
-            return Decision::Deny;
+            return report.outcome();
         }
         let first = report
             .details
