@@ -1,5 +1,5 @@
 //! Replay and diff. Replay: synthetic logs of 20,000 records (pi's review
-//! log, Claude Code stream-json; `permission_lsp::history::synthetic`, the
+//! log, Claude Code stream-json; `benches/support/synthetic.rs`, the
 //! generator of the one-million-record measurement in BENCHMARKS.md)
 //! decided again with a project config. Diff: a config against an edit of
 //! it, small and with 1,000 rules. Run: `cargo bench --bench history`.
@@ -9,10 +9,13 @@ use permission_lsp::analysis::AnalysisOptions;
 use permission_lsp::analysis::diff::{Side, diff};
 use permission_lsp::formats::{self, Format};
 use permission_lsp::history::replay::{Change, Replayer};
-use permission_lsp::history::synthetic::{Kind, write_log};
+#[path = "support/synthetic.rs"]
+mod synthetic;
+
 use permission_lsp::workspace::{Context, Overrides, resolve};
 use std::hint::black_box;
 use std::path::Path;
+use synthetic::{Kind, write_log};
 
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;

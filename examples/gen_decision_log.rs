@@ -7,8 +7,11 @@
 //! Claude Code stream-json), the number of records, the session's working
 //! directory (default: the current one) and a seed (default 1).
 
-use permission_lsp::history::synthetic::{Kind, write_log};
+#[path = "../benches/support/synthetic.rs"]
+mod synthetic;
+
 use std::io::Write;
+use synthetic::{Kind, write_log};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();

@@ -6,8 +6,6 @@
 
 pub mod replay;
 pub mod suggest;
-#[doc(hidden)]
-pub mod synthetic;
 
 use serde_json::Value;
 use std::io::BufRead;

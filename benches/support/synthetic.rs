@@ -1,4 +1,5 @@
-//! Synthetic decision logs of any size, for the replay benchmark: records
+//! Synthetic decision logs of any size, for the replay benchmark (used by
+//! `benches/history.rs` and `examples/gen_decision_log.rs`): records
 //! shaped exactly as the runtimes write them (the recorded fixtures under
 //! `tests/fixtures/history/`), over a pool of commands and paths where
 //! most calls recur (as in real sessions) and a share is new each time.
