@@ -613,3 +613,54 @@ fn claude_code_approvals_suggest_a_rule_that_takes_effect() {
     assert_eq!(decide("make deploy"), "ask");
     let _ = std::fs::remove_dir_all(&root);
 }
+
+/// Plain `claude -p` (no permission prompt tool): an ask nobody can answer
+/// is refused, recorded as a config rejection of kind `user-rejected`
+/// without a reason type (`claude/headless/`, recorded with the CLI). It
+/// replays as an ask the runtime could not put to anyone; the deny rule's
+/// refusal as a deny.
+#[test]
+fn a_headless_claude_code_session_replays_its_unanswerable_ask_as_an_ask() {
+    let dir = fixtures().join("claude/headless");
+    let case = harness::Case::from_fixture(
+        &serde_json::from_str(&std::fs::read_to_string(dir.join("case.json")).unwrap()).unwrap(),
+    );
+    let root = temp("cc-headless");
+    let (proj, home) = case.materialise(&root);
+    let log = std::fs::read_to_string(dir.join("transcript.jsonl"))
+        .unwrap()
+        .replace("{PROJ}", &proj.display().to_string())
+        .replace("{HOME}", &home.display().to_string());
+    let ctx = claude_ctx(&case, &proj, &home);
+    let seen = std::cell::RefCell::new(Vec::new());
+    let mut replayer = Replayer::new(Box::new(|f: &'static dyn Format, s: &_| {
+        permission_lsp::history::replay::policy_for(&ctx, f, s)
+    }));
+    replayer.observer = Some(Box::new(|_, c| seen.borrow_mut().push(c.clone())));
+    let mut changes = Vec::new();
+    replayer.replay("log", &mut log.as_bytes(), &mut |c: &Change| {
+        changes.push(c.clone())
+    });
+    assert!(changes.is_empty(), "{changes:#?}");
+    drop(replayer);
+    let got: Vec<(String, &str, Option<&str>)> = seen
+        .borrow()
+        .iter()
+        .map(|c| {
+            (
+                c.input["command"].as_str().unwrap().to_string(),
+                c.recorded.as_str(),
+                c.answer.map(|a| a.as_str()),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("git status".to_string(), "allow", None),
+            ("npm install".to_string(), "ask", Some("unavailable")),
+            ("rm x".to_string(), "deny", None),
+        ]
+    );
+    let _ = std::fs::remove_dir_all(&root);
+}

@@ -215,7 +215,9 @@ fn unused_in_history(
         .filter(|r| r.place.file.as_deref() == Some(path))
         .filter_map(|r| {
             let (line, column) = (r.place.line?, r.place.column.unwrap_or(1));
-            if !seen.insert((line, column)) || view.counts.contains_key(&(path.to_string(), line, column)) {
+            if !seen.insert((line, column))
+                || view.counts.contains_key(&(path.to_string(), line, column))
+            {
                 return None;
             }
             let lr = index.line_range(text, line.checked_sub(1)?);
@@ -233,12 +235,8 @@ fn unused_in_history(
                 range: to_lsp_range(text, index, &(start..end), settings.encoding),
                 severity: Some(DiagnosticSeverity::INFORMATION),
                 code: Some(NumberOrString::String(UNUSED_IN_HISTORY.into())),
-                code_description: format!(
-                    "https://github.com/permission-lsp/permission-lsp/blob/main/docs/lints/history/{UNUSED_IN_HISTORY}.md"
-                )
-                .parse()
-                .ok()
-                .map(|href| CodeDescription { href }),
+                code_description: docs_href(&format!("docs/lints/history/{UNUSED_IN_HISTORY}.md"))
+                    .map(|href| CodeDescription { href }),
                 source: Some("permission-lsp".into()),
                 message: format!(
                     "`{}` decided none of the {} past calls replayed from the configured logs",
@@ -254,12 +252,14 @@ fn unused_in_history(
 }
 
 fn docs_uri(code: crate::analysis::DiagnosticCode) -> Option<Uri> {
-    format!(
-        "https://github.com/permission-lsp/permission-lsp/blob/main/{}",
-        code.docs_path()
-    )
-    .parse()
-    .ok()
+    docs_href(&code.docs_path())
+}
+
+/// The page of a docs file of the repository.
+fn docs_href(path: &str) -> Option<Uri> {
+    format!("https://github.com/permission-lsp/permission-lsp/blob/main/{path}")
+        .parse()
+        .ok()
 }
 
 /// Analyses the document's current state and publishes, unless a newer
