@@ -154,7 +154,7 @@ fn entries(dir: &Path, budget: &mut usize) -> Vec<PathBuf> {
 }
 
 /// What the replay of the configured logs found for a document.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct View {
     pub summary: Summary,
     /// Calls decided now, by the deciding rule's file, line and column.
@@ -162,8 +162,9 @@ pub struct View {
     /// The first changed calls (the lens's list).
     pub changes: Vec<Change>,
     pub files: Vec<PathBuf>,
-    /// Rules suggested from the approvals, placed where they take effect.
-    pub suggestions: Vec<crate::history::suggest::Placed>,
+    /// The approvals and refusals seen (rule suggestions are placed from
+    /// them only when code actions are asked for).
+    pub approvals: crate::history::suggest::Collector,
 }
 
 /// Changed calls kept for the list.
@@ -255,21 +256,12 @@ pub fn view(session: &Session, snapshot: &Snapshot, settings: &Settings) -> Opti
         .collect();
     let summary = std::mem::take(&mut replayer.summary);
     drop(replayer);
-    let suggestions = collector
-        .into_inner()
-        .suggestions(2)
-        .into_iter()
-        .take(20)
-        .filter_map(|(s, approved, denied)| {
-            crate::history::suggest::place(kind.format, &ctx, s, &approved, &denied)
-        })
-        .collect();
     let view = Arc::new(View {
         summary,
         counts,
         changes,
         files,
-        suggestions,
+        approvals: collector.into_inner(),
     });
     if let Ok(mut c) = cache().lock() {
         if c.len() > 64 {

@@ -40,7 +40,17 @@ pub fn handle(server: &Server, params: CodeActionParams) -> Option<Vec<CodeActio
         uri.to_file_path(),
     ) {
         let path = path.display().to_string();
-        for p in &view.suggestions {
+        let open = |p: &std::path::Path| session.open_text_by_path(p);
+        let ctx = crate::lsp::diagnostics::context(&settings, &uri, &Default::default(), &open);
+        let placed = view
+            .approvals
+            .suggestions(2)
+            .into_iter()
+            .take(20)
+            .filter_map(|(s, approved, denied)| {
+                crate::history::suggest::place(kind.format, &ctx, s, &approved, &denied)
+            });
+        for p in placed {
             if p.file.as_deref() != Some(path.as_str())
                 || p.edits.is_empty()
                 || p.edits.iter().any(|e| e.range.end > text.len())
