@@ -95,17 +95,13 @@ impl LogReader for ReviewLog {
                 }
                 return;
             }
-            "permission_request.approved"
-            | "permission_request.denied"
-            | "permission_request.resolved" => {
+            "permission_request.approved" | "permission_request.denied" => {
                 if let Some(id) = str_field(r, "requestId") {
                     self.waiting.remove(id);
                 }
                 let answer = match str_field(r, "resolution") {
                     Some("approved") => Answer::Approved,
-                    Some("approved_for_session") | Some("approved_always") => {
-                        Answer::ApprovedForSession
-                    }
+                    Some("approved_for_session") => Answer::ApprovedForSession,
                     Some("confirmation_unavailable") => Answer::Unavailable,
                     Some(_) | None if event == "permission_request.approved" => Answer::Approved,
                     _ => Answer::Denied,
