@@ -290,6 +290,9 @@ const COMMAND_WORDS: &[&str] = &[
     "awk '{print $1}' file.txt",
     "sd foo bar src/x.rs",
     "ls C:/Windows",
+    "cat $PWD/../y",
+    "cat \"$HOME\"/.aws/credentials",
+    "cp ${HOME}/.netrc .",
 ];
 
 fn bash_command(r: &mut Rng) -> String {
@@ -300,7 +303,7 @@ fn bash_command(r: &mut Rng) -> String {
         s.push_str(op);
         s.push_str(r.pick(COMMAND_WORDS));
     }
-    match r.below(14) {
+    match r.below(16) {
         0 => format!("echo $({s})"),
         1 => format!("({s})"),
         2 => format!("x=$({s})"),
@@ -313,6 +316,8 @@ fn bash_command(r: &mut Rng) -> String {
         9 => format!("{s} 'unterminated"),
         10 => format!("cat <<EOF\n{s}\nEOF"),
         11 => format!("! {s}"),
+        12 => format!("echo hi > $({s})"),
+        13 => format!("cat <<EOF\n$({s})\nEOF"),
         _ => s,
     }
 }

@@ -277,6 +277,7 @@ pub fn load_policy_with(
                 option_values: session_version >= Version(23, 0, 0),
                 bare_by_existence: session_version >= Version(23, 0, 0),
                 home_variable: session_version >= Version(25, 0, 0),
+                execution_hosts: session_version >= Version(25, 2, 2),
             },
             shell_tools,
             mcp_servers: inputs.mcp_servers.clone(),

@@ -4,7 +4,7 @@
 //! external paths and `path`-rule candidates.
 
 use super::tokens::{
-    collect_command_tokens, collect_path_candidate_tokens, collect_redirect_tokens,
+    Reading, collect_command_tokens, collect_path_candidate_tokens, collect_redirect_tokens,
     extract_command_name, is_arg_node, is_skipped_subtree, path_candidate, promoted_candidate,
     resolve_node_text, rule_candidate,
 };
@@ -51,30 +51,23 @@ pub struct TokenReading {
     /// entry, never because a `path` rule names it (23.0, ADR 0009 of the
     /// runtime; up to 22.x a matching deny/ask rule promotes it).
     pub bare_by_existence: bool,
-    /// `$HOME`, `${HOME}` at the start of a token are the home directory
-    /// (25.0).
+    /// A plain `$HOME` / `${HOME}` expansion in a token is the home
+    /// directory, `$PWD` is `.` (25.0).
     pub home_variable: bool,
-}
-
-impl TokenReading {
-    /// The token as the gates see it.
-    fn read(&self, token: String) -> String {
-        let mut t = token;
-        if self.home_variable {
-            for var in ["${HOME}", "$HOME"] {
-                if let Some(rest) = t.strip_prefix(var)
-                    && (rest.is_empty() || rest.starts_with('/'))
-                {
-                    t = format!("~{rest}");
-                    break;
-                }
-            }
-        }
-        t
-    }
+    /// Commands inside redirect targets and here-documents (25.2.2).
+    pub execution_hosts: bool,
 }
 
 impl Resolver<'_> {
+    /// How this version reads token text.
+    fn reading(&self) -> Reading<'_> {
+        Reading {
+            option_values: self.tokens.option_values,
+            home: self.tokens.home_variable.then_some(self.ctx.home.as_str()),
+            execution_hosts: self.tokens.execution_hosts,
+        }
+    }
+
     pub fn resolve(&self, tree: &Tree, src: &str) -> BashPaths {
         let initial = match &self.workdir {
             None => Base::Known(String::new()),
@@ -82,12 +75,6 @@ impl Resolver<'_> {
         };
         let mut candidates = Vec::new();
         self.walk(tree.root_node(), src, initial, &mut candidates, 0);
-        if self.tokens != TokenReading::default() {
-            candidates = candidates
-                .into_iter()
-                .map(|(t, b)| (self.tokens.read(t), b))
-                .collect();
-        }
         let external = self.with_workdir_external(self.project_external(&candidates));
         BashPaths {
             external,
@@ -127,34 +114,10 @@ impl Resolver<'_> {
         tokens
     }
 
-    /// The path candidates of a subtree, with (23.0 on) the `--opt=value`
-    /// values of every command in it: those inside pipelines, control
-    /// flow and substitutions too (observed on 26.3.1).
+    /// The path candidates of a subtree, each command's `--opt=value`
+    /// values after its own tokens from 23.0 on (observed on 26.3.1).
     fn candidates(&self, node: Node<'_>, src: &str, depth: usize) -> Vec<String> {
-        let mut tokens = collect_path_candidate_tokens(node, src, depth);
-        self.option_values(node, src, &mut tokens);
-        tokens
-    }
-
-    /// The `--opt=value` values of `node` and every command below it.
-    fn option_values(&self, node: Node<'_>, src: &str, out: &mut Vec<String>) {
-        if !self.tokens.option_values {
-            return;
-        }
-        let mut stack = vec![(node, 0usize)];
-        while let Some((n, d)) = stack.pop() {
-            if d > MAX_DEPTH {
-                continue;
-            }
-            if n.kind() == "command" {
-                out.extend(super::tokens::option_values(n, src));
-            }
-            let mut c = n.walk();
-            let children: Vec<Node<'_>> = n.named_children(&mut c).collect();
-            for child in children.into_iter().rev() {
-                stack.push((child, d + 1));
-            }
-        }
+        collect_path_candidate_tokens(node, src, depth, self.reading())
     }
 
     fn walk(
@@ -173,8 +136,7 @@ impl Resolver<'_> {
                 self.sequence(node, src, base, out, depth)
             }
             "command" => {
-                let mut tokens = collect_command_tokens(node, src, depth);
-                self.option_values(node, src, &mut tokens);
+                let tokens = collect_command_tokens(node, src, depth, self.reading());
                 tag(tokens, &base, out);
                 self.fold_cd(node, src, base)
             }
@@ -280,7 +242,11 @@ impl Resolver<'_> {
                         continue;
                     }
                     if child.kind() == "file_redirect" {
-                        tag(collect_redirect_tokens(child, src), &current, out);
+                        tag(
+                            collect_redirect_tokens(child, src, depth + 1, self.reading()),
+                            &current,
+                            out,
+                        );
                         continue;
                     }
                     current = self.pipeline_first_stage(child, src, current, out, depth + 1);
@@ -445,7 +411,7 @@ fn literal_text(node: Node<'_>, src: &str) -> Option<String> {
                 Some(t.to_string())
             }
         }
-        "raw_string" => Some(resolve_node_text(node, src)),
+        "raw_string" => Some(resolve_node_text(node, src, None)),
         "concatenation" => {
             let mut out = String::new();
             let mut c = node.walk();

@@ -13,9 +13,87 @@ pub(crate) fn is_skipped_subtree(kind: &str) -> bool {
     matches!(kind, "heredoc_body" | "heredoc_end" | "comment")
 }
 
-/// A word's text with quotes removed and expansions kept verbatim.
-pub(crate) fn resolve_node_text(node: Node<'_>, src: &str) -> String {
+/// How a version reads the text of tokens.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Reading<'a> {
+    /// Each command's `--opt=value` values follow its tokens (23.0).
+    pub option_values: bool,
+    /// A plain `$HOME` / `${HOME}` expansion is this directory and `$PWD`
+    /// is `.` (25.0, `resolvePlainVariableExpansion`); `None`: verbatim.
+    pub home: Option<&'a str>,
+    /// Commands run inside redirect targets and here-documents contribute
+    /// their tokens (25.2.2, the runtime's execution hosts).
+    pub execution_hosts: bool,
+}
+
+fn is_execution_host(kind: &str) -> bool {
+    matches!(
+        kind,
+        "file_redirect" | "heredoc_redirect" | "herestring_redirect" | "heredoc_body"
+    )
+}
+
+fn is_execution_context(kind: &str) -> bool {
+    matches!(kind, "command_substitution" | "process_substitution")
+}
+
+/// The tokens of the commands `node` hosts, none of its own text
+/// (`collectHostedExecutionTokens`): `node` itself when it is a
+/// substitution, else every outermost substitution below it.
+fn hosted_execution_tokens(node: Node<'_>, src: &str, depth: usize, r: Reading<'_>) -> Vec<String> {
+    if is_execution_context(node.kind()) {
+        return collect_path_candidate_tokens(node, src, depth, r);
+    }
+    let mut out = Vec::new();
+    nested_executions(node, src, depth + 1, r, &mut out);
+    out
+}
+
+fn nested_executions(
+    node: Node<'_>,
+    src: &str,
+    depth: usize,
+    r: Reading<'_>,
+    out: &mut Vec<String>,
+) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    let mut c = node.walk();
+    for child in node.children(&mut c) {
+        if is_execution_context(child.kind()) {
+            out.extend(collect_path_candidate_tokens(child, src, depth + 1, r));
+        } else {
+            nested_executions(child, src, depth + 1, r, out);
+        }
+    }
+}
+
+/// The variable of a plain `$NAME` / `${NAME}` expansion.
+fn plain_variable<'s>(node: Node<'_>, src: &'s str) -> Option<&'s str> {
+    let mut name = None;
+    let mut c = node.walk();
+    for child in node.children(&mut c) {
+        match child.kind() {
+            "variable_name" if name.is_none() => name = Some(text(child, src)),
+            "$" | "${" | "}" => {}
+            _ => return None,
+        }
+    }
+    name
+}
+
+/// A word's text with quotes removed; expansions verbatim, or `$HOME` and
+/// `$PWD` resolved when `home` is given.
+pub(crate) fn resolve_node_text(node: Node<'_>, src: &str, home: Option<&str>) -> String {
     match node.kind() {
+        "simple_expansion" | "expansion" if home.is_some() => {
+            match (plain_variable(node, src), home) {
+                (Some("HOME"), Some(h)) => h.to_string(),
+                (Some("PWD"), _) => ".".to_string(),
+                _ => text(node, src).to_string(),
+            }
+        }
         "raw_string" => {
             let t = text(node, src);
             if t.len() >= 2 && t.starts_with('\'') && t.ends_with('\'') {
@@ -31,7 +109,7 @@ pub(crate) fn resolve_node_text(node: Node<'_>, src: &str) -> String {
                 if child.kind() == "\"" {
                     continue;
                 }
-                out.push_str(&resolve_node_text(child, src));
+                out.push_str(&resolve_node_text(child, src, home));
             }
             out
         }
@@ -39,7 +117,7 @@ pub(crate) fn resolve_node_text(node: Node<'_>, src: &str) -> String {
             let mut out = String::new();
             let mut c = node.walk();
             for child in node.children(&mut c) {
-                out.push_str(&resolve_node_text(child, src));
+                out.push_str(&resolve_node_text(child, src, home));
             }
             out
         }
@@ -47,30 +125,52 @@ pub(crate) fn resolve_node_text(node: Node<'_>, src: &str) -> String {
     }
 }
 
-pub fn collect_path_candidate_tokens(node: Node<'_>, src: &str, depth: usize) -> Vec<String> {
-    if is_skipped_subtree(node.kind()) || depth > MAX_DEPTH {
+/// The path candidates of a subtree. With `option_values` (23.0 on) each
+/// command's `--opt=value` values follow its own tokens, as the runtime
+/// collects them.
+pub fn collect_path_candidate_tokens(
+    node: Node<'_>,
+    src: &str,
+    depth: usize,
+    r: Reading<'_>,
+) -> Vec<String> {
+    if depth > MAX_DEPTH {
         return Vec::new();
     }
     match node.kind() {
-        "command" => collect_command_tokens(node, src, depth),
-        "file_redirect" => collect_redirect_tokens(node, src),
+        "command" => collect_command_tokens(node, src, depth, r),
+        "file_redirect" => collect_redirect_tokens(node, src, depth, r),
+        // Before the skipped subtrees: a here-document body is one of them,
+        // and its substitutions run.
+        kind if r.execution_hosts && is_execution_host(kind) => {
+            hosted_execution_tokens(node, src, depth, r)
+        }
+        kind if is_skipped_subtree(kind) => Vec::new(),
         _ => {
             let mut out = Vec::new();
             let mut c = node.walk();
             for child in node.children(&mut c) {
-                out.extend(collect_path_candidate_tokens(child, src, depth + 1));
+                out.extend(collect_path_candidate_tokens(child, src, depth + 1, r));
             }
             out
         }
     }
 }
 
-pub fn collect_redirect_tokens(node: Node<'_>, src: &str) -> Vec<String> {
+pub fn collect_redirect_tokens(
+    node: Node<'_>,
+    src: &str,
+    depth: usize,
+    r: Reading<'_>,
+) -> Vec<String> {
     let mut out = Vec::new();
     let mut c = node.walk();
     for child in node.children(&mut c) {
         if is_arg_node(child.kind()) {
-            out.push(resolve_node_text(child, src));
+            out.push(resolve_node_text(child, src, r.home));
+        }
+        if r.execution_hosts {
+            out.extend(hosted_execution_tokens(child, src, depth + 1, r));
         }
     }
     out
@@ -80,7 +180,7 @@ pub fn extract_command_name(node: Node<'_>, src: &str) -> Option<String> {
     let mut c = node.walk();
     for child in node.children(&mut c) {
         if child.kind() == "command_name" {
-            let t = resolve_node_text(child, src);
+            let t = resolve_node_text(child, src, None);
             if t.is_empty() {
                 return None;
             }
@@ -131,11 +231,20 @@ fn pattern_command(name: &str) -> Option<PatternCommand> {
     })
 }
 
-pub fn collect_command_tokens(node: Node<'_>, src: &str, depth: usize) -> Vec<String> {
-    match extract_command_name(node, src).and_then(|n| pattern_command(&n)) {
-        Some(cfg) => collect_pattern_command_tokens(node, src, &cfg, depth),
-        None => collect_generic_command_tokens(node, src, depth),
+pub fn collect_command_tokens(
+    node: Node<'_>,
+    src: &str,
+    depth: usize,
+    r: Reading<'_>,
+) -> Vec<String> {
+    let mut out = match extract_command_name(node, src).and_then(|n| pattern_command(&n)) {
+        Some(cfg) => collect_pattern_command_tokens(node, src, &cfg, depth, r),
+        None => collect_generic_command_tokens(node, src, depth, r),
+    };
+    if r.option_values {
+        out.extend(option_values(node, src, r.home));
     }
+    out
 }
 
 #[derive(PartialEq)]
@@ -149,6 +258,7 @@ fn collect_pattern_command_tokens(
     src: &str,
     cfg: &PatternCommand,
     depth: usize,
+    r: Reading<'_>,
 ) -> Vec<String> {
     let mut explicit_script = false;
     let mut positionals = 0usize;
@@ -162,10 +272,10 @@ fn collect_pattern_command_tokens(
             continue;
         }
         if !is_arg_node(kind) {
-            out.extend(collect_path_candidate_tokens(child, src, depth + 1));
+            out.extend(collect_path_candidate_tokens(child, src, depth + 1, r));
             continue;
         }
-        let t = resolve_node_text(child, src);
+        let t = resolve_node_text(child, src, r.home);
         match next.take() {
             Some(Next::Skip) => continue,
             Some(Next::Extract) => {
@@ -197,7 +307,12 @@ fn collect_pattern_command_tokens(
     out
 }
 
-fn collect_generic_command_tokens(node: Node<'_>, src: &str, depth: usize) -> Vec<String> {
+fn collect_generic_command_tokens(
+    node: Node<'_>,
+    src: &str,
+    depth: usize,
+    r: Reading<'_>,
+) -> Vec<String> {
     let mut out = Vec::new();
     let mut seen_name = false;
     let mut c = node.walk();
@@ -215,10 +330,10 @@ fn collect_generic_command_tokens(node: Node<'_>, src: &str, depth: usize) -> Ve
             continue;
         }
         if is_arg_node(kind) {
-            out.push(resolve_node_text(child, src));
+            out.push(resolve_node_text(child, src, r.home));
             continue;
         }
-        out.extend(collect_path_candidate_tokens(child, src, depth + 1));
+        out.extend(collect_path_candidate_tokens(child, src, depth + 1, r));
     }
     out
 }
@@ -315,7 +430,7 @@ pub fn promoted_candidate<'a>(
 /// two dashes, a name without `=` or blanks, `=`, a non-empty value; the
 /// first `=` separates), read from the argument nodes: pattern commands
 /// never emit their flags as tokens (23.0 and later read them).
-pub fn option_values(node: Node<'_>, src: &str) -> Vec<String> {
+pub fn option_values(node: Node<'_>, src: &str, home: Option<&str>) -> Vec<String> {
     let mut out = Vec::new();
     let mut c = node.walk();
     for child in node.children(&mut c) {
@@ -323,7 +438,7 @@ pub fn option_values(node: Node<'_>, src: &str) -> Vec<String> {
         if kind == "command_name" || kind == "variable_assignment" || !is_arg_node(kind) {
             continue;
         }
-        let t = resolve_node_text(child, src);
+        let t = resolve_node_text(child, src, home);
         // `/^-{1,2}[^=\s]+=(.+)$/`: the name after one or two dashes is
         // not empty (`--=x` reads as `-` then the name `-`).
         let value = [t.strip_prefix("--"), t.strip_prefix('-')]
@@ -337,4 +452,53 @@ pub fn option_values(node: Node<'_>, src: &str) -> Vec<String> {
         out.extend(value);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tokens(cmd: &str, r: Reading<'_>) -> Vec<String> {
+        let tree = super::super::parse(cmd).expect("parses");
+        collect_path_candidate_tokens(tree.root_node(), cmd, 0, r)
+    }
+
+    const V20: Reading<'static> = Reading {
+        option_values: false,
+        home: None,
+        execution_hosts: false,
+    };
+    const V26: Reading<'static> = Reading {
+        option_values: true,
+        home: Some("/home/u"),
+        execution_hosts: true,
+    };
+
+    /// What 26.3.1 collects (its `collectPathCandidateTokens`, observed
+    /// through the path gates of the 26.3.1 differential test).
+    #[test]
+    fn later_versions_read_more_out_of_tokens() {
+        // A command's option values follow its own tokens, not the subtree's.
+        assert_eq!(
+            tokens("x=$(cat a; python3 s.py --out=/var/x; cd ..)", V26),
+            ["a", "s.py", "--out=/var/x", "/var/x", ".."]
+        );
+        // grep's pattern is not a path; its `--file=` value is, from 23.0.
+        assert!(tokens("grep --file=/p x y", V20) == ["y"]);
+        assert_eq!(tokens("grep --file=/p x y", V26), ["y", "/p"]);
+        // Plain $HOME / ${HOME} expansions anywhere in a word; $PWD is `.`.
+        assert_eq!(
+            tokens(
+                "cat $HOME/.x \"${HOME}\"/y $PWD/../z '$HOME/q' x$HOMEX",
+                V26
+            ),
+            ["/home/u/.x", "/home/u/y", "./../z", "$HOME/q", "x$HOMEX"]
+        );
+        assert_eq!(tokens("cat $HOME/.x", V20), ["$HOME/.x"]);
+        // Commands in redirect targets and here-documents run (25.2.2).
+        assert_eq!(tokens("echo hi > $(cat /etc/p)", V26), ["hi", "/etc/p"]);
+        assert_eq!(tokens("echo hi > $(cat /etc/p)", V20), ["hi"]);
+        assert_eq!(tokens("cat <<EOF\n$(cat /etc/s)\nEOF", V26), ["/etc/s"]);
+        assert!(tokens("cat <<EOF\n$(cat /etc/s)\nEOF", V20).is_empty());
+    }
 }
