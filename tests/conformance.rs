@@ -1,10 +1,13 @@
 //! Every conformance vector (transcribed from the runtime's own tests) and
 //! every drift case (observed by running the runtime) replayed against the
-//! engine. Fixtures copied from the project's shared conformance data.
+//! engine. Fixtures copied from the project's shared conformance data
+//! (20.7.3), and the same re-observed on the 26.3.1 sources
+//! (`*-26.3.1.jsonl`, written by `tests/differential/pi26/record_*.py`),
+//! replayed with the 26.3.1 profile.
 
 mod common;
 
-use permission_lsp::formats::pi::engine::bash::{command_units, parse};
+use permission_lsp::formats::pi::engine::bash::{command_units, executed_unit, parse};
 use permission_lsp::formats::pi::engine::check::{CheckResult, CheckSource, CommandContext};
 use permission_lsp::formats::pi::engine::gates::{Call, Simulation};
 use permission_lsp::formats::pi::engine::messages::{
@@ -15,12 +18,23 @@ use permission_lsp::formats::pi::engine::policy::load_policy;
 use permission_lsp::formats::pi::engine::rules::{Layer, PathFlavor, Rule, RuleOrigin};
 use permission_lsp::formats::pi::engine::wildcard::{MatchOptions, Wildcard};
 use permission_lsp::formats::pi::model::State;
+use permission_lsp::formats::pi::model::read::read_config;
 use serde_json::{Value, json};
 
 const HOME: &str = "/home/tester";
 
-fn inputs(v: &Value) -> permission_lsp::formats::pi::engine::policy::PolicyInputs {
-    common::policy_inputs(v, HOME)
+use permission_lsp::formats::pi::model::versions::Version;
+
+const V20: Version = Version(20, 7, 3);
+const V26: Version = Version(26, 3, 1);
+
+fn inputs(
+    v: &Value,
+    version: Version,
+) -> permission_lsp::formats::pi::engine::policy::PolicyInputs {
+    let mut i = common::policy_inputs(v, HOME);
+    i.version = version;
+    i
 }
 
 fn session_rules(v: &Value) -> Vec<Rule> {
@@ -84,14 +98,28 @@ fn compare(expected: &Value, actual: &Value) -> Vec<String> {
 
 #[test]
 fn conformance_vectors() {
+    let counts = vectors("conformance/pi-vectors.jsonl", V20);
+    assert_eq!(counts.values().sum::<usize>(), 163, "{counts:?}");
+}
+
+/// The same vectors as the 26.3.1 sources answer them (wrapper units name
+/// what they run; the message module is gone, so its vectors are too).
+#[test]
+fn conformance_vectors_on_26_3_1() {
+    let counts = vectors("conformance/pi-vectors-26.3.1.jsonl", V26);
+    assert_eq!(counts.values().sum::<usize>(), 150, "{counts:?}");
+    assert!(!counts.contains_key("message"));
+}
+
+fn vectors(file: &str, version: Version) -> std::collections::BTreeMap<String, usize> {
     let mut failures = Vec::new();
     let mut counts = std::collections::BTreeMap::new();
-    for raw in common::jsonl("conformance/pi-vectors.jsonl") {
+    for raw in common::jsonl(file) {
         let v = sub_home(&raw);
         let level = v["level"].as_str().unwrap().to_string();
         let actual: Value = match level.as_str() {
             "manager-tool" | "manager-path" => {
-                let mut loaded = load_policy(&inputs(&v));
+                let mut loaded = load_policy(&inputs(&v, version));
                 loaded.policy.session_rules = session_rules(&v);
                 let p = &loaded.policy;
                 let tool = v["tool"].as_str().unwrap();
@@ -122,6 +150,11 @@ fn conformance_vectors() {
                         }
                         if let Some(w) = u.wrapper {
                             o["wrapperKind"] = serde_json::to_value(w).unwrap();
+                            if version >= V26
+                                && let Some(e) = executed_unit(&u.text)
+                            {
+                                o["executedUnit"] = json!(e);
+                            }
                         }
                         o
                     })
@@ -139,7 +172,7 @@ fn conformance_vectors() {
             "message" => json!({ "message": message(&v["input"]) }),
             "config-load" => continue, // tests/config_load.rs
             "e2e" => {
-                let loaded = load_policy(&inputs(&v));
+                let loaded = load_policy(&inputs(&v, version));
                 let call = Call {
                     tool: v["tool"].as_str().unwrap().into(),
                     input: v["input"].clone(),
@@ -166,11 +199,11 @@ fn conformance_vectors() {
     }
     assert!(
         failures.is_empty(),
-        "{} failures:\n{}",
+        "{file}: {} failures:\n{}",
         failures.len(),
         failures.join("\n")
     );
-    assert_eq!(counts.values().sum::<usize>(), 163, "{counts:?}");
+    counts
 }
 
 fn message(input: &Value) -> String {
@@ -197,6 +230,7 @@ fn message(input: &Value) -> String {
                     .ok(),
                     target: st("target"),
                     rule: None,
+                    executed_unit: None,
                 },
             }
         }
@@ -277,10 +311,51 @@ pub fn compare_simulation(observed: &Value, sim: &Simulation) -> Vec<String> {
 
 #[test]
 fn drift_cases_pipeline_and_e2e() {
+    drift_cases("conformance/pi-drift-cases.jsonl", V20);
+}
+
+/// The drift catalogue as the 26.3.1 sources ran it: decisions, gates,
+/// rules, executed units and the 26.0 agent-facing texts of every call, and
+/// the config issues word for word.
+#[test]
+fn drift_cases_on_26_3_1() {
+    drift_cases("conformance/pi-drift-cases-26.3.1.jsonl", V26);
+    let mut checked = 0;
+    for case in common::jsonl("conformance/pi-drift-cases-26.3.1.jsonl") {
+        let loaded = load_policy(&inputs(&case, V26));
+        let mut got = Vec::new();
+        for (scope, name) in [("global", "global.json"), ("project", "project.json")] {
+            let text = match &case[scope] {
+                Value::Null => continue,
+                Value::String(s) => s.clone(),
+                other => serde_json::to_string_pretty(other).unwrap(),
+            };
+            got.extend(read_config(&text, V26).runtime_issues(name));
+        }
+        got.extend(loaded.startup_warnings());
+        let observed = &case["observed"];
+        assert_eq!(
+            json!(got),
+            observed["configIssues"],
+            "{}: config issues",
+            case["id"]
+        );
+        assert_eq!(
+            json!(loaded.issues),
+            observed["policyIssues"],
+            "{}: policy issues",
+            case["id"]
+        );
+        checked += 1;
+    }
+    assert_eq!(checked, 45);
+}
+
+fn drift_cases(file: &str, version: Version) {
     let mut failures = Vec::new();
     let mut n = 0;
-    for case in common::jsonl("conformance/pi-drift-cases.jsonl") {
-        let loaded = load_policy(&inputs(&case));
+    for case in common::jsonl(file) {
+        let loaded = load_policy(&inputs(&case, version));
         let cwd = case["cwd"].as_str().unwrap_or("/workspace/project");
         let results = case["observed"]["results"].as_array().unwrap();
         for (call, observed) in case["calls"].as_array().unwrap().iter().zip(results) {

@@ -92,6 +92,20 @@ fn differences(case: &Value, observed: &Value) -> Vec<String> {
             diffs.push(format!(
                 "call {i} {call}: gates runtime {theirs:?} engine {ours:?}"
             ));
+            continue;
+        }
+        // Each gate's rule, executed unit and agent-facing text.
+        for (o, g) in result["gates"].as_array().unwrap().iter().zip(&sim.gates) {
+            let actual = common::gate_json(g);
+            for (k, exp) in o.as_object().unwrap() {
+                let got = actual.get(k).cloned().unwrap_or(Value::Null);
+                if got != *exp {
+                    diffs.push(format!(
+                        "call {i} {call}: gate {}: {k}: runtime {exp} engine {got}",
+                        g.gate
+                    ));
+                }
+            }
         }
     }
     diffs

@@ -223,6 +223,8 @@ pub fn gate_json(g: &permission_lsp::formats::pi::engine::gates::GateRecord) -> 
         "matchedPattern": c.and_then(|c| c.matched_pattern.clone()),
         "reason": c.and_then(|c| c.reason.clone()),
         "origin": c.map(|c| c.origin.as_str()),
+        "source": c.map(|c| serde_json::to_value(c.source).unwrap()),
+        "executedUnit": c.and_then(|c| c.executed_unit.clone()),
         "command": c.and_then(|c| c.command.clone()),
         "commandContext": c.and_then(|c| c.command_context).map(|x| serde_json::to_value(x).unwrap()),
         "message": g.message,

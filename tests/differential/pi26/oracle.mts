@@ -8,7 +8,8 @@
 // differential generator's (global, project, agents, projectAgents, agent,
 // cwd, mcpServerNames, calls; projectTrusted defaults to true).
 //
-// Output: one JSON line per case: {configIssues, results: [{decision, firstBlock, gates}]}.
+// Output: one JSON line per case: {configIssues, results: [{decision, firstBlock, gates}]},
+// each gate with its state, matched pattern, executed unit and the agent-facing text.
 // Usage: tsx oracle.mts batch.jsonl   (PI_PERM_PKG: the sources' folder)
 import { mkdtempSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -36,6 +37,7 @@ const { isGateBypass } = await src("handlers/gates/descriptor.ts");
 const { resolveYoloGrant } = await src("handlers/gates/helpers.ts");
 const { loadUnifiedConfig, mergeUnifiedConfigs } = await src("config-loader.ts");
 const { normalizePermissionSystemConfig } = await src("extension-config.ts");
+const { renderPolicyDenial, renderUnavailableDenial } = await src("presentation/agent-renderer.ts");
 
 async function decideCase(spec: Json): Promise<Json> {
   const trusted = spec.projectTrusted !== false;
@@ -96,7 +98,12 @@ async function decideCase(spec: Json): Promise<Json> {
             state = "allow";
           }
         }
-        gates.push({ gate: gate.surface, state, matchedPattern: check.matchedPattern ?? null });
+        const record: Json = { gate: gate.surface, state, matchedPattern: check.matchedPattern ?? null };
+        record.executedUnit = check.executedUnit ?? null;
+        // The agent-facing texts, as the real runner renders them (26.0 on).
+        if (gate.payload && state === "deny") record.message = renderPolicyDenial(gate.payload, check.reason ?? null);
+        if (gate.payload && state === "ask") record.noUiMessage = renderUnavailableDenial(gate.payload, null);
+        gates.push(record);
         return state === "deny" ? { action: "block", reason: "denied" } : { action: "allow" };
       },
     };

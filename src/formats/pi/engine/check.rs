@@ -80,6 +80,9 @@ pub struct CheckResult {
     /// The deciding rule (absent for synthetic results such as wrapper floors).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rule: Option<DecidingRule>,
+    /// What a wrapper unit runs (`executedUnit`, display only; 26.3.1).
+    #[serde(rename = "executedUnit", skip_serializing_if = "Option::is_none")]
+    pub executed_unit: Option<String>,
 }
 
 /// The rule that decided, with provenance.
@@ -214,6 +217,7 @@ fn build_result(
             command_context: None,
             target,
             rule: None,
+            executed_unit: None,
         };
     };
     let target = if tool_kind(surface) == ToolKind::Mcp {
@@ -233,6 +237,7 @@ fn build_result(
         command_context: None,
         target,
         rule: Some(DecidingRule::of(rule)),
+        executed_unit: None,
     }
 }
 

@@ -9,6 +9,7 @@ use super::check::{CheckResult, CheckSource, ToolKind, check_path_values, check_
 use super::js::non_empty_string;
 use super::messages::{Disclosure, Subject, deny_message, no_ui_message, prompt};
 use super::paths::{AccessPath, FsView, PathContext, expand_home, is_within, join};
+use super::renderer::{self, Texts};
 use super::rules::{Layer, PathFlavor, Rule, RuleOrigin, RuleSet};
 use super::wildcard::Wildcard;
 use crate::formats::pi::model::{ShellTool, State};
@@ -31,6 +32,8 @@ pub struct Policy {
     /// Wrapper units name what they run (`executedUnit`; display only,
     /// observed on 26.3.1).
     pub executed_units: bool,
+    /// Which release's agent-facing texts the gates render (26.0 rewrote them).
+    pub texts: super::renderer::Texts,
     /// Which tokens besides plain paths reach the path gates (by version).
     pub tokens: super::bash::paths::TokenReading,
     pub shell_tools: Vec<ShellTool>,
@@ -191,6 +194,11 @@ impl Policy {
         let rules = self.full_rules();
         let ctx = PathContext::new(&call.cwd, &self.home, fs);
         let agent = call.agent.as_deref();
+        let render = Render {
+            texts: self.texts,
+            agent,
+            tool: &call.tool,
+        };
         let input = &call.input;
         let record = input.as_object();
         let get = |k: &str| record.and_then(|r| r.get(k));
@@ -254,9 +262,7 @@ impl Policy {
                     tool: call.tool.clone(),
                     path: file_path.clone(),
                 };
-                gates.push(record_gate(
-                    "path", check, &subject, agent, &call.tool, None,
-                ));
+                gates.push(record_gate(&render, "path", check, &subject, None));
             }
             if !denied(&gates) && ctx.is_outside(&file_path) {
                 if self.is_infrastructure_read(&call.tool, &access.canonical, &call.cwd) {
@@ -271,11 +277,10 @@ impl Policy {
                         cwd: call.cwd.clone(),
                     };
                     gates.push(record_gate(
+                        &render,
                         "external_directory",
                         check,
                         &subject,
-                        agent,
-                        &call.tool,
                         None,
                     ));
                 }
@@ -313,18 +318,17 @@ impl Policy {
                     };
                     if let Some(worst) = worst {
                         gates.push(record_gate(
+                            &render,
                             "external_directory",
                             worst,
                             &subject,
-                            agent,
-                            &call.tool,
                             None,
                         ));
                     }
                 }
             }
             if !denied(&gates)
-                && let Some(g) = bash_path_gate(&rules, command, paths, agent, &call.tool)
+                && let Some(g) = bash_path_gate(&render, &rules, command, paths)
             {
                 gates.push(g);
             }
@@ -367,11 +371,10 @@ impl Policy {
             check: tool_check.clone(),
         };
         gates.push(record_gate(
+            &render,
             &gate_name,
             tool_check,
             &subject,
-            agent,
-            &call.tool,
             full_command.as_deref(),
         ));
 
@@ -439,12 +442,18 @@ fn bypass(event: &str) -> GateRecord {
 
 /// A gate's record as the runner would handle it: a session grant or a yolo
 /// allow passes silently; deny and ask carry their texts.
+/// The texts of a gate's verdict, as the policy's release words them.
+struct Render<'a> {
+    texts: Texts,
+    agent: Option<&'a str>,
+    tool: &'a str,
+}
+
 fn record_gate(
+    r: &Render,
     gate: &str,
     check: CheckResult,
     subject: &Subject,
-    agent: Option<&str>,
-    tool: &str,
     full_command: Option<&str>,
 ) -> GateRecord {
     let state = if check.source == CheckSource::Session {
@@ -452,12 +461,28 @@ fn record_gate(
     } else {
         check.state
     };
+    let (agent, tool) = (r.agent, r.tool);
+    let (message, prompt_message, no_ui_message) = match r.texts {
+        Texts::Sentences => (
+            (state == State::Deny).then(|| deny_message(subject, agent)),
+            (state == State::Ask).then(|| prompt(subject, agent, tool, full_command)),
+            (state == State::Ask).then(|| no_ui_message(subject)),
+        ),
+        // The 26.0 dialog is not modelled: only what the agent reads is.
+        Texts::Renderer => (
+            (state == State::Deny)
+                .then(|| renderer::policy_denial(gate, subject, &check, agent, tool)),
+            None,
+            (state == State::Ask)
+                .then(|| renderer::unavailable_denial(gate, subject, &check, agent, tool)),
+        ),
+    };
     GateRecord {
         gate: gate.to_string(),
         state,
-        message: (state == State::Deny).then(|| deny_message(subject, agent)),
-        prompt_message: (state == State::Ask).then(|| prompt(subject, agent, tool, full_command)),
-        no_ui_message: (state == State::Ask).then(|| no_ui_message(subject)),
+        message,
+        prompt_message,
+        no_ui_message,
         check: Some(check),
     }
 }
@@ -519,6 +544,7 @@ fn bash_command_check(
             command_context: None,
             target: None,
             rule: None,
+            executed_unit: None,
         };
     }
     let results: Vec<CheckResult> = units
@@ -539,6 +565,7 @@ fn bash_command_check(
             if u.context.is_some() {
                 r.command_context = u.context;
             }
+            r.executed_unit = u.executed_unit.clone();
             r
         })
         .collect();
@@ -555,11 +582,10 @@ fn bash_command_check(
 }
 
 fn bash_path_gate(
+    render: &Render,
     rules: &RuleSet,
     command: &str,
     paths: &BashPaths,
-    agent: Option<&str>,
-    tool: &str,
 ) -> Option<GateRecord> {
     if paths.rule_candidates.is_empty() {
         return None;
@@ -603,5 +629,5 @@ fn bash_path_gate(
         command: command.to_string(),
         path: token,
     };
-    Some(record_gate("path", check, &subject, agent, tool, None))
+    Some(record_gate(render, "path", check, &subject, None))
 }

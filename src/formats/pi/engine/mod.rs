@@ -12,5 +12,6 @@ pub mod merge;
 pub mod messages;
 pub mod paths;
 pub mod policy;
+pub mod renderer;
 pub mod rules;
 pub mod wildcard;

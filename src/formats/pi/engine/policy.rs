@@ -118,6 +118,51 @@ pub struct LoadedPolicy {
     /// Issue texts, as the runtime reports them, per file.
     pub issues: Vec<String>,
     pub permissive_bash_warning: bool,
+    /// From 26.0: the startup warning for the tool-preview caps, which are
+    /// accepted and no longer read (`detectDeprecatedPreviewCaps`).
+    pub deprecated_caps_warning: Option<String>,
+}
+
+impl LoadedPolicy {
+    /// The warnings the runtime appends to the files' issues at startup, in
+    /// its order.
+    pub fn startup_warnings(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.permissive_bash_warning {
+            out.push(crate::formats::pi::engine::messages::PERMISSIVE_BASH_WARNING.to_string());
+        }
+        out.extend(self.deprecated_caps_warning.clone());
+        out
+    }
+}
+
+/// The tool-preview caps are ignored from this version on.
+pub const PREVIEW_CAPS_IGNORED_SINCE: Version = Version(26, 0, 0);
+
+/// `detectDeprecatedPreviewCaps` (26.0 on): the caps set by either scope.
+fn deprecated_caps(configs: &[&Option<(Arc<str>, PiConfig)>]) -> Option<String> {
+    let any = |f: fn(&PiConfig) -> bool| {
+        configs
+            .iter()
+            .any(|c| c.as_ref().is_some_and(|(_, c)| f(c)))
+    };
+    let mut set = Vec::new();
+    if any(|c| c.knobs.tool_input_preview_max_length.is_some()) {
+        set.push("toolInputPreviewMaxLength");
+    }
+    if any(|c| c.knobs.tool_text_summary_max_length.is_some()) {
+        set.push("toolTextSummaryMaxLength");
+    }
+    if set.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "Permission config sets {}, which is deprecated and ignored. The prompt is bounded by 'promptMaxRows' and 'promptFieldMaxWidth' instead; remove the setting.",
+        set.iter()
+            .map(|k| format!("'{k}'"))
+            .collect::<Vec<_>>()
+            .join(" and ")
+    ))
 }
 
 /// An untrusted project is withheld from this version on.
@@ -197,6 +242,9 @@ pub fn load_policy_with(
     }
     // The startup warning looks at the merged global + project policy only.
     let permissive_bash_warning = permissive_bash(&scopes);
+    let deprecated_caps_warning = (session_version >= PREVIEW_CAPS_IGNORED_SINCE)
+        .then(|| deprecated_caps(&[&global, &project]))
+        .flatten();
     let none = None;
     for (origin, s) in [
         (RuleOrigin::Agent, &inputs.global_agent),
@@ -229,6 +277,7 @@ pub fn load_policy_with(
         for r in rules.rules.iter_mut() {
             if r.action == State::Allow {
                 r.action = State::Ask;
+                r.origin = RuleOrigin::FailClosed;
             }
         }
         issues.push(
@@ -273,6 +322,11 @@ pub fn load_policy_with(
             gate_execution_hosts: session_version >= Version(25, 2, 2),
             hide_only_all_deny: session_version >= Version(30, 1, 0),
             executed_units: session_version >= Version(26, 3, 1),
+            texts: if session_version >= Version(26, 0, 0) {
+                crate::formats::pi::engine::renderer::Texts::Renderer
+            } else {
+                crate::formats::pi::engine::renderer::Texts::Sentences
+            },
             tokens: crate::formats::pi::engine::bash::paths::TokenReading {
                 option_values: session_version >= Version(23, 0, 0),
                 bare_by_existence: session_version >= Version(23, 0, 0),
@@ -292,6 +346,7 @@ pub fn load_policy_with(
         rejected,
         issues,
         permissive_bash_warning,
+        deprecated_caps_warning,
     }
 }
 

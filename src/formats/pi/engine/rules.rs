@@ -19,6 +19,9 @@ pub enum RuleOrigin {
     Baseline,
     Session,
     Yolo,
+    /// An allow floored to ask because a project or agent scope is invalid
+    /// (21.0 on; `floorAllowsToAsk`).
+    FailClosed,
 }
 
 impl RuleOrigin {
@@ -32,6 +35,7 @@ impl RuleOrigin {
             RuleOrigin::Baseline => "baseline",
             RuleOrigin::Session => "session",
             RuleOrigin::Yolo => "yolo",
+            RuleOrigin::FailClosed => "fail-closed",
         }
     }
 }

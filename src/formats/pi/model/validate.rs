@@ -165,7 +165,7 @@ fn strict_root(members: &[Member], target: Version) -> Vec<ZIssue> {
     let mut issues = Vec::new();
     for spec in versions::accepted_keys(target) {
         if let Some(e) = entries.iter().find(|e| e.first.key == spec.key) {
-            for i in validate_shape(&e.member.value, spec.shape) {
+            for i in validate_shape(&e.member.value, spec.shape, target) {
                 issues.push(i.prefixed(spec.key));
             }
         }
@@ -187,7 +187,7 @@ fn strict_root(members: &[Member], target: Version) -> Vec<ZIssue> {
     issues
 }
 
-fn validate_shape(node: &Node, shape: KeyShape) -> Vec<ZIssue> {
+fn validate_shape(node: &Node, shape: KeyShape, target: Version) -> Vec<ZIssue> {
     match shape {
         KeyShape::String => match &node.value {
             Value::String(_) => vec![],
@@ -270,7 +270,7 @@ fn validate_shape(node: &Node, shape: KeyShape) -> Vec<ZIssue> {
             }
             v => vec![type_issue(node, "object", v)],
         },
-        KeyShape::Permission => permission(node),
+        KeyShape::Permission => permission(node, target),
         KeyShape::ShellTools => shell_tools(node),
         KeyShape::Opaque => vec![],
     }
@@ -373,8 +373,16 @@ fn record(
     out
 }
 
-fn permission(node: &Node) -> Vec<ZIssue> {
-    record(node, "surface", surface_value)
+/// The zod of 26.3.1 fails a union branch outright for an unrecognized key
+/// (`{"action": "deny", "why": …}` → "Invalid input" at the surface), where
+/// 20.7.3's reported the key. When the dependency changed between the two
+/// is not known; the versions after 20.7.3 take 26.3.1's reading.
+fn unrecognized_fails_union(target: Version) -> bool {
+    target > Version(20, 7, 3)
+}
+
+fn permission(node: &Node, target: Version) -> Vec<ZIssue> {
+    record(node, "surface", |n| surface_value(n, target))
 }
 
 /// zod union semantics: success if any branch has no issue; else, if exactly
@@ -448,11 +456,11 @@ fn state_branch(node: &Node, pattern_level: bool) -> Vec<ZIssue> {
     }
 }
 
-fn surface_value(node: &Node) -> Vec<ZIssue> {
+fn surface_value(node: &Node, target: Version) -> Vec<ZIssue> {
     let as_state = || state_branch(node, false);
     let as_map = || {
         if let Value::Object(members) = &node.value {
-            let map = record(node, "pattern", pattern_value);
+            let map = record(node, "pattern", |n| pattern_value(n, target));
             if !map.is_empty() && looks_like_surface_deny_object(members) {
                 // Point at the whole object: it belongs one level down.
                 map.into_iter()
@@ -487,10 +495,10 @@ fn looks_like_surface_deny_object(members: &[Member]) -> bool {
         && members.iter().any(|m| m.key == "reason")
 }
 
-fn pattern_value(node: &Node) -> Vec<ZIssue> {
+fn pattern_value(node: &Node, target: Version) -> Vec<ZIssue> {
     let as_state = || state_branch(node, true);
     let as_deny = || match &node.value {
-        Value::Object(members) => deny_object(node, members),
+        Value::Object(members) => deny_object(node, members, target),
         v => vec![type_issue(node, "object", v)],
     };
     if matches!(node.value, Value::Object(_)) {
@@ -501,7 +509,7 @@ fn pattern_value(node: &Node) -> Vec<ZIssue> {
 }
 
 /// zod `strictObject({ action: literal("deny"), reason: string.max(500).optional() })`.
-fn deny_object(node: &Node, members: &[Member]) -> Vec<ZIssue> {
+fn deny_object(node: &Node, members: &[Member], target: Version) -> Vec<ZIssue> {
     let entries = js_entries(members);
     let mut out = Vec::new();
     let action = entries.iter().find(|e| e.first.key == "action");
@@ -585,7 +593,7 @@ fn deny_object(node: &Node, members: &[Member]) -> Vec<ZIssue> {
     }
     for e in &entries {
         if e.first.key != "action" && e.first.key != "reason" {
-            out.push(ZIssue::unrecognized(
+            let mut issue = ZIssue::unrecognized(
                 &e.first.key,
                 Violation {
                     kind: ViolationKind::ExtraKey {
@@ -594,7 +602,9 @@ fn deny_object(node: &Node, members: &[Member]) -> Vec<ZIssue> {
                     },
                     range: e.member.key_range.clone(),
                 },
-            ));
+            );
+            issue.aborting = unrecognized_fails_union(target);
+            out.push(issue);
         }
     }
     out
