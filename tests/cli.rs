@@ -574,17 +574,21 @@ fn tool_hiding_changes_in_30_1_and_documented_answers_say_so() {
             v["changes"][0]["from"].as_str(),
             v["changes"][0]["to"].as_str()
         ),
-        (Some("26.3.1"), Some("30.1.0"))
+        (Some("27.1.0"), Some("30.1.0"))
     );
     // One documented version alone: its basis is in the explanation.
     let (_, out) = go("40.1.4", "human");
     assert!(
         out.contains(
-            "basis: pi-permission-system 40.1.4: decisions as 26.3.1 plus 30.1's tool hiding"
+            "basis: pi-permission-system 40.1.4: decisions as 26.3.1 plus the documented changes"
         ),
         "{out}"
     );
     assert!(out.contains("documented, not verified"), "{out}");
+    assert!(
+        out.contains("tool hiding only when every rule of the tool denies (30.1)"),
+        "{out}"
+    );
     let (_, out) = go("26.3.1", "human");
     assert!(!out.contains("basis:"), "{out}");
     // The finding about the hidden tool follows the version.

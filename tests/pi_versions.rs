@@ -263,3 +263,140 @@ fn bare_tokens_reach_path_rules_by_existence_from_23() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Decisions of `calls` (tool, input) under `config` for `version`, with
+/// nothing on disk.
+fn decisions(config: Value, version: Version, calls: &[(&str, Value)]) -> Vec<String> {
+    let mut inputs = common::policy_inputs(&serde_json::json!({ "global": config }), HOME);
+    inputs.version = version;
+    let loaded = load_policy(&inputs);
+    calls
+        .iter()
+        .map(|(tool, input)| {
+            let sim = loaded.policy.simulate(
+                &Call {
+                    tool: (*tool).into(),
+                    input: input.clone(),
+                    agent: None,
+                    cwd: "/workspace/project".into(),
+                },
+                &permission_lsp::formats::pi::engine::paths::NoFs,
+            );
+            sim.decision.as_str().to_string()
+        })
+        .collect()
+}
+
+/// 27.1's directional path surfaces (documented, not verified): the bare
+/// surface's entries come first, a directional entry has the last word;
+/// read tools consult `_read`, `write` consults `_write`, `edit` and
+/// unproven bash tokens consult both; a pure reader's arguments read and a
+/// `>` target writes (and, from 34.0, is gated before it exists). Up to
+/// 26.3.1 the directional keys are tool names whose rules never apply.
+#[test]
+fn directional_path_surfaces_from_27_1() {
+    use serde_json::json;
+    let config = json!({"permission": {
+        "*": "allow",
+        "path": {"*": "allow"},
+        "path_write": {"*.lock": "deny"},
+        "external_directory": "ask",
+        "external_directory_read": {"/opt/data/*": "allow"}
+    }});
+    let calls = [
+        ("read", json!({"path": "package.lock"})),
+        ("write", json!({"path": "package.lock"})),
+        ("edit", json!({"path": "package.lock"})),
+        ("bash", json!({"command": "cat package.lock"})),
+        ("bash", json!({"command": "echo x > package.lock"})),
+        ("bash", json!({"command": "cp a.txt dir/package.lock"})),
+        ("read", json!({"path": "/opt/data/x"})),
+        ("write", json!({"path": "/opt/data/x"})),
+        ("bash", json!({"command": "cat /opt/data/x"})),
+        ("bash", json!({"command": "cp /opt/data/x ."})),
+    ];
+    assert_eq!(
+        decisions(config.clone(), Version(40, 1, 4), &calls),
+        [
+            "allow", "deny", "deny", "allow", "deny", "deny", "allow", "ask", "allow", "ask"
+        ]
+    );
+    // 27.1 before 34.0: a redirect target that does not exist (and has no
+    // path shape) is not a path candidate yet.
+    assert_eq!(
+        decisions(config.clone(), Version(27, 1, 0), &calls)[4],
+        "allow"
+    );
+    assert_eq!(
+        decisions(config, Version(26, 3, 1), &calls),
+        [
+            "allow", "allow", "allow", "allow", "allow", "allow", "ask", "ask", "ask", "ask"
+        ]
+    );
+}
+
+/// 32.0.1 (documented, not verified): a deny on a later gate refuses
+/// before an earlier gate's ask — the agent reads the deny, naming its
+/// rule. Before, a session without a UI stops at the first ask.
+#[test]
+fn deny_preempts_ask_from_32_0_1() {
+    use permission_lsp::formats::pi::engine::paths::NoFs;
+    let case = serde_json::json!({"global": {"permission": {
+        "*": "allow",
+        "external_directory": "ask",
+        "bash": {"*": "allow", "find / *": "deny"}
+    }}});
+    let message = |version: Version| {
+        let mut inputs = common::policy_inputs(&case, HOME);
+        inputs.version = version;
+        let loaded = load_policy(&inputs);
+        let sim = loaded.policy.simulate(
+            &Call {
+                tool: "bash".into(),
+                input: serde_json::json!({"command": "find / -name x"}),
+                agent: None,
+                cwd: "/workspace/project".into(),
+            },
+            &NoFs,
+        );
+        assert_eq!(sim.decision, State::Deny);
+        sim.agent_message.unwrap()
+    };
+    assert!(
+        message(Version(26, 3, 1)).contains("requires approval"),
+        "{}",
+        message(Version(26, 3, 1))
+    );
+    assert_eq!(
+        message(Version(32, 0, 1)),
+        "[pi-permission-system] Denied by policy: 'bash' (rule 'find / *')."
+    );
+}
+
+/// 27.1's keys: a directional surface makes `auto` read the file as 27.1;
+/// another `path_…` key rejects the file from 27.1 on (documented).
+#[test]
+fn directional_keys_raise_auto_and_typos_reject_from_27_1() {
+    use permission_lsp::core::profile::RuntimeProfile;
+    use permission_lsp::formats::pi::model::read::{read_config, read_config_as};
+    use permission_lsp::formats::pi::model::versions::Assumed;
+    let auto = RuntimeProfile {
+        format: permission_lsp::formats::pi::codes::FORMAT,
+        version: Version(20, 7, 3),
+        auto: true,
+    };
+    let file = read_config_as(r#"{"permission": {"path_read": {"*": "ask"}}}"#, auto, None);
+    assert_eq!(file.version, Version(27, 1, 0));
+    assert_eq!(file.assumed, Assumed::NeededBy("permission.path_read"));
+    assert!(file.accepted());
+    let typo = r#"{"permission": {"path_writes": {"*": "ask"}}}"#;
+    let file = read_config(typo, Version(40, 1, 4));
+    assert!(!file.accepted());
+    assert_eq!(
+        file.runtime_issues("config.json"),
+        [
+            "Invalid config value at 'permission.path_writes': Unknown directional surface key 'path_writes'"
+        ]
+    );
+    assert!(read_config(typo, Version(26, 3, 1)).accepted());
+}

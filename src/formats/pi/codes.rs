@@ -7,7 +7,7 @@ pub use crate::core::diagnostic::Severity;
 pub const FORMAT: &str = "pi";
 
 crate::code_table! {
-    unnecessary: [ShadowedRule, RedundantRule];
+    unnecessary: [ShadowedRule, RedundantRule, DeprecatedKnob];
     InvalidJson = "PL001", "invalid-json", Error, "The file is not strict JSON; the runtime ignores the whole file.";
     TrailingComma = "PL002", "trailing-comma", Error, "A trailing comma makes JSON.parse fail; the runtime ignores the whole file.";
     ByteOrderMark = "PL003", "byte-order-mark", Error, "A UTF-8 byte order mark makes JSON.parse fail; the runtime ignores the whole file.";
@@ -30,6 +30,8 @@ crate::code_table! {
     InvalidRuleValue = "PL109", "invalid-rule-value", Error, "A surface or pattern value that is neither a state nor a map/deny object rejects the whole file.";
     DenyObjectAction = "PL110", "deny-object-action", Error, "A deny object needs `\"action\": \"deny\"`.";
     AssumedVersion = "PL112", "assumed-version", Info, "With the `auto` target, a key of a newer pi-permission-system makes the file read as the lowest version that accepts it; the message says which and why.";
+    UnknownDirectionalSurface = "PL113", "unknown-directional-surface", Error, "From 27.1 a `path_…` or `external_directory_…` surface other than the four directional ones rejects the whole file.";
+    DeprecatedKnob = "PL114", "deprecated-knob", Hint, "From 26.0 `toolInputPreviewMaxLength` and `toolTextSummaryMaxLength` are accepted and ignored.";
     ForeignKey = "PL111", "version-specific-key", Error, "A key that only another runtime version or fork accepts rejects the whole file for the target.";
     ActionPattern = "PL201", "action-as-pattern", Warning, "`{ \"action\": \"deny\" }` under a surface is a pattern named `action`, not a deny.";
     UniversalMapIgnored = "PL202", "universal-map-ignored", Warning, "A pattern map under `*` is ignored; the universal default stays ask.";

@@ -73,7 +73,7 @@ impl Format for Pi {
     fn versions_side_by_side(&self) -> Vec<(String, &'static str)> {
         [
             "20.7.3", "21.0.0", "22.0.0", "23.0.0", "25.0.0", "25.2.1", "25.2.2", "26.3.1",
-            "30.1.0", "40.1.4",
+            "27.1.0", "30.1.0", "32.0.1", "40.1.4",
         ]
         .into_iter()
         .map(|v| {
@@ -395,7 +395,7 @@ impl Format for Pi {
 
 /// How the answers for `version` are known: observed on a real runtime,
 /// or read from the changelog (verified on the 26.3.1 sources up to 26.3.1;
-/// documented and not verified after it).
+/// documented and not verified after it — each modelled change is named).
 pub fn basis(version: crate::core::profile::Version) -> &'static str {
     use crate::core::profile::Version;
     if version == Version(20, 7, 3) {
@@ -404,10 +404,16 @@ pub fn basis(version: crate::core::profile::Version) -> &'static str {
         "observed on the 26.3.1 sources"
     } else if version < Version(26, 3, 1) {
         "the changelog's changes up to this release, verified on the 26.3.1 sources"
+    } else if version < Version(27, 1, 0) {
+        "decisions as 26.3.1: the changes after it up to this release are documented, not verified, and not modelled"
     } else if version < Version(30, 1, 0) {
-        "decisions as 26.3.1: the changes of 27.0 on are documented, not verified, and not modelled"
+        "decisions as 26.3.1 plus the documented directional path surfaces of 27.1 (documented, not verified); the other documented changes after 26.3.1 are not modelled"
+    } else if version < Version(32, 0, 1) {
+        "decisions as 26.3.1 plus the documented changes (documented, not verified): directional path surfaces (27.1), tool hiding only when every rule of the tool denies (30.1); the other documented changes after 26.3.1 are not modelled"
+    } else if version < Version(34, 0, 0) {
+        "decisions as 26.3.1 plus the documented changes (documented, not verified): directional path surfaces (27.1), tool hiding only when every rule of the tool denies (30.1), a deny refusing before an earlier gate asks (32.0.1); the other documented changes after 26.3.1 (MCP last match, 33.0) are not modelled"
     } else {
-        "decisions as 26.3.1 plus 30.1's tool hiding (hidden only when every rule of the tool denies); documented, not verified, like the other changes of 27.0 on, which are not modelled"
+        "decisions as 26.3.1 plus the documented changes (documented, not verified): directional path surfaces (27.1), tool hiding only when every rule of the tool denies (30.1), a deny refusing before an earlier gate asks (32.0.1), redirect targets reaching the path rules before they exist (34.0); not modelled: MCP last match (33.0), Pi's built-in MCP tools (38.0), execution modifiers (39.1), absolute spelling (40.0)"
     }
 }
 

@@ -245,7 +245,8 @@ fn derive_source(rule: &Rule, tool: &str) -> CheckSource {
     if rule.layer == Layer::Session {
         return CheckSource::Session;
     }
-    if tool == "external_directory" || tool == "path" {
+    if tool == "external_directory" || tool == "path" || super::rules::is_directional_surface(tool)
+    {
         return CheckSource::Special;
     }
     let default = rule.layer == Layer::Default;

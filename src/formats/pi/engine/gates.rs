@@ -3,6 +3,7 @@
 //! gate, each with its applicability rule. The simulator contract: deny if
 //! any applicable gate denies, else ask if any asks, else allow.
 
+use super::bash::direction::Direction;
 use super::bash::paths::{BashPaths, Resolver};
 use super::bash::{CommandUnit, parse};
 use super::check::{CheckResult, CheckSource, ToolKind, check_path_values, check_tool, tool_kind};
@@ -32,6 +33,9 @@ pub struct Policy {
     /// Wrapper units name what they run (`executedUnit`; display only,
     /// observed on 26.3.1).
     pub executed_units: bool,
+    /// A deny on any gate refuses before an earlier gate asks (32.0.1,
+    /// documented).
+    pub deny_preempts_ask: bool,
     /// Which release's agent-facing texts the gates render (26.0 rewrote them).
     pub texts: super::renderer::Texts,
     /// Which tokens besides plain paths reach the path gates (by version).
@@ -256,7 +260,8 @@ impl Policy {
         // 2. path gate, 3. external_directory gate: the tool's own path.
         if let Some(file_path) = tool_input_path(&call.tool, input) {
             let access = ctx.for_path(&file_path, None);
-            let check = check_path_values(&rules, "path", &access.match_values());
+            let direction = tool_direction(&call.tool);
+            let check = self.access_check(&rules, "path", direction, &access.match_values());
             if check.state != State::Allow && check.matched_pattern.is_some() {
                 let subject = Subject::Path {
                     tool: call.tool.clone(),
@@ -268,8 +273,12 @@ impl Policy {
                 if self.is_infrastructure_read(&call.tool, &access.canonical, &call.cwd) {
                     gates.push(bypass("permission_request.infrastructure_auto_allowed"));
                 } else {
-                    let check =
-                        check_path_values(&rules, "external_directory", &access.match_values());
+                    let check = self.access_check(
+                        &rules,
+                        "external_directory",
+                        direction,
+                        &access.match_values(),
+                    );
                     let subject = Subject::ExternalDirectory {
                         tool: call.tool.clone(),
                         path: file_path.clone(),
@@ -293,10 +302,15 @@ impl Policy {
                 let checks: Vec<(&AccessPath, CheckResult)> = paths
                     .external
                     .iter()
-                    .map(|p| {
+                    .map(|e| {
                         (
-                            p,
-                            check_path_values(&rules, "external_directory", &p.match_values()),
+                            &e.path,
+                            self.access_check(
+                                &rules,
+                                "external_directory",
+                                e.direction,
+                                &e.path.match_values(),
+                            ),
                         )
                     })
                     .filter(|(_, c)| c.state != State::Allow)
@@ -328,7 +342,7 @@ impl Policy {
                 }
             }
             if !denied(&gates)
-                && let Some(g) = bash_path_gate(&render, &rules, command, paths)
+                && let Some(g) = self.bash_path_gate(&render, &rules, command, paths)
             {
                 gates.push(g);
             }
@@ -405,7 +419,14 @@ impl Policy {
         } else {
             State::Allow
         };
-        let first_block = gates.iter().find(|g| g.state != State::Allow);
+        // Without a UI the first gate that does not allow answers; from
+        // 32.0.1 (documented) a deny on any gate refuses first, naming its
+        // rule, instead of an earlier gate's ask.
+        let first_block = self
+            .deny_preempts_ask
+            .then(|| gates.iter().find(|g| g.state == State::Deny))
+            .flatten()
+            .or_else(|| gates.iter().find(|g| g.state != State::Allow));
         let agent_message = first_block.and_then(|g| match g.state {
             State::Deny => g.message.clone(),
             _ => g.no_ui_message.clone(),
@@ -581,7 +602,73 @@ fn bash_command_check(
         })
 }
 
+impl Policy {
+    /// A check of `surface` (`path` or `external_directory`) for an access
+    /// in `direction`. From 27.1 (documented) the bare surface is sugar
+    /// whose entries come before the directional ones, so a matching
+    /// `<surface>_read` / `_write` rule has the last word and the bare
+    /// surface answers otherwise; an unproven access consults both
+    /// directions and takes the more restrictive answer.
+    fn access_check(
+        &self,
+        rules: &RuleSet,
+        surface: &str,
+        direction: Direction,
+        values: &[String],
+    ) -> CheckResult {
+        if !self.tokens.directional {
+            return check_path_values(rules, surface, values);
+        }
+        let one = |d: &str| {
+            let explicit = check_path_values(rules, &format!("{surface}_{d}"), values);
+            if explicit
+                .rule
+                .as_ref()
+                .is_some_and(|r| matches!(r.layer, Layer::Config | Layer::Session))
+            {
+                explicit
+            } else {
+                check_path_values(rules, surface, values)
+            }
+        };
+        match direction {
+            Direction::Read => one("read"),
+            Direction::Write => one("write"),
+            Direction::Both => {
+                let (read, write) = (one("read"), one("write"));
+                if write.state.restrictiveness() > read.state.restrictiveness() {
+                    write
+                } else {
+                    read
+                }
+            }
+        }
+    }
+
+    fn bash_path_gate(
+        &self,
+        render: &Render,
+        rules: &RuleSet,
+        command: &str,
+        paths: &BashPaths,
+    ) -> Option<GateRecord> {
+        bash_path_gate(self, render, rules, command, paths)
+    }
+}
+
+/// The direction a tool's own path is accessed in (27.1, documented):
+/// the read-only tools read, `write` writes, anything else (`edit`, MCP
+/// and extension tools) is both.
+fn tool_direction(tool: &str) -> Direction {
+    match super::js::js_trim(tool) {
+        "read" | "grep" | "find" | "ls" => Direction::Read,
+        "write" => Direction::Write,
+        _ => Direction::Both,
+    }
+}
+
 fn bash_path_gate(
+    policy: &Policy,
     render: &Render,
     rules: &RuleSet,
     command: &str,
@@ -593,7 +680,7 @@ fn bash_path_gate(
     let mut uncovered: Vec<(String, CheckResult)> = Vec::new();
     let mut all_session = true;
     for c in &paths.rule_candidates {
-        let check = check_path_values(rules, "path", &c.path.match_values());
+        let check = policy.access_check(rules, "path", c.direction, &c.path.match_values());
         let session = check.source == CheckSource::Session;
         if check.matched_pattern.is_none() && !session {
             all_session = false;

@@ -171,6 +171,11 @@ pub const TRUST_SINCE: Version = Version(22, 0, 0);
 /// Yolo grants every ask, the floors' included, from this version on.
 pub const YOLO_GRANTS_EVERY_ASK_SINCE: Version = Version(25, 2, 1);
 
+/// The directional path surfaces (`path_read`, `path_write`,
+/// `external_directory_read`, `external_directory_write`) from this
+/// version on (documented, not verified).
+pub const DIRECTIONAL_SINCE: Version = crate::formats::pi::model::versions::DIRECTIONAL_SINCE;
+
 /// A rejected project file fails closed from this version on.
 pub const FAIL_CLOSED_SINCE: Version = Version(21, 0, 0);
 
@@ -322,6 +327,7 @@ pub fn load_policy_with(
             gate_execution_hosts: session_version >= Version(25, 2, 2),
             hide_only_all_deny: session_version >= Version(30, 1, 0),
             executed_units: session_version >= Version(26, 3, 1),
+            deny_preempts_ask: session_version >= Version(32, 0, 1),
             texts: if session_version >= Version(26, 0, 0) {
                 crate::formats::pi::engine::renderer::Texts::Renderer
             } else {
@@ -332,6 +338,8 @@ pub fn load_policy_with(
                 bare_by_existence: session_version >= Version(23, 0, 0),
                 home_variable: session_version >= Version(25, 0, 0),
                 execution_hosts: session_version >= Version(25, 2, 2),
+                directional: session_version >= DIRECTIONAL_SINCE,
+                redirect_always: session_version >= Version(34, 0, 0),
             },
             shell_tools,
             mcp_servers: inputs.mcp_servers.clone(),

@@ -102,6 +102,15 @@ pub fn is_path_surface(surface: &str) -> bool {
     matches!(
         surface,
         "read" | "write" | "edit" | "find" | "grep" | "ls" | "external_directory" | "path"
+    ) || is_directional_surface(surface)
+}
+
+/// `path_read`, `path_write`, `external_directory_read`,
+/// `external_directory_write` (27.1 on).
+pub fn is_directional_surface(surface: &str) -> bool {
+    matches!(
+        surface,
+        "path_read" | "path_write" | "external_directory_read" | "external_directory_write"
     )
 }
 

@@ -66,6 +66,8 @@ pub fn analyze_read_config(
     }
     validation_diagnostics(&file, text, file.version, &mut out);
     assumed_version(&file, &mut out);
+    deprecated_knobs(&file, &mut out);
+    directional_before_27_1(&file, &mut out);
     if let Some(cfg) = file.config() {
         super::rule_lints::rule_lints(&cfg, scopes.map(|s| s.permissive_bash), &mut out);
         super::rule_lints::rule_order_lints(&cfg, text, &options.home, scopes, &mut out);
@@ -292,6 +294,65 @@ fn index_keys(members: &[Member], out: &mut Vec<Diagnostic>) {
     }
 }
 
+/// From 26.0 the tool-preview caps are accepted and no longer read; the
+/// runtime warns at startup (observed on 26.3.1).
+fn deprecated_knobs(file: &ConfigFile, out: &mut Vec<Diagnostic>) {
+    if file.version < crate::formats::pi::engine::policy::PREVIEW_CAPS_IGNORED_SINCE {
+        return;
+    }
+    let Some(members) = file.parsed.root.as_ref().and_then(|r| r.value.as_object()) else {
+        return;
+    };
+    for m in members {
+        if matches!(
+            m.key.as_str(),
+            "toolInputPreviewMaxLength" | "toolTextSummaryMaxLength"
+        ) {
+            out.push(Diagnostic::new(
+                Code::DeprecatedKnob,
+                m.key_range.clone(),
+                format!(
+                    "`{}` is ignored by pi-permission-system {} (deprecated in 26.0; the prompt is bounded by `promptMaxRows` and `promptFieldMaxWidth`), and the runtime warns about it at startup",
+                    m.key, file.version
+                ),
+            ));
+        }
+    }
+}
+
+/// A directional surface for a version before 27.1: read as a tool of that
+/// name, so its rules never apply.
+fn directional_before_27_1(file: &ConfigFile, out: &mut Vec<Diagnostic>) {
+    use crate::formats::pi::model::versions::DIRECTIONAL_SINCE;
+    if file.version >= DIRECTIONAL_SINCE {
+        return;
+    }
+    let Some(permission) = file
+        .parsed
+        .root
+        .as_ref()
+        .and_then(|r| r.value.as_object())
+        .and_then(|m| m.iter().find(|m| m.key == "permission"))
+        .and_then(|m| m.value.value.as_object())
+    else {
+        return;
+    };
+    for m in permission {
+        if crate::formats::pi::engine::rules::is_directional_surface(&m.key) {
+            out.push(Diagnostic::new(
+                Code::UnknownSurface,
+                m.key_range.clone(),
+                format!(
+                    "`{}` is a directional path surface only from pi-permission-system {DIRECTIONAL_SINCE}; {} reads it as a tool of that name, so these rules never apply (use `{}` for both directions, or target {DIRECTIONAL_SINCE} or later)",
+                    m.key,
+                    file.version,
+                    if m.key.starts_with("path_") { "path" } else { "external_directory" }
+                ),
+            ));
+        }
+    }
+}
+
 /// Under `auto`, the version taken for the file when it is not the exact
 /// profile's: which one, and why (an info at the key that needs it).
 fn assumed_version(file: &ConfigFile, out: &mut Vec<Diagnostic>) {
@@ -299,22 +360,30 @@ fn assumed_version(file: &ConfigFile, out: &mut Vec<Diagnostic>) {
     let Assumed::NeededBy(key) = &file.assumed else {
         return;
     };
-    let Some(member) = file
-        .parsed
-        .root
-        .as_ref()
-        .and_then(|r| r.value.as_object())
-        .and_then(|m| m.iter().find(|m| m.key == *key))
-    else {
+    let root = file.parsed.root.as_ref().and_then(|r| r.value.as_object());
+    let member = match key.strip_prefix("permission.") {
+        Some(surface) => root
+            .and_then(|m| m.iter().find(|m| m.key == "permission"))
+            .and_then(|m| m.value.value.as_object())
+            .and_then(|m| m.iter().find(|m| m.key == surface)),
+        None => root.and_then(|m| m.iter().find(|m| m.key == *key)),
+    };
+    let Some(member) = member else {
         return;
     };
-    let range = file.stripped.range_to_original(member.key_range.clone());
+    let range = member.key_range.clone();
+    let why = if key.starts_with("permission.") {
+        "is a directional path surface from 27.1 on (earlier versions read it as a tool of that name, whose rules never apply)".to_string()
+    } else {
+        format!("needs it (pi-permission-system {DEFAULT_TARGET} rejects the whole file)")
+    };
     out.push(Diagnostic::new(
         Code::AssumedVersion,
         range,
         format!(
-            "read as pi-permission-system {} (`auto`): `{key}` needs it, and it is the lowest version that accepts every key of this file (pi-permission-system {DEFAULT_TARGET} rejects the whole file); decisions follow {DEFAULT_TARGET} plus the later changes observed on 26.3.1 up to this version — pin a version with --target-version or permissionLsp.targetVersion",
-            file.version
+            "read as pi-permission-system {} (`auto`): `{key}` {why}, and it is the lowest version that accepts every key of this file; how its answers are known: {} — pin a version with --target-version or permissionLsp.targetVersion",
+            file.version,
+            crate::formats::pi::basis(file.version)
         ),
     ));
 }
@@ -479,6 +548,28 @@ fn describe(kind: &ViolationKind, target: Version) -> (Code, String, Option<FixI
             Code::InvalidValue,
             format!("a shell tool needs `{member}` (the name of the input field holding the command)"),
         )),
+        ViolationKind::UnknownDirectionalSurface { key } => {
+            let suggestion = did_you_mean(
+                key,
+                [
+                    "path_read",
+                    "path_write",
+                    "external_directory_read",
+                    "external_directory_write",
+                ]
+                .into_iter(),
+            );
+            let hint = suggestion
+                .map(|s| format!(" (did you mean `{s}`?)"))
+                .unwrap_or_default();
+            (
+                Code::UnknownDirectionalSurface,
+                format!(
+                    "`{key}` is not a directional surface{hint}: from 27.1 a `path_` or `external_directory_` key must be `_read` or `_write` (documented, not verified)"
+                ),
+                suggestion.map(FixIntent::Rename),
+            )
+        }
     }
 }
 

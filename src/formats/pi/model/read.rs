@@ -66,12 +66,24 @@ pub fn read_config_as(
 ) -> ConfigFile {
     let stripped = strip_json_comments(text);
     let parsed = parse(&stripped);
-    let keys: Vec<&str> = parsed
-        .root
-        .as_ref()
-        .and_then(|r| r.value.as_object())
+    let root = parsed.root.as_ref().and_then(|r| r.value.as_object());
+    let mut keys: Vec<&str> = root
         .map(|m| m.iter().map(|m| m.key.as_str()).collect())
         .unwrap_or_default();
+    // The directional surfaces of 27.1 need that version too.
+    if let Some(permission) = root
+        .and_then(|m| m.iter().find(|m| m.key == "permission"))
+        .and_then(|m| m.value.value.as_object())
+    {
+        for m in permission {
+            if let Some(d) = crate::formats::pi::model::versions::DIRECTIONAL_KEYS
+                .iter()
+                .find(|d| d.strip_prefix("permission.") == Some(m.key.as_str()))
+            {
+                keys.push(d);
+            }
+        }
+    }
     let (target, assumed) =
         crate::formats::pi::model::versions::resolve(profile, installed, keys.into_iter());
     let validation = parsed

@@ -79,6 +79,11 @@ pub enum ViolationKind {
     MissingMember {
         member: &'static str,
     },
+    /// A `path_…` / `external_directory_…` surface other than the four
+    /// directional ones (27.1 on).
+    UnknownDirectionalSurface {
+        key: String,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -382,7 +387,34 @@ fn unrecognized_fails_union(target: Version) -> bool {
 }
 
 fn permission(node: &Node, target: Version) -> Vec<ZIssue> {
-    record(node, "surface", |n| surface_value(n, target))
+    let mut issues = record(node, "surface", |n| surface_value(n, target));
+    // 27.1's refinement: a `path_` or `external_directory_` key must be one
+    // of the directional surfaces (documented; the wording is the
+    // changelog's, not observed).
+    if target >= versions::DIRECTIONAL_SINCE
+        && let Value::Object(members) = &node.value
+    {
+        for e in js_entries(members) {
+            let key = &e.first.key;
+            let directional_shape =
+                key.starts_with("path_") || key.starts_with("external_directory_");
+            if directional_shape && !crate::formats::pi::engine::rules::is_directional_surface(key)
+            {
+                issues.push(
+                    ZIssue::new(
+                        format!("Unknown directional surface key '{key}'"),
+                        false,
+                        Violation {
+                            kind: ViolationKind::UnknownDirectionalSurface { key: key.clone() },
+                            range: e.member.key_range.clone(),
+                        },
+                    )
+                    .prefixed(key),
+                );
+            }
+        }
+    }
+    issues
 }
 
 /// zod union semantics: success if any branch has no issue; else, if exactly

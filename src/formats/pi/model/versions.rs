@@ -10,6 +10,18 @@ pub const DEFAULT_TARGET: Version = Version(20, 7, 3);
 /// Strict (whole-file) validation starts here.
 pub const STRICT_SINCE: Version = Version(19, 0, 0);
 
+/// `permission` takes the directional path surfaces from this version on
+/// (27.1.0; documented, not verified).
+pub const DIRECTIONAL_SINCE: Version = Version(27, 1, 0);
+
+/// The directional surfaces, as `auto` names them.
+pub const DIRECTIONAL_KEYS: [&str; 4] = [
+    "permission.path_read",
+    "permission.path_write",
+    "permission.external_directory_read",
+    "permission.external_directory_write",
+];
+
 /// The value a top-level key takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum KeyShape {
@@ -278,7 +290,8 @@ pub enum Assumed {
     Default,
 }
 
-/// The version `auto` takes for a file with these top-level keys: the
+/// The version `auto` takes for a file with these top-level keys (and
+/// `permission.<directional surface>` for the surfaces of 27.1): the
 /// installed one when known, else the lowest version accepting every key
 /// (never below the exact profile), else the exact profile. Keys only a
 /// fork reads do not raise it (no version accepts them: they are reported
@@ -296,6 +309,12 @@ pub fn resolve<'a>(
     }
     let mut best: Option<(Version, &'static str)> = None;
     for k in keys {
+        if let Some(d) = DIRECTIONAL_KEYS.iter().find(|d| **d == k) {
+            if best.is_none_or(|(b, _)| DIRECTIONAL_SINCE > b) {
+                best = Some((DIRECTIONAL_SINCE, d));
+            }
+            continue;
+        }
         if let Some(KeySpec {
             key,
             availability: Availability::Since(v),

@@ -2,6 +2,7 @@
 //! 0.25.1 — the runtime's own grammar — and split into command units, with
 //! wrapper kinds, nesting contexts and path tokens.
 
+pub mod direction;
 pub mod paths;
 pub mod tokens;
 

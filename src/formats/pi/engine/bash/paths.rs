@@ -3,6 +3,7 @@
 //! a backgrounded command or a subshell does not leak it), projected onto
 //! external paths and `path`-rule candidates.
 
+use super::direction::{Direction, TokenRole, token_roles};
 use super::tokens::{
     Reading, collect_command_tokens, collect_path_candidate_tokens, collect_redirect_tokens,
     extract_command_name, is_arg_node, is_skipped_subtree, path_candidate, promoted_candidate,
@@ -12,6 +13,7 @@ use super::{MAX_DEPTH, text};
 use crate::formats::pi::engine::paths::{
     AccessPath, PathContext, is_absolute, join, policy_literal, resolve,
 };
+use rustc_hash::FxHashMap;
 use tree_sitter::{Node, Tree};
 
 #[derive(Debug, Clone, PartialEq)]
@@ -26,11 +28,20 @@ enum Base {
 pub struct RuleCandidate {
     pub token: String,
     pub path: AccessPath,
+    /// The access direction (27.1 on; `Both` before, where it is unused).
+    pub direction: Direction,
+}
+
+/// A path outside the working directory the program touches.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExternalPath {
+    pub path: AccessPath,
+    pub direction: Direction,
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct BashPaths {
-    pub external: Vec<AccessPath>,
+    pub external: Vec<ExternalPath>,
     pub rule_candidates: Vec<RuleCandidate>,
 }
 
@@ -56,6 +67,12 @@ pub struct TokenReading {
     pub home_variable: bool,
     /// Commands inside redirect targets and here-documents (25.2.2).
     pub execution_hosts: bool,
+    /// Each token carries the direction its command or redirect proves
+    /// (27.1, documented).
+    pub directional: bool,
+    /// A redirect destination reaches the path rules even when the file
+    /// does not exist yet (34.0, documented).
+    pub redirect_always: bool,
 }
 
 impl Resolver<'_> {
@@ -75,14 +92,19 @@ impl Resolver<'_> {
         };
         let mut candidates = Vec::new();
         self.walk(tree.root_node(), src, initial, &mut candidates, 0);
-        let external = self.with_workdir_external(self.project_external(&candidates));
+        let roles = if self.tokens.directional || self.tokens.redirect_always {
+            token_roles(tree, src, self.reading())
+        } else {
+            Default::default()
+        };
+        let external = self.with_workdir_external(self.project_external(&candidates, &roles));
         BashPaths {
             external,
-            rule_candidates: self.project_rule_candidates(&candidates),
+            rule_candidates: self.project_rule_candidates(&candidates, &roles),
         }
     }
 
-    fn with_workdir_external(&self, mut tokens: Vec<AccessPath>) -> Vec<AccessPath> {
+    fn with_workdir_external(&self, mut tokens: Vec<ExternalPath>) -> Vec<ExternalPath> {
         let Some(w) = &self.workdir else {
             return tokens;
         };
@@ -101,15 +123,16 @@ impl Resolver<'_> {
         } else {
             canonical
         };
-        let present = tokens.iter().any(|p| {
-            (if p.canonical.is_empty() {
-                &p.lexical
-            } else {
-                &p.canonical
-            }) == &key
-        });
+        let present = tokens.iter().any(|e| path_key(&e.path) == key);
         if !present {
-            tokens.insert(0, wd);
+            // The directory a shell tool runs in: no direction is proven.
+            tokens.insert(
+                0,
+                ExternalPath {
+                    path: wd,
+                    direction: Direction::Both,
+                },
+            );
         }
         tokens
     }
@@ -291,13 +314,26 @@ impl Resolver<'_> {
         !is_absolute(candidate) && !candidate.starts_with('~')
     }
 
-    fn project_external(&self, candidates: &[(String, Base)]) -> Vec<AccessPath> {
-        let mut seen: rustc_hash::FxHashSet<String> = Default::default();
-        let mut out = Vec::new();
+    fn project_external(
+        &self,
+        candidates: &[(String, Base)],
+        roles: &FxHashMap<String, TokenRole>,
+    ) -> Vec<ExternalPath> {
+        // Each path once; a path reached again folds its direction.
+        let mut seen: FxHashMap<String, usize> = Default::default();
+        let mut out: Vec<ExternalPath> = Vec::new();
+        let mut push = |p: AccessPath, key: String, direction: Direction| match seen.get(&key) {
+            Some(&i) => out[i].direction = out[i].direction.fold(direction),
+            None => {
+                seen.insert(key, out.len());
+                out.push(ExternalPath { path: p, direction });
+            }
+        };
         for (token, base) in candidates {
             let Some(candidate) = path_candidate(token) else {
                 continue;
             };
+            let direction = roles.get(token).map_or(Direction::Both, |r| r.direction);
             if *base == Base::Unknown && Self::is_relative(candidate) {
                 let p = self.ctx.for_path(candidate, None);
                 let canonical = p.canonical.clone();
@@ -306,10 +342,8 @@ impl Resolver<'_> {
                         canonical.as_str(),
                         "/dev/null" | "/dev/stdin" | "/dev/stdout" | "/dev/stderr"
                     )
-                    && !seen.contains(&canonical)
                 {
-                    seen.insert(canonical);
-                    out.push(p);
+                    push(p, canonical, direction);
                 }
                 continue;
             }
@@ -323,28 +357,32 @@ impl Resolver<'_> {
             } else {
                 self.ctx.is_boundary_outside(&p.canonical)
             };
-            let key = if p.canonical.is_empty() {
-                p.lexical.clone()
-            } else {
-                p.canonical.clone()
-            };
-            if external && !seen.contains(&key) {
-                seen.insert(key);
-                out.push(p);
+            if external {
+                let key = path_key(&p);
+                push(p, key, direction);
             }
         }
         out
     }
 
-    fn project_rule_candidates(&self, candidates: &[(String, Base)]) -> Vec<RuleCandidate> {
-        let mut seen: rustc_hash::FxHashSet<String> = Default::default();
-        let mut out = Vec::new();
+    fn project_rule_candidates(
+        &self,
+        candidates: &[(String, Base)],
+        roles: &FxHashMap<String, TokenRole>,
+    ) -> Vec<RuleCandidate> {
+        let mut seen: FxHashMap<String, usize> = Default::default();
+        let mut out: Vec<RuleCandidate> = Vec::new();
         for (token, base) in candidates {
+            let role = roles.get(token);
+            let direction = role.map_or(Direction::Both, |r| r.direction);
             let exists = |t: &str| {
                 self.resolve_base(base)
                     .is_some_and(|rb| self.ctx.fs.realpath(&resolve(&rb, t)).is_ok())
             };
-            let promoted = if self.tokens.bare_by_existence {
+            let promoted = if self.tokens.redirect_always && role.is_some_and(|r| r.redirect) {
+                // A redirect creates what it names (34.0).
+                promoted_candidate(token, &|_: &str| true)
+            } else if self.tokens.bare_by_existence {
                 promoted_candidate(token, &exists)
             } else {
                 promoted_candidate(token, self.promotable)
@@ -363,15 +401,28 @@ impl Resolver<'_> {
                 continue;
             }
             let key = values.join("\0");
-            if !seen.insert(key) {
+            if let Some(&i) = seen.get(&key) {
+                out[i].direction = out[i].direction.fold(direction);
                 continue;
             }
+            seen.insert(key, out.len());
             out.push(RuleCandidate {
                 token: candidate.to_string(),
                 path,
+                direction,
             });
         }
         out
+    }
+}
+
+/// How a path is told apart from another: its canonical form, else its
+/// lexical one.
+fn path_key(p: &AccessPath) -> String {
+    if p.canonical.is_empty() {
+        p.lexical.clone()
+    } else {
+        p.canonical.clone()
     }
 }
 
