@@ -400,3 +400,97 @@ fn directional_keys_raise_auto_and_typos_reject_from_27_1() {
     );
     assert!(read_config(typo, Version(26, 3, 1)).accepted());
 }
+
+/// 33.0 (documented, not verified): the last rule matching any of an MCP
+/// call's targets decides, and a prefix-named tool derives the longest
+/// configured server; before, the first target with a rule of its own
+/// decided (observed on 20.7.3 and 26.3.1, PL219).
+#[test]
+fn mcp_last_match_from_33_0() {
+    use serde_json::json;
+    let config =
+        json!({"permission": {"mcp": {"*": "ask", "github": "deny", "myServer:*": "allow"}}});
+    let calls = [
+        ("mcp", json!({"tool": "github:search_code"})),
+        ("mcp", json!({"tool": "search_code", "server": "myServer"})),
+    ];
+    assert_eq!(
+        decisions(config.clone(), Version(26, 3, 1), &calls),
+        ["ask", "ask"]
+    );
+    assert_eq!(
+        decisions(config.clone(), Version(33, 0, 0), &calls),
+        ["deny", "allow"]
+    );
+    // `github_search_code` names its server by prefix only from 33.0.
+    let mut inputs = common::policy_inputs(
+        &json!({"global": config, "mcpServerNames": ["github", "git"]}),
+        HOME,
+    );
+    let mut prefix = |version: Version| {
+        inputs.version = version;
+        let loaded = load_policy(&inputs);
+        loaded
+            .policy
+            .simulate(
+                &Call {
+                    tool: "mcp".into(),
+                    input: json!({"tool": "github_search_code"}),
+                    agent: None,
+                    cwd: "/workspace/project".into(),
+                },
+                &permission_lsp::formats::pi::engine::paths::NoFs,
+            )
+            .decision
+            .as_str()
+            .to_string()
+    };
+    assert_eq!(prefix(Version(26, 3, 1)), "ask");
+    assert_eq!(prefix(Version(40, 1, 4)), "deny");
+}
+
+/// Wrapper transparency (documented, not verified): from 27.1 an
+/// indirection wrapper running a pure reader is decided by that reader's
+/// own rules instead of the floor, unless the statement writes through a
+/// redirect or the wrapper hands its command line to a shell; from 39.1
+/// `time`, `timeout`, `nice`, `stdbuf` and `setsid` are decided as the
+/// command they run. An explicit deny or ask on the wrapper still decides.
+#[test]
+fn wrapper_transparency_from_27_1_and_39_1() {
+    use serde_json::json;
+    let config = json!({"permission": {"*": "allow", "bash": {"*": "allow", "wc *": "deny", "xargs rm *": "deny", "nohup *": "ask"}}});
+    let cmds = [
+        "xargs grep -l foo",
+        "xargs wc -l",
+        "xargs rm -rf",
+        "xargs grep foo > out.txt",
+        "xargs grep foo 2>&1",
+        "timeout 10 make",
+        "sudo -n true",
+        "watch cat x",
+        "nohup cat x",
+        "xargs sort -o /tmp/x",
+    ];
+    let calls: Vec<(&str, serde_json::Value)> = cmds
+        .iter()
+        .map(|c| ("bash", json!({ "command": c })))
+        .collect();
+    assert_eq!(
+        decisions(config.clone(), Version(26, 3, 1), &calls),
+        [
+            "ask", "ask", "deny", "ask", "ask", "ask", "ask", "ask", "ask", "ask"
+        ]
+    );
+    assert_eq!(
+        decisions(config.clone(), Version(27, 1, 0), &calls),
+        [
+            "allow", "deny", "deny", "ask", "allow", "ask", "allow", "ask", "ask", "ask"
+        ]
+    );
+    assert_eq!(
+        decisions(config, Version(40, 1, 4), &calls),
+        [
+            "allow", "deny", "deny", "ask", "allow", "allow", "allow", "ask", "ask", "ask"
+        ]
+    );
+}

@@ -161,7 +161,7 @@ pub fn emit_versions(
     format: Format,
     tool: &str,
     input: &Value,
-    answers: &[(String, &'static str, SimulationReport)],
+    answers: &[(String, String, SimulationReport)],
     out: &mut dyn Write,
 ) {
     let mut changes = Vec::new();

@@ -84,10 +84,10 @@ pub trait Format: Send + Sync + 'static {
     /// The versions `simulate --target-version all` answers for, side by
     /// side, each with how its answer is known (observed on a runtime, or
     /// documented and not verified).
-    fn versions_side_by_side(&self) -> Vec<(String, &'static str)> {
+    fn versions_side_by_side(&self) -> Vec<(String, String)> {
         vec![(
             self.default_profile().version.to_string(),
-            "observed on the real runtime",
+            "observed on the real runtime".into(),
         )]
     }
     /// The runtime version installed where the runtime records it (for an

@@ -70,7 +70,7 @@ impl Format for Pi {
         })
     }
 
-    fn versions_side_by_side(&self) -> Vec<(String, &'static str)> {
+    fn versions_side_by_side(&self) -> Vec<(String, String)> {
         [
             "20.7.3", "21.0.0", "22.0.0", "23.0.0", "25.0.0", "25.2.1", "25.2.2", "26.3.1",
             "27.1.0", "30.1.0", "32.0.1", "40.1.4",
@@ -393,28 +393,91 @@ impl Format for Pi {
     }
 }
 
+/// The documented changes after 26.3.1 the simulator models, by release.
+const MODELLED_AFTER_26_3_1: &[(crate::core::profile::Version, &str)] = {
+    use crate::core::profile::Version;
+    &[
+        (
+            Version(27, 1, 0),
+            "directional path surfaces and wrappers running a pure reader (27.1)",
+        ),
+        (
+            Version(30, 1, 0),
+            "tool hiding only when every rule of the tool denies (30.1)",
+        ),
+        (
+            Version(32, 0, 1),
+            "a deny refusing before an earlier gate asks (32.0.1)",
+        ),
+        (
+            Version(33, 0, 0),
+            "MCP last match and servers of prefix-named tools (33.0)",
+        ),
+        (
+            Version(34, 0, 0),
+            "redirect targets reaching the path rules before they exist (34.0)",
+        ),
+        (
+            Version(39, 1, 0),
+            "execution modifiers decided as the command they run (39.1)",
+        ),
+    ]
+};
+
+/// The documented changes after 26.3.1 that are not modelled.
+const NOT_MODELLED_AFTER_26_3_1: &[(crate::core::profile::Version, &str)] = {
+    use crate::core::profile::Version;
+    &[
+        (
+            Version(30, 0, 0),
+            "session approvals per pattern surface and direction (30.0)",
+        ),
+        (Version(38, 0, 0), "Pi's built-in MCP tools (38.0)"),
+        (
+            Version(39, 0, 0),
+            "the narrowed infrastructure read bypass (39.0)",
+        ),
+        (
+            Version(40, 0, 0),
+            "the absolute spelling of path arguments (40.0)",
+        ),
+    ]
+};
+
 /// How the answers for `version` are known: observed on a real runtime,
 /// or read from the changelog (verified on the 26.3.1 sources up to 26.3.1;
-/// documented and not verified after it — each modelled change is named).
-pub fn basis(version: crate::core::profile::Version) -> &'static str {
+/// documented and not verified after it — each modelled change is named,
+/// and so is each one that is not).
+pub fn basis(version: crate::core::profile::Version) -> String {
     use crate::core::profile::Version;
     if version == Version(20, 7, 3) {
-        "observed on the 20.7.3 runtime"
-    } else if version == Version(26, 3, 1) {
-        "observed on the 26.3.1 sources"
-    } else if version < Version(26, 3, 1) {
-        "the changelog's changes up to this release, verified on the 26.3.1 sources"
-    } else if version < Version(27, 1, 0) {
-        "decisions as 26.3.1: the changes after it up to this release are documented, not verified, and not modelled"
-    } else if version < Version(30, 1, 0) {
-        "decisions as 26.3.1 plus the documented directional path surfaces of 27.1 (documented, not verified); the other documented changes after 26.3.1 are not modelled"
-    } else if version < Version(32, 0, 1) {
-        "decisions as 26.3.1 plus the documented changes (documented, not verified): directional path surfaces (27.1), tool hiding only when every rule of the tool denies (30.1); the other documented changes after 26.3.1 are not modelled"
-    } else if version < Version(34, 0, 0) {
-        "decisions as 26.3.1 plus the documented changes (documented, not verified): directional path surfaces (27.1), tool hiding only when every rule of the tool denies (30.1), a deny refusing before an earlier gate asks (32.0.1); the other documented changes after 26.3.1 (MCP last match, 33.0) are not modelled"
-    } else {
-        "decisions as 26.3.1 plus the documented changes (documented, not verified): directional path surfaces (27.1), tool hiding only when every rule of the tool denies (30.1), a deny refusing before an earlier gate asks (32.0.1), redirect targets reaching the path rules before they exist (34.0); not modelled: MCP last match (33.0), Pi's built-in MCP tools (38.0), execution modifiers (39.1), absolute spelling (40.0)"
+        return "observed on the 20.7.3 runtime".into();
     }
+    if version == Version(26, 3, 1) {
+        return "observed on the 26.3.1 sources".into();
+    }
+    if version < Version(26, 3, 1) {
+        return "the changelog's changes up to this release, verified on the 26.3.1 sources".into();
+    }
+    let upto = |list: &[(Version, &str)]| -> Vec<String> {
+        list.iter()
+            .filter(|(v, _)| *v <= version)
+            .map(|(_, what)| what.to_string())
+            .collect()
+    };
+    let (modelled, missing) = (upto(MODELLED_AFTER_26_3_1), upto(NOT_MODELLED_AFTER_26_3_1));
+    let mut out = if modelled.is_empty() {
+        "decisions as 26.3.1: the changes after it up to this release are documented, not verified, and not modelled".to_string()
+    } else {
+        format!(
+            "decisions as 26.3.1 plus the documented changes (documented, not verified): {}",
+            modelled.join(", ")
+        )
+    };
+    if !missing.is_empty() {
+        out.push_str(&format!("; not modelled: {}", missing.join(", ")));
+    }
+    out
 }
 
 /// pi's policy, loaded once for many calls.

@@ -124,6 +124,20 @@ pub fn check_tool(
     input: &Value,
     mcp_servers: &[String],
 ) -> CheckResult {
+    check_tool_as(rules, tool, input, mcp_servers, false)
+}
+
+/// [`check_tool`] as a version reads MCP calls: with `mcp_last_match`
+/// (33.0 on, documented) a prefix-named tool derives the longest configured
+/// server first and the last rule matching any target decides, where
+/// before the first target with a rule of its own did.
+pub fn check_tool_as(
+    rules: &RuleSet,
+    tool: &str,
+    input: &Value,
+    mcp_servers: &[String],
+    mcp_last_match: bool,
+) -> CheckResult {
     let tool_name = js_trim(tool).to_string();
     let record = input.as_object();
     let get = |k: &str| record.and_then(|r| r.get(k));
@@ -149,7 +163,7 @@ pub fn check_tool(
             ("bash".to_string(), vec![value], Some(command), None)
         }
         ToolKind::Mcp => {
-            let mut targets = mcp_targets(input, mcp_servers);
+            let mut targets = mcp_targets(input, mcp_servers, mcp_last_match);
             targets.push("mcp".into());
             let first = targets[0].clone();
             ("mcp".to_string(), targets, None, Some(first))
@@ -158,7 +172,15 @@ pub fn check_tool(
             (tool_name.clone(), vec!["*".to_string()], None, None)
         }
     };
-    build_result(rules, &surface, &values, &tool_name, tool, command, target)
+    let any_value = mcp_last_match && surface == "mcp";
+    build_result(
+        rules,
+        &surface,
+        &values,
+        (&tool_name, tool),
+        (command, target),
+        any_value,
+    )
 }
 
 /// A check of one bash command string (what `check_tool("bash", {command})` does).
@@ -173,10 +195,9 @@ pub fn check_bash_command(rules: &RuleSet, command: &str) -> CheckResult {
         rules,
         "bash",
         &[value],
-        "bash",
-        "bash",
-        Some(command.to_string()),
-        None,
+        ("bash", "bash"),
+        (Some(command.to_string()), None),
+        false,
     )
 }
 
@@ -187,19 +208,28 @@ pub fn check_path_values(rules: &RuleSet, surface: &str, values: &[String]) -> C
     } else {
         values.to_vec()
     };
-    build_result(rules, surface, &values, surface, surface, None, None)
+    build_result(
+        rules,
+        surface,
+        &values,
+        (surface, surface),
+        (None, None),
+        false,
+    )
 }
 
+/// `names`: the normalized tool and the tool as called; `shown`: the
+/// command and target the result carries; `any_value`: the last rule
+/// matching any value decides (else the first value with a rule of its own).
 fn build_result(
     rules: &RuleSet,
     surface: &str,
     values: &[String],
-    normalized_tool: &str,
-    tool_name: &str,
-    command: Option<String>,
-    target: Option<String>,
+    (normalized_tool, tool_name): (&str, &str),
+    (command, target): (Option<String>, Option<String>),
+    any_value: bool,
 ) -> CheckResult {
-    let verdict = if is_path_surface(surface) {
+    let verdict = if any_value || is_path_surface(surface) {
         rules.evaluate_any_value(surface, values)
     } else {
         rules.evaluate_first(surface, values)

@@ -5,8 +5,10 @@
 
 use super::bash::direction::Direction;
 use super::bash::paths::{BashPaths, Resolver};
-use super::bash::{CommandUnit, parse};
-use super::check::{CheckResult, CheckSource, ToolKind, check_path_values, check_tool, tool_kind};
+use super::bash::{CommandUnit, Transparency, parse};
+use super::check::{
+    CheckResult, CheckSource, ToolKind, check_path_values, check_tool, check_tool_as, tool_kind,
+};
 use super::js::non_empty_string;
 use super::messages::{Disclosure, Subject, deny_message, no_ui_message, prompt};
 use super::paths::{AccessPath, FsView, PathContext, expand_home, is_within, join};
@@ -33,6 +35,12 @@ pub struct Policy {
     /// Wrapper units name what they run (`executedUnit`; display only,
     /// observed on 26.3.1).
     pub executed_units: bool,
+    /// Floored wrappers let through to the command they run (27.1 pure
+    /// readers, 39.1 execution modifiers; documented).
+    pub transparency: Transparency,
+    /// MCP calls: prefix-named tools derive their server and the last rule
+    /// matching any target decides (33.0, documented).
+    pub mcp_last_match: bool,
     /// A deny on any gate refuses before an earlier gate asks (32.0.1,
     /// documented).
     pub deny_preempts_ask: bool,
@@ -123,7 +131,13 @@ impl Policy {
 
     /// A manager-level check of a tool call (bash matched as a whole string).
     pub fn check_tool(&self, tool: &str, input: &Value) -> CheckResult {
-        check_tool(&self.full_rules(), tool, input, &self.mcp_servers)
+        check_tool_as(
+            &self.full_rules(),
+            tool,
+            input,
+            &self.mcp_servers,
+            self.mcp_last_match,
+        )
     }
 
     /// A manager-level check of path values on a surface.
@@ -358,7 +372,7 @@ impl Policy {
             match &program {
                 Some((text, u, _)) => {
                     units = u.clone();
-                    bash_command_check(&rules, text, u, &self.mcp_servers)
+                    bash_command_check(&rules, text, u, &self.mcp_servers, self.transparency)
                 }
                 None => check_tool(
                     &rules,
@@ -373,7 +387,13 @@ impl Policy {
             let access = ctx.for_path(&p, None);
             check_path_values(&rules, &call.tool, &access.match_values())
         } else {
-            check_tool(&rules, &call.tool, input, &self.mcp_servers)
+            check_tool_as(
+                &rules,
+                &call.tool,
+                input,
+                &self.mcp_servers,
+                self.mcp_last_match,
+            )
         };
         let gate_name = if shell.is_some() {
             "bash".to_string()
@@ -539,7 +559,17 @@ fn bash_command_check(
     command: &str,
     units: &[CommandUnit],
     mcp: &[String],
+    transparency: Transparency,
 ) -> CheckResult {
+    // Whether the program writes through a redirect, asked only when a
+    // wrapper might be let through.
+    let writes = std::cell::OnceCell::new();
+    let writes = || {
+        *writes.get_or_init(|| {
+            parse(command)
+                .is_none_or(|t| super::bash::direction::writes_through_redirect(&t, command))
+        })
+    };
     if units.is_empty() {
         let trivially_empty = command
             .split('\n')
@@ -580,8 +610,26 @@ fn bash_command_check(
             if let Some(w) = u.wrapper
                 && r.state == State::Allow
             {
-                r.state = State::Ask;
-                r.matched_pattern = Some(w.sentinel().to_string());
+                let exempt = (transparency != Transparency::default())
+                    .then(|| super::bash::floor_exemption(&u.text, transparency, writes()))
+                    .flatten();
+                match exempt {
+                    // Decided by the command it runs, by its own rules
+                    // (27.1 / 39.1, documented).
+                    Some((_, inner)) => {
+                        r = check_tool(
+                            rules,
+                            "bash",
+                            &serde_json::json!({ "command": inner }),
+                            mcp,
+                        );
+                        r.command = Some(u.text.clone());
+                    }
+                    None => {
+                        r.state = State::Ask;
+                        r.matched_pattern = Some(w.sentinel().to_string());
+                    }
+                }
             }
             if u.context.is_some() {
                 r.command_context = u.context;

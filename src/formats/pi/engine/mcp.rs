@@ -29,7 +29,13 @@ fn parse_qualified(value: &str) -> Option<(String, String)> {
     Some((server.to_string(), tool.to_string()))
 }
 
-fn push_tool_targets(raw: &str, server_hint: Option<&str>, servers: &[String], t: &mut Targets) {
+fn push_tool_targets(
+    raw: &str,
+    server_hint: Option<&str>,
+    servers: &[String],
+    prefix: bool,
+    t: &mut Targets,
+) {
     let qualified = parse_qualified(raw);
     let server = server_hint
         .map(str::to_string)
@@ -43,7 +49,22 @@ fn push_tool_targets(raw: &str, server_hint: Option<&str>, servers: &[String], t
         }
         None => {
             let tool_trimmed = js_trim(&tool);
-            if !tool_trimmed.is_empty() {
+            // 33.0 (documented): the longest configured server leading a
+            // `<server>_<tool>` name settles it (`servers` is longest first).
+            let by_prefix = prefix
+                .then(|| {
+                    servers.iter().map(|n| js_trim(n)).find(|n| {
+                        !n.is_empty()
+                            && tool_trimmed
+                                .strip_prefix(*n)
+                                .is_some_and(|rest| rest.len() > 1 && rest.starts_with('_'))
+                    })
+                })
+                .flatten();
+            if let Some(name) = by_prefix {
+                t.add(raw);
+                t.add(name);
+            } else if !tool_trimmed.is_empty() {
                 for name in servers {
                     let name = js_trim(name);
                     if name.is_empty()
@@ -64,7 +85,9 @@ fn push_tool_targets(raw: &str, server_hint: Option<&str>, servers: &[String], t
 }
 
 /// The candidate targets of an `mcp` tool call (without the final `mcp`).
-pub fn mcp_targets(input: &Value, servers: &[String]) -> Vec<String> {
+/// The names an MCP call is looked up under, most specific first; with
+/// `prefix` (33.0 on) a prefix-named tool derives its server.
+pub fn mcp_targets(input: &Value, servers: &[String], prefix: bool) -> Vec<String> {
     let r = input.as_object();
     let get = |k: &str| non_empty_string(r.and_then(|r| r.get(k)));
     let (tool, server, connect, describe, search) = (
@@ -76,14 +99,14 @@ pub fn mcp_targets(input: &Value, servers: &[String]) -> Vec<String> {
     );
     let mut t = Targets(Vec::new());
     if let Some(tool) = tool {
-        push_tool_targets(&tool, server.as_deref(), servers, &mut t);
+        push_tool_targets(&tool, server.as_deref(), servers, prefix, &mut t);
         t.add("mcp_call");
     } else if let Some(c) = connect {
         t.add(format!("mcp_connect_{c}"));
         t.add(c);
         t.add("mcp_connect");
     } else if let Some(d) = describe {
-        push_tool_targets(&d, server.as_deref(), servers, &mut t);
+        push_tool_targets(&d, server.as_deref(), servers, prefix, &mut t);
         t.add("mcp_describe");
     } else if let Some(q) = search {
         if let Some(s) = server {

@@ -328,6 +328,11 @@ pub fn load_policy_with(
             hide_only_all_deny: session_version >= Version(30, 1, 0),
             executed_units: session_version >= Version(26, 3, 1),
             deny_preempts_ask: session_version >= Version(32, 0, 1),
+            mcp_last_match: session_version >= Version(33, 0, 0),
+            transparency: crate::formats::pi::engine::bash::Transparency {
+                core_reader: session_version >= DIRECTIONAL_SINCE,
+                execution_modifiers: session_version >= Version(39, 1, 0),
+            },
             texts: if session_version >= Version(26, 0, 0) {
                 crate::formats::pi::engine::renderer::Texts::Renderer
             } else {

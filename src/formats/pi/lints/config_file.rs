@@ -80,6 +80,12 @@ pub fn analyze_read_config(
         if file.version >= Version(30, 1, 0) {
             out.retain(|d| d.code != Code::ToolHidden);
         }
+        // From 33.0 the last rule matching any of an MCP call's targets
+        // decides (documented, not verified): a later `server` or
+        // `server:tool` pattern is no longer shadowed by the catch-all.
+        if file.version >= Version(33, 0, 0) {
+            out.retain(|d| d.code != Code::McpCatchAllShadows);
+        }
     }
     for (range, message) in crate::core::suppress::apply_suppressions(
         text,

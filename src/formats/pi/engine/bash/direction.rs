@@ -88,7 +88,7 @@ pub fn token_roles(tree: &Tree, src: &str, r: Reading<'_>) -> FxHashMap<String, 
                     }
                 }
             }
-            "file_redirect" => {
+            "file_redirect" if !duplicates_descriptor(n, src) => {
                 let direction = redirect_direction(n);
                 let mut c = n.walk();
                 for child in n.children(&mut c) {
@@ -105,6 +105,81 @@ pub fn token_roles(tree: &Tree, src: &str, r: Reading<'_>) -> FxHashMap<String, 
         }
     }
     roles
+}
+
+/// A command text whose (first) command is a pure reader that proves a
+/// read, as a wrapper's executed unit is judged.
+pub fn proves_read_text(command: &str) -> bool {
+    let Some(tree) = super::parse(command) else {
+        return false;
+    };
+    let mut stack = vec![tree.root_node()];
+    while let Some(n) = stack.pop() {
+        if n.kind() == "command" {
+            return proves_read(n, command);
+        }
+        let mut c = n.walk();
+        stack.extend(
+            n.named_children(&mut c)
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev(),
+        );
+    }
+    false
+}
+
+/// The program writes (or may write) a file through a redirect.
+pub fn writes_through_redirect(tree: &Tree, src: &str) -> bool {
+    token_roles(tree, src, Reading::default())
+        .values()
+        .any(|r| r.redirect && r.direction != Direction::Read)
+        || has_unresolved_redirect(tree.root_node(), src, 0)
+}
+
+/// A redirect whose destination is not a plain word (`> $OUT`, `> $(mktemp)`)
+/// counts against a read claim.
+fn has_unresolved_redirect(node: Node<'_>, src: &str, depth: usize) -> bool {
+    if depth > MAX_DEPTH {
+        return false;
+    }
+    if node.kind() == "file_redirect"
+        && redirect_direction(node) != Direction::Read
+        && !duplicates_descriptor(node, src)
+    {
+        let mut c = node.walk();
+        let plain = node
+            .named_children(&mut c)
+            .all(|ch| matches!(ch.kind(), "word" | "raw_string" | "file_descriptor"));
+        if !plain {
+            return true;
+        }
+    }
+    let mut c = node.walk();
+    node.children(&mut c)
+        .any(|ch| has_unresolved_redirect(ch, src, depth + 1))
+}
+
+/// `2>&1`, `<&0`, `>&-`: a descriptor duplicated or closed, no file.
+fn duplicates_descriptor(node: Node<'_>, src: &str) -> bool {
+    let mut c = node.walk();
+    let children: Vec<Node<'_>> = node.children(&mut c).collect();
+    let op = children
+        .iter()
+        .find(|ch| !ch.is_named())
+        .map(|ch| ch.kind());
+    if !matches!(op, Some(">&" | "<&" | ">&-" | "<&-")) {
+        return false;
+    }
+    children
+        .iter()
+        .filter(|ch| ch.is_named() && ch.kind() != "file_descriptor")
+        .all(|ch| {
+            let t = text(*ch, src);
+            ch.kind() == "number"
+                || t == "-"
+                || (!t.is_empty() && t.chars().all(|c| c.is_ascii_digit()))
+        })
 }
 
 /// `>`, `>>`, `>|`, `&>`, `&>>` write; `<` reads; anything else (`<>`,

@@ -325,6 +325,63 @@ pub fn executed_unit(unit: &str) -> Option<String> {
     nothing_new(Some(current_text), unit)
 }
 
+/// Which floored wrappers a version lets through to the command they run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Transparency {
+    /// A wrapper running a pure reader (27.1, documented).
+    pub core_reader: bool,
+    /// `time`, `timeout`, `nice`, `stdbuf`, `setsid` (39.1, documented).
+    pub execution_modifiers: bool,
+}
+
+/// Why a wrapper unit is decided by the command it runs instead of being
+/// floored (the runtime's `floorExemption`), with that command; `None` when
+/// the floor stays. `writes` says the program writes through a redirect
+/// (a pure reader behind a wrapper is not exempt then).
+pub fn floor_exemption(
+    unit: &str,
+    t: Transparency,
+    writes: bool,
+) -> Option<(&'static str, String)> {
+    let first = unit
+        .split_whitespace()
+        .find(|w| !w.contains('='))
+        .unwrap_or("");
+    if matches!(first, "watch" | "parallel" | "rush" | "rust-parallel") {
+        return None;
+    }
+    let tree = parse(unit)?;
+    let wrapper = {
+        let mut stack = vec![tree.root_node()];
+        let mut found = None;
+        while let Some(n) = stack.pop() {
+            if n.kind() == "command" {
+                found = classify_wrapper(n, unit);
+                break;
+            }
+            let mut c = n.walk();
+            stack.extend(
+                n.named_children(&mut c)
+                    .collect::<Vec<_>>()
+                    .into_iter()
+                    .rev(),
+            );
+        }
+        found
+    };
+    if wrapper != Some(WrapperKind::Indirection) {
+        return None;
+    }
+    let inner = executed_unit(unit)?;
+    if t.execution_modifiers && matches!(first, "time" | "timeout" | "nice" | "stdbuf" | "setsid") {
+        return Some(("execution-modifier", inner));
+    }
+    if t.core_reader && !writes && direction::proves_read_text(&inner) {
+        return Some(("core-reader", inner));
+    }
+    None
+}
+
 fn nothing_new(text: Option<String>, unit: &str) -> Option<String> {
     text.filter(|t| !t.is_empty() && t != unit && !t.starts_with('-'))
 }
