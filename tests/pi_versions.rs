@@ -494,3 +494,49 @@ fn wrapper_transparency_from_27_1_and_39_1() {
         ]
     );
 }
+
+/// 40.0's absolute spelling (documented, not verified): each command is
+/// also matched with its path arguments made absolute against the
+/// directory a literal `cd` moved to; the last rule matching either text
+/// wins. The documented examples.
+#[test]
+fn absolute_spelling_from_40_0() {
+    use serde_json::json;
+    let config = json!({"permission": {"*": "allow", "bash": {
+        "*": "allow",
+        "rm *": "ask",
+        "rm /tmp/agent-builds/*": "allow",
+        "rm /etc/*": "deny",
+        "git push origin /workspace/project/feature/*": "deny"
+    }}});
+    let cmds = [
+        "cd /tmp && rm agent-builds/x",
+        "cd /etc && rm ./passwd",
+        "cd \"$DIR\" && rm agent-builds/x",
+        "cd /tmp && rm agent-builds/*",
+        "rm \"../../tmp/agent-builds/a b\"",
+        "git push origin feature/x",
+    ];
+    let calls: Vec<(&str, serde_json::Value)> = cmds
+        .iter()
+        .map(|c| ("bash", json!({ "command": c })))
+        .collect();
+    assert_eq!(
+        decisions(config.clone(), Version(39, 1, 0), &calls),
+        ["ask", "ask", "ask", "ask", "ask", "allow"]
+    );
+    assert_eq!(
+        decisions(config, Version(40, 0, 0), &calls),
+        ["allow", "deny", "ask", "ask", "allow", "deny"]
+    );
+    // An absolute allow written before the broader ask still loses to it.
+    let earlier = json!({"permission": {"bash": {"*": "allow", "rm /tmp/agent-builds/*": "allow", "rm *": "ask"}}});
+    assert_eq!(
+        decisions(
+            earlier,
+            Version(40, 1, 4),
+            &[("bash", json!({"command": "cd /tmp && rm agent-builds/x"}))]
+        ),
+        ["ask"]
+    );
+}

@@ -421,6 +421,10 @@ const MODELLED_AFTER_26_3_1: &[(crate::core::profile::Version, &str)] = {
             Version(39, 1, 0),
             "execution modifiers decided as the command they run (39.1)",
         ),
+        (
+            Version(40, 0, 0),
+            "commands also matched in the absolute spelling of their path arguments (40.0)",
+        ),
     ]
 };
 
@@ -438,8 +442,12 @@ const NOT_MODELLED_AFTER_26_3_1: &[(crate::core::profile::Version, &str)] = {
             "the narrowed infrastructure read bypass (39.0)",
         ),
         (
-            Version(40, 0, 0),
-            "the absolute spelling of path arguments (40.0)",
+            Version(39, 0, 3),
+            "home-prefixed command rules matching other home spellings (39.0.3)",
+        ),
+        (
+            Version(40, 1, 0),
+            "the option grammars of sudo, env, xargs and doas (40.1)",
         ),
     ]
 };

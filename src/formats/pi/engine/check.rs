@@ -201,6 +201,25 @@ pub fn check_bash_command(rules: &RuleSet, command: &str) -> CheckResult {
     )
 }
 
+/// A bash command unit matched as typed and in its absolute spelling (40.0,
+/// documented): the last rule matching either text decides.
+pub fn check_bash_spellings(rules: &RuleSet, command: &str, spelled: &str) -> CheckResult {
+    let typed = strip_bash_comment_lines(command);
+    let typed = if typed.is_empty() {
+        command.to_string()
+    } else {
+        typed
+    };
+    build_result(
+        rules,
+        "bash",
+        &[typed, spelled.to_string()],
+        ("bash", "bash"),
+        (Some(command.to_string()), None),
+        true,
+    )
+}
+
 /// A check of path values on a surface (the manager's "path-values" intent).
 pub fn check_path_values(rules: &RuleSet, surface: &str, values: &[String]) -> CheckResult {
     let values: Vec<String> = if values.is_empty() {

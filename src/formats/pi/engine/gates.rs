@@ -249,6 +249,7 @@ impl Policy {
                 match parse(command) {
                     Some(tree) => {
                         let resolver = Resolver {
+                            spellings: Default::default(),
                             ctx: &ctx,
                             promotable: &promotable,
                             workdir: workdir.clone(),
@@ -370,9 +371,15 @@ impl Policy {
         let mut units = Vec::new();
         let tool_check = if let Some((command, _)) = &shell {
             match &program {
-                Some((text, u, _)) => {
+                Some((text, u, paths)) => {
                     units = u.clone();
-                    bash_command_check(&rules, text, u, &self.mcp_servers, self.transparency)
+                    bash_command_check(
+                        &rules,
+                        (text, &paths.spellings),
+                        u,
+                        &self.mcp_servers,
+                        self.transparency,
+                    )
                 }
                 None => check_tool(
                     &rules,
@@ -556,7 +563,7 @@ fn tool_input_path(tool: &str, input: &Value) -> Option<String> {
 /// `resolveBashCommandCheck`: each unit on its own, floors, most restrictive.
 fn bash_command_check(
     rules: &RuleSet,
-    command: &str,
+    (command, spellings): (&str, &[(String, String)]),
     units: &[CommandUnit],
     mcp: &[String],
     transparency: Transparency,
@@ -601,12 +608,16 @@ fn bash_command_check(
     let results: Vec<CheckResult> = units
         .iter()
         .map(|u| {
-            let mut r = check_tool(
-                rules,
-                "bash",
-                &serde_json::json!({ "command": u.text }),
-                mcp,
-            );
+            let spelled = spellings.iter().find(|(t, _)| *t == u.text);
+            let mut r = match spelled {
+                Some((_, s)) => super::check::check_bash_spellings(rules, &u.text, s),
+                None => check_tool(
+                    rules,
+                    "bash",
+                    &serde_json::json!({ "command": u.text }),
+                    mcp,
+                ),
+            };
             if let Some(w) = u.wrapper
                 && r.state == State::Allow
             {

@@ -345,6 +345,7 @@ pub fn load_policy_with(
                 execution_hosts: session_version >= Version(25, 2, 2),
                 directional: session_version >= DIRECTIONAL_SINCE,
                 redirect_always: session_version >= Version(34, 0, 0),
+                absolute_spelling: session_version >= Version(40, 0, 0),
             },
             shell_tools,
             mcp_servers: inputs.mcp_servers.clone(),

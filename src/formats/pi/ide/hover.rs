@@ -22,7 +22,7 @@ pub fn surface_description(key: &str) -> Option<&'static str> {
             "Command patterns, matched against each simple command of a bash call separately (chains, pipes and substitutions are split). Most restrictive unit wins."
         }
         "mcp" => {
-            "Patterns over derived MCP targets (`server_tool`, `server:tool`, `server`, …). With a catch-all, only the first candidate decides."
+            "Patterns over derived MCP targets (`server_tool`, `server:tool`, `server`, …). Up to 32.x the first target with a rule of its own decides, so under a catch-all only `server_tool` patterns do; from 33.0 the last rule matching any target decides (documented)."
         }
         "skill" => {
             "Skill names (`input.name` of the `skill` tool, `/skill:<name>`, reads of a skill's files)."
@@ -82,6 +82,27 @@ pub fn hover(root: &Node, offset: usize, target: Version) -> Option<HoverInfo> {
                 "**`{key}`** is not a pi-permission-system key: the runtime rejects the whole file."
             ),
         },
+        (["permission", surface], true)
+            if crate::formats::pi::engine::rules::is_directional_surface(surface) =>
+        {
+            let (base, direction) = surface.rsplit_once('_').unwrap_or((surface, ""));
+            if target >= versions::DIRECTIONAL_SINCE {
+                format!(
+                    "**surface `{surface}`** (pi-permission-system ≥ {}; documented, not verified)\n\nThe `{direction}` direction of `{base}`: `{base}`'s entries apply first and these after them, so a matching rule here has the last word. {}",
+                    versions::DIRECTIONAL_SINCE,
+                    if direction == "read" {
+                        "Consulted by `read`, `grep`, `find`, `ls`, input redirects and the arguments of pure-reader commands (`cat`, `grep`, `head`, …); `edit`, MCP and extension tools and any bash token whose direction is not proven consult both directions."
+                    } else {
+                        "Consulted by `write` and output redirects (`>`, `>>`); `edit`, MCP and extension tools and any bash token whose direction is not proven consult both directions."
+                    }
+                )
+            } else {
+                format!(
+                    "**surface `{surface}`**\n\nA directional surface only from pi-permission-system {}; {target} reads it as a tool of that name, so these rules never apply.",
+                    versions::DIRECTIONAL_SINCE
+                )
+            }
+        }
         (["permission", surface], true) => {
             let desc = surface_description(surface).unwrap_or(
                 "A tool name. Surface keys are wildcard patterns: `my_*` applies to every tool starting with `my_`.",
@@ -255,4 +276,29 @@ pub fn precedence(
     }
     md.push_str("\n\nScope: this file.");
     Some(md)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hover_at(text: &str, needle: &str, target: Version) -> String {
+        let stripped = crate::syntax::strip::strip_json_comments(text);
+        let root = crate::syntax::json::parse(&stripped).root.expect("parses");
+        let offset = text.find(needle).expect("needle") + 1;
+        hover(&root, offset, target).expect("a hover").markdown
+    }
+
+    /// A directional surface says how it combines with its bare surface
+    /// from 27.1 (documented), and that earlier versions ignore it.
+    #[test]
+    fn directional_surfaces_explain_themselves_per_version() {
+        let text = r#"{"permission": {"path": {"*": "allow"}, "path_write": {"*.lock": "deny"}}}"#;
+        let new = hover_at(text, "\"path_write\"", Version(40, 1, 4));
+        assert!(new.contains("documented, not verified"), "{new}");
+        assert!(new.contains("`path`'s entries apply first"), "{new}");
+        assert!(new.contains("Consulted by `write`"), "{new}");
+        let old = hover_at(text, "\"path_write\"", Version(26, 3, 1));
+        assert!(old.contains("26.3.1 reads it as a tool"), "{old}");
+    }
 }

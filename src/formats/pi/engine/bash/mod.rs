@@ -178,7 +178,7 @@ fn collect_substitutions(node: Node<'_>, src: &str, out: &mut Vec<CommandUnit>, 
 }
 
 /// The command's text from its first non-assignment named child on.
-fn command_unit_text<'a>(node: Node<'_>, src: &'a str) -> &'a str {
+pub(crate) fn command_unit_text<'a>(node: Node<'_>, src: &'a str) -> &'a str {
     let mut cursor = node.walk();
     for child in node.children(&mut cursor) {
         if child.is_named() && child.kind() != "variable_assignment" {

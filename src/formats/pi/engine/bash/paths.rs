@@ -43,9 +43,15 @@ pub struct ExternalPath {
 pub struct BashPaths {
     pub external: Vec<ExternalPath>,
     pub rule_candidates: Vec<RuleCandidate>,
+    /// Command units and their absolute spelling (40.0, documented): each
+    /// path argument replaced by the absolute path it names, against the
+    /// directory a literal `cd` moved to. Only units that change.
+    pub spellings: Vec<(String, String)>,
 }
 
 pub struct Resolver<'a> {
+    /// Absolute spellings found while walking (40.0).
+    pub spellings: std::cell::RefCell<Vec<(String, String)>>,
     pub ctx: &'a PathContext<'a>,
     pub promotable: &'a dyn Fn(&str) -> bool,
     pub workdir: Option<String>,
@@ -73,6 +79,9 @@ pub struct TokenReading {
     /// A redirect destination reaches the path rules even when the file
     /// does not exist yet (34.0, documented).
     pub redirect_always: bool,
+    /// Commands are also matched in their absolute spelling (40.0,
+    /// documented).
+    pub absolute_spelling: bool,
 }
 
 impl Resolver<'_> {
@@ -101,6 +110,76 @@ impl Resolver<'_> {
         BashPaths {
             external,
             rule_candidates: self.project_rule_candidates(&candidates, &roles),
+            spellings: self.spellings.take(),
+        }
+    }
+
+    /// Records the absolute spelling of every command in `node` run from
+    /// `base` (40.0, documented): a path-shaped literal argument — one with
+    /// a `/`, `.` or `..`, or a bare name that exists — becomes the absolute
+    /// path it names; arguments holding a glob, a variable or a
+    /// substitution, `~` paths and options stay as typed, and nothing is
+    /// spelled after a `cd` whose target is not literal.
+    fn spell(&self, node: Node<'_>, src: &str, base: &Base, depth: usize) {
+        if !self.tokens.absolute_spelling || depth > MAX_DEPTH {
+            return;
+        }
+        if node.kind() != "command" {
+            let mut c = node.walk();
+            for child in node.named_children(&mut c) {
+                self.spell(child, src, base, depth + 1);
+            }
+            return;
+        }
+        let Some(dir) = self.resolve_base(base) else {
+            return;
+        };
+        let unit = super::command_unit_text(node, src);
+        let unit_start = unit.as_ptr() as usize - src.as_ptr() as usize;
+        let mut spelled = String::with_capacity(unit.len());
+        let mut at = unit_start;
+        let mut changed = false;
+        let mut c = node.walk();
+        for child in node.named_children(&mut c) {
+            let kind = child.kind();
+            if child.start_byte() < unit_start || kind == "command_name" || !is_arg_node(kind) {
+                // Substitutions in arguments run from the same directory.
+                if child.start_byte() >= unit_start && !is_arg_node(kind) {
+                    self.spell(child, src, base, depth + 1);
+                }
+                continue;
+            }
+            let raw = text(child, src);
+            let literal = kind == "raw_string" || !raw.contains(['$', '`']);
+            let value = resolve_node_text(child, src, None);
+            let path_shaped = value.contains('/')
+                || value == "."
+                || value == ".."
+                || value.starts_with("./")
+                || value.starts_with("../")
+                || (!value.is_empty()
+                    && !value.starts_with('-')
+                    && self.ctx.fs.realpath(&resolve(&dir, &value)).is_ok());
+            if !literal
+                || !path_shaped
+                || value.starts_with('~')
+                || value.starts_with('-')
+                || value.contains(['*', '?', '['])
+                || value.contains("://")
+            {
+                continue;
+            }
+            let absolute = resolve(&dir, &value);
+            spelled.push_str(src.get(at..child.start_byte()).unwrap_or(""));
+            spelled.push_str(&absolute);
+            at = child.end_byte();
+            changed |= absolute != raw;
+        }
+        if changed {
+            spelled.push_str(src.get(at..node.end_byte()).unwrap_or(""));
+            self.spellings
+                .borrow_mut()
+                .push((unit.to_string(), spelled));
         }
     }
 
@@ -161,6 +240,7 @@ impl Resolver<'_> {
             "command" => {
                 let tokens = collect_command_tokens(node, src, depth, self.reading());
                 tag(tokens, &base, out);
+                self.spell(node, src, &base, depth);
                 self.fold_cd(node, src, base)
             }
             "pipeline" => self.pipeline(node, src, base, out, depth),
@@ -170,6 +250,7 @@ impl Resolver<'_> {
             }
             _ => {
                 tag(self.candidates(node, src, depth), &base, out);
+                self.spell(node, src, &base, depth);
                 base
             }
         }
@@ -222,6 +303,7 @@ impl Resolver<'_> {
                 continue;
             }
             tag(self.candidates(child, src, depth + 1), &current, out);
+            self.spell(child, src, &current, depth + 1);
         }
         current
     }
@@ -253,6 +335,7 @@ impl Resolver<'_> {
                         current = self.walk(child, src, current, out, depth + 1);
                     } else {
                         tag(self.candidates(child, src, depth + 1), &current, out);
+                        self.spell(child, src, &current, depth + 1);
                     }
                 }
                 current
@@ -278,6 +361,7 @@ impl Resolver<'_> {
             }
             _ => {
                 tag(self.candidates(node, src, depth), &base, out);
+                self.spell(node, src, &base, depth);
                 base
             }
         }
