@@ -599,3 +599,55 @@ fn tool_hiding_changes_in_30_1_and_documented_answers_say_so() {
     assert!(!out.contains("PL209"), "{out}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// From 21.0 an agent file that exists but cannot be read fails closed
+/// (checked on the 26.3.1 sources: an `agents/ops.md` that is a directory
+/// turns `read` from allow into ask, with "Invalid agent configuration
+/// detected — failing closed: …"); 20.7.3 ignores it.
+#[test]
+fn an_unreadable_agent_file_fails_closed_from_21_0() {
+    let dir = std::env::temp_dir().join(format!("permission-lsp-cli-agent-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let agent_dir = dir.join("home/.pi/agent");
+    std::fs::create_dir_all(agent_dir.join("extensions/pi-permission-system")).unwrap();
+    std::fs::create_dir_all(agent_dir.join("agents/ops.md")).unwrap();
+    std::fs::create_dir_all(dir.join("proj")).unwrap();
+    std::fs::write(
+        agent_dir.join("extensions/pi-permission-system/config.json"),
+        r#"{"permission":{"*":"allow"}}"#,
+    )
+    .unwrap();
+    let (p, h) = (
+        dir.join("proj").display().to_string(),
+        dir.join("home").display().to_string(),
+    );
+    let decide = |version: &str| {
+        let (_, out) = run(&[
+            "simulate",
+            "--cwd",
+            &p,
+            "--home",
+            &h,
+            "--agent",
+            "ops",
+            "--target-version",
+            version,
+            "--tool",
+            "read",
+            "--input",
+            r#"{"path":"a.txt"}"#,
+            "--format",
+            "json",
+        ]);
+        serde_json::from_str::<serde_json::Value>(&out).unwrap()
+    };
+    assert_eq!(decide("20.7.3")["decision"], "allow");
+    let v = decide("26.3.1");
+    assert_eq!(v["decision"], "ask", "{v}");
+    assert!(
+        v.to_string()
+            .contains("Invalid agent configuration detected"),
+        "{v}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

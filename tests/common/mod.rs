@@ -193,6 +193,7 @@ pub fn policy_inputs(
         project: scope("project.json", &v["project"]),
         global_agent: agent_file("agents"),
         project_agent: agent_file("projectAgents"),
+        unreadable_agents: Vec::new(),
         mcp_servers: v["mcpServerNames"]
             .as_array()
             .map(|a| {

@@ -5,7 +5,7 @@
 
 use crate::formats::pi::engine::mcp::server_names_from_mcp_json;
 use crate::formats::pi::engine::policy::{PolicyInputs, ScopeText};
-use crate::formats::pi::engine::rules::PathFlavor;
+use crate::formats::pi::engine::rules::{PathFlavor, RuleOrigin};
 use crate::formats::pi::model::locations;
 use crate::formats::pi::model::versions::Version;
 use crate::workspace::Context;
@@ -105,6 +105,11 @@ pub fn read_text(path: &Path) -> Option<String> {
     crate::workspace::read_text(path, MAX_SCOPE_FILE_BYTES)
 }
 
+/// The file exists (`stat` succeeds) but cannot be read as a file.
+fn unreadable(p: &Path) -> bool {
+    std::fs::metadata(p).is_ok_and(|m| m.is_dir() || std::fs::File::open(p).is_err())
+}
+
 /// Everything the engine needs, read from the locations; `open` supplies
 /// unsaved buffers by path.
 pub fn load_inputs(
@@ -118,8 +123,21 @@ pub fn load_inputs(
             text,
         })
     };
+    let mut unreadable_agents = Vec::new();
     let (global_agent, project_agent) = match loc.agent_paths()? {
-        Some((global, project)) => (read(global), read(project)),
+        Some((global, project)) => {
+            // A file that exists but cannot be read (a directory, no
+            // permission) is not an absent scope to the runtime.
+            for (p, origin) in [
+                (&global, RuleOrigin::Agent),
+                (&project, RuleOrigin::ProjectAgent),
+            ] {
+                if open(p).is_none() && unreadable(p) {
+                    unreadable_agents.push(origin);
+                }
+            }
+            (read(global), read(project))
+        }
         None => (None, None),
     };
     let mcp_servers = read(locations::mcp_json_path(&loc.agent_dir))
@@ -131,6 +149,7 @@ pub fn load_inputs(
         project: read(loc.project_config_path()),
         global_agent,
         project_agent,
+        unreadable_agents,
         mcp_servers,
         home: loc.home.display().to_string(),
         version: loc.version,

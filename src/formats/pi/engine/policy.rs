@@ -24,6 +24,9 @@ pub struct PolicyInputs {
     /// The active agent's files: global (`<agentDir>/agents/<name>.md`) and project.
     pub global_agent: Option<ScopeText>,
     pub project_agent: Option<ScopeText>,
+    /// Agent files (`Agent`, `ProjectAgent`) that exist but cannot be read:
+    /// from 21.0 they fail closed.
+    pub unreadable_agents: Vec<RuleOrigin>,
     pub mcp_servers: Vec<String>,
     pub home: String,
     /// The runtime version whose reading applies to the scope files.
@@ -50,6 +53,7 @@ impl PolicyInputs {
             project: None,
             global_agent: None,
             project_agent: None,
+            unreadable_agents: Vec::new(),
             mcp_servers: Vec::new(),
             home: String::new(),
             version,
@@ -276,8 +280,20 @@ pub fn load_policy_with(
     let mut rules = compose_rules(&merged, &inputs.home, inputs.flavor);
     // From 21.0 a rejected project file fails closed: every allow rule —
     // inherited, default and baseline ones included — becomes ask for the
-    // session (observed on 26.3.1; 20.7.3 only drops the file).
-    if project_rejected && session_version >= FAIL_CLOSED_SINCE {
+    // session (observed on 26.3.1; 20.7.3 only drops the file). So does an
+    // agent file that exists but cannot be read (the 26.3.1 sources; its
+    // frontmatter itself is never invalid: malformed entries are dropped).
+    let mut failed: Vec<&str> = Vec::new();
+    if project_rejected {
+        failed.push("project");
+    }
+    if inputs.unreadable_agents.contains(&RuleOrigin::Agent) {
+        failed.push("agent");
+    }
+    if !withheld && inputs.unreadable_agents.contains(&RuleOrigin::ProjectAgent) {
+        failed.push("project-agent");
+    }
+    if !failed.is_empty() && session_version >= FAIL_CLOSED_SINCE {
         // The index is by surface only: changing actions keeps it valid.
         for r in rules.rules.iter_mut() {
             if r.action == State::Allow {
@@ -285,10 +301,10 @@ pub fn load_policy_with(
                 r.origin = RuleOrigin::FailClosed;
             }
         }
-        issues.push(
-            "Invalid project configuration detected — failing closed: 'allow' rules are clamped to 'ask' for this session until the configuration is corrected."
-                .into(),
-        );
+        issues.push(format!(
+            "Invalid {} configuration detected — failing closed: 'allow' rules are clamped to 'ask' for this session until the configuration is corrected.",
+            failed.join(", ")
+        ));
     }
 
     // Knobs: project over global.
