@@ -264,6 +264,13 @@ fn bare_tokens_reach_path_rules_by_existence_from_23() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// One bash call per command.
+fn bash_calls(cmds: &[&str]) -> Vec<(&'static str, Value)> {
+    cmds.iter()
+        .map(|c| ("bash", serde_json::json!({ "command": c })))
+        .collect()
+}
+
 /// Decisions of `calls` (tool, input) under `config` for `version`, with
 /// nothing on disk.
 fn decisions(config: Value, version: Version, calls: &[(&str, Value)]) -> Vec<String> {
@@ -471,10 +478,7 @@ fn wrapper_transparency_from_27_1_and_39_1() {
         "nohup cat x",
         "xargs sort -o /tmp/x",
     ];
-    let calls: Vec<(&str, serde_json::Value)> = cmds
-        .iter()
-        .map(|c| ("bash", json!({ "command": c })))
-        .collect();
+    let calls = bash_calls(&cmds);
     assert_eq!(
         decisions(config.clone(), Version(26, 3, 1), &calls),
         [
@@ -517,10 +521,7 @@ fn absolute_spelling_from_40_0() {
         "rm \"../../tmp/agent-builds/a b\"",
         "git push origin feature/x",
     ];
-    let calls: Vec<(&str, serde_json::Value)> = cmds
-        .iter()
-        .map(|c| ("bash", json!({ "command": c })))
-        .collect();
+    let calls = bash_calls(&cmds);
     assert_eq!(
         decisions(config.clone(), Version(39, 1, 0), &calls),
         ["ask", "ask", "ask", "ask", "ask", "allow"]

@@ -110,23 +110,8 @@ pub fn token_roles(tree: &Tree, src: &str, r: Reading<'_>) -> FxHashMap<String, 
 /// A command text whose (first) command is a pure reader that proves a
 /// read, as a wrapper's executed unit is judged.
 pub fn proves_read_text(command: &str) -> bool {
-    let Some(tree) = super::parse(command) else {
-        return false;
-    };
-    let mut stack = vec![tree.root_node()];
-    while let Some(n) = stack.pop() {
-        if n.kind() == "command" {
-            return proves_read(n, command);
-        }
-        let mut c = n.walk();
-        stack.extend(
-            n.named_children(&mut c)
-                .collect::<Vec<_>>()
-                .into_iter()
-                .rev(),
-        );
-    }
-    false
+    super::parse(command)
+        .is_some_and(|tree| super::first_command(&tree).is_some_and(|n| proves_read(n, command)))
 }
 
 /// The program writes (or may write) a file through a redirect.

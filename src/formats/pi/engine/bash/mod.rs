@@ -53,6 +53,20 @@ pub(crate) fn text<'a>(node: Node<'_>, src: &'a str) -> &'a str {
     src.get(node.start_byte()..node.end_byte()).unwrap_or("")
 }
 
+/// The first command of a program, in source order.
+pub(crate) fn first_command(tree: &Tree) -> Option<Node<'_>> {
+    let mut stack = vec![tree.root_node()];
+    while let Some(n) = stack.pop() {
+        if n.kind() == "command" {
+            return Some(n);
+        }
+        let mut c = n.walk();
+        let children: Vec<Node<'_>> = n.named_children(&mut c).collect();
+        stack.extend(children.into_iter().rev());
+    }
+    None
+}
+
 /// The command units of a parsed program (`collectCommands`).
 pub fn command_units(tree: &Tree, src: &str) -> Vec<CommandUnit> {
     let mut out = Vec::new();
@@ -262,18 +276,7 @@ fn classify_wrapper(node: Node<'_>, src: &str) -> Option<WrapperKind> {
 /// rather than a guess).
 pub fn executed_unit(unit: &str) -> Option<String> {
     let tree = parse(unit)?;
-    let mut stack = vec![tree.root_node()];
-    let mut command = None;
-    while let Some(n) = stack.pop() {
-        if n.kind() == "command" {
-            command = Some(n);
-            break;
-        }
-        let mut c = n.walk();
-        let children: Vec<Node<'_>> = n.named_children(&mut c).collect();
-        stack.extend(children.into_iter().rev());
-    }
-    let command = command?;
+    let command = first_command(&tree)?;
     let mut words: Vec<(String, usize)> = Vec::new();
     let mut c = command.walk();
     for child in command.children(&mut c) {
@@ -351,24 +354,7 @@ pub fn floor_exemption(
         return None;
     }
     let tree = parse(unit)?;
-    let wrapper = {
-        let mut stack = vec![tree.root_node()];
-        let mut found = None;
-        while let Some(n) = stack.pop() {
-            if n.kind() == "command" {
-                found = classify_wrapper(n, unit);
-                break;
-            }
-            let mut c = n.walk();
-            stack.extend(
-                n.named_children(&mut c)
-                    .collect::<Vec<_>>()
-                    .into_iter()
-                    .rev(),
-            );
-        }
-        found
-    };
+    let wrapper = first_command(&tree).and_then(|n| classify_wrapper(n, unit));
     if wrapper != Some(WrapperKind::Indirection) {
         return None;
     }
