@@ -651,3 +651,58 @@ fn an_unreadable_agent_file_fails_closed_from_21_0() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// 39.0 (documented, not verified): the infrastructure read bypass covers
+/// only pi's harness entries under its agent directory, never this
+/// package's logs, and a targeted `external_directory` deny outranks it
+/// (a catch-all `*` deny does not). Up to 26.3.1 the whole agent directory
+/// is bypassed.
+#[test]
+fn infrastructure_reads_narrowed_from_39_0() {
+    let dir = std::env::temp_dir().join(format!("permission-lsp-cli-infra-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let agent_dir = dir.join("home/.pi/agent");
+    std::fs::create_dir_all(agent_dir.join("extensions/pi-permission-system")).unwrap();
+    std::fs::create_dir_all(dir.join("proj")).unwrap();
+    std::fs::write(
+        agent_dir.join("extensions/pi-permission-system/config.json"),
+        r#"{"permission":{"*":"allow","external_directory":{"*":"deny","~/.pi/agent/skills/secret/*":"deny"}}}"#,
+    )
+    .unwrap();
+    let (p, h) = (
+        dir.join("proj").display().to_string(),
+        dir.join("home").display().to_string(),
+    );
+    let decide = |version: &str, path: &str| {
+        let input = serde_json::json!({ "path": format!("{h}/.pi/agent/{path}") }).to_string();
+        let (_, out) = run(&[
+            "simulate",
+            "--cwd",
+            &p,
+            "--home",
+            &h,
+            "--target-version",
+            version,
+            "--tool",
+            "read",
+            "--input",
+            &input,
+            "--format",
+            "json",
+        ]);
+        serde_json::from_str::<serde_json::Value>(&out).unwrap()["decision"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let paths = [
+        "auth.json",
+        "skills/web/SKILL.md",
+        "skills/secret/a.md",
+        "extensions/pi-permission-system/logs/review.jsonl",
+    ];
+    let on = |v: &str| paths.iter().map(|p| decide(v, p)).collect::<Vec<_>>();
+    assert_eq!(on("26.3.1"), ["allow", "allow", "allow", "allow"]);
+    assert_eq!(on("40.1.4"), ["deny", "allow", "deny", "deny"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -209,6 +209,7 @@ pub fn policy_inputs(
             PathFlavor::Posix
         },
         extra_infra_dirs: Vec::new(),
+        agent_dir: None,
         auto: false,
         installed: None,
         project_trusted: v["projectTrusted"].as_bool(),

@@ -418,6 +418,10 @@ const MODELLED_AFTER_26_3_1: &[(crate::core::profile::Version, &str)] = {
             "redirect targets reaching the path rules before they exist (34.0)",
         ),
         (
+            Version(39, 0, 0),
+            "the infrastructure read bypass narrowed to pi's harness entries, outranked by a targeted deny (39.0)",
+        ),
+        (
             Version(39, 1, 0),
             "execution modifiers decided as the command they run (39.1)",
         ),
@@ -437,10 +441,6 @@ const NOT_MODELLED_AFTER_26_3_1: &[(crate::core::profile::Version, &str)] = {
             "session approvals per pattern surface and direction (30.0)",
         ),
         (Version(38, 0, 0), "Pi's built-in MCP tools (38.0)"),
-        (
-            Version(39, 0, 0),
-            "the narrowed infrastructure read bypass (39.0)",
-        ),
         (
             Version(39, 0, 3),
             "home-prefixed command rules matching other home spellings (39.0.3)",

@@ -159,6 +159,7 @@ pub fn load_inputs(
         flavor: PathFlavor::Posix,
         // The runtime also bypasses reads of its own directories.
         extra_infra_dirs: vec![agent_dir.clone(), format!("{agent_dir}/git")],
+        agent_dir: Some(agent_dir),
     })
 }
 

@@ -52,6 +52,11 @@ pub struct Policy {
     pub mcp_servers: Vec<String>,
     /// Directories whose reads bypass `external_directory` (plain or wildcard).
     pub infra_dirs: Vec<String>,
+    /// Never infrastructure, whatever covers them (39.0: the package's logs).
+    pub infra_excluded: Vec<String>,
+    /// A targeted `external_directory` deny outranks the bypass (39.0,
+    /// documented); a catch-all `*` deny does not.
+    pub infra_targeted_deny: bool,
     pub home: String,
     pub flavor: PathFlavor,
     /// Session grants ("approve for this session"), appended last.
@@ -193,6 +198,13 @@ impl Policy {
         if !matches!(tool, "read" | "find" | "grep" | "ls") {
             return false;
         }
+        if self
+            .infra_excluded
+            .iter()
+            .any(|d| is_within(canonical, &expand_home(d, &self.home)))
+        {
+            return false;
+        }
         let opts = self.flavor.match_options().unwrap_or_default();
         for dir in &self.infra_dirs {
             if dir.contains('*') || dir.contains('?') {
@@ -285,15 +297,23 @@ impl Policy {
                 gates.push(record_gate(&render, "path", check, &subject, None));
             }
             if !denied(&gates) && ctx.is_outside(&file_path) {
-                if self.is_infrastructure_read(&call.tool, &access.canonical, &call.cwd) {
+                let check = self.access_check(
+                    &rules,
+                    "external_directory",
+                    direction,
+                    &access.match_values(),
+                );
+                let targeted_deny = self.infra_targeted_deny
+                    && check.state == State::Deny
+                    && check
+                        .rule
+                        .as_ref()
+                        .is_some_and(|r| r.layer == Layer::Config && r.pattern != "*");
+                if !targeted_deny
+                    && self.is_infrastructure_read(&call.tool, &access.canonical, &call.cwd)
+                {
                     gates.push(bypass("permission_request.infrastructure_auto_allowed"));
                 } else {
-                    let check = self.access_check(
-                        &rules,
-                        "external_directory",
-                        direction,
-                        &access.match_values(),
-                    );
                     let subject = Subject::ExternalDirectory {
                         tool: call.tool.clone(),
                         path: file_path.clone(),

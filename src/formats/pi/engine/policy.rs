@@ -43,6 +43,9 @@ pub struct PolicyInputs {
     /// Infrastructure directories besides `piInfrastructureReadPaths`
     /// (the runtime adds its agent directory and package locations).
     pub extra_infra_dirs: Vec<String>,
+    /// pi's agent directory, when known: from 39.0 only its harness
+    /// entries are infrastructure.
+    pub agent_dir: Option<String>,
 }
 
 impl PolicyInputs {
@@ -62,6 +65,7 @@ impl PolicyInputs {
             project_trusted: None,
             flavor: PathFlavor::default(),
             extra_infra_dirs: Vec::new(),
+            agent_dir: None,
         }
     }
 
@@ -179,6 +183,25 @@ pub const YOLO_GRANTS_EVERY_ASK_SINCE: Version = Version(25, 2, 1);
 /// `external_directory_read`, `external_directory_write`) from this
 /// version on (documented, not verified).
 pub const DIRECTIONAL_SINCE: Version = crate::formats::pi::model::versions::DIRECTIONAL_SINCE;
+
+/// The infrastructure read bypass is narrowed from this version on
+/// (documented, not verified).
+pub const INFRA_NARROWED_SINCE: Version = Version(39, 0, 0);
+
+/// pi's harness entries under its agent directory (39.0 on).
+const HARNESS_ENTRIES: [&str; 11] = [
+    "agents",
+    "extensions",
+    "git",
+    "npm",
+    "prompts",
+    "skills",
+    "themes",
+    "settings.json",
+    "SYSTEM.md",
+    "APPEND_SYSTEM.md",
+    "AGENTS.md",
+];
 
 /// A rejected project file fails closed from this version on.
 pub const FAIL_CLOSED_SINCE: Version = Version(21, 0, 0);
@@ -333,8 +356,26 @@ pub fn load_policy_with(
             }
         }
     }
-    let mut infra_dirs = inputs.extra_infra_dirs.clone();
+    let narrowed = session_version >= INFRA_NARROWED_SINCE;
+    let mut infra_dirs: Vec<String> = match (&inputs.agent_dir, narrowed) {
+        // 39.0 (documented): only the harness entries of the agent
+        // directory, never this package's own logs.
+        (Some(agent_dir), true) => inputs
+            .extra_infra_dirs
+            .iter()
+            .filter(|d| *d != agent_dir)
+            .cloned()
+            .chain(HARNESS_ENTRIES.iter().map(|e| format!("{agent_dir}/{e}")))
+            .collect(),
+        _ => inputs.extra_infra_dirs.clone(),
+    };
     infra_dirs.extend(infra);
+    let infra_excluded = match (&inputs.agent_dir, narrowed) {
+        (Some(agent_dir), true) => {
+            vec![format!("{agent_dir}/extensions/pi-permission-system/logs")]
+        }
+        _ => Vec::new(),
+    };
     LoadedPolicy {
         policy: Policy {
             rules,
@@ -366,6 +407,8 @@ pub fn load_policy_with(
             shell_tools,
             mcp_servers: inputs.mcp_servers.clone(),
             infra_dirs,
+            infra_excluded,
+            infra_targeted_deny: narrowed,
             home: inputs.home.clone(),
             flavor: inputs.flavor,
             session_rules: Vec::new(),
