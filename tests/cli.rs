@@ -449,31 +449,37 @@ fn simulate_opencode_calls() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A temporary pi workspace: `home/` with the global config written as
+/// `global_config`, and an empty `proj/`. Returns the folder and the
+/// project and home paths as arguments.
+fn pi_workspace(name: &str, global_config: &str) -> (std::path::PathBuf, String, String) {
+    let dir =
+        std::env::temp_dir().join(format!("permission-lsp-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let global = dir.join("home/.pi/agent/extensions/pi-permission-system");
+    std::fs::create_dir_all(&global).unwrap();
+    std::fs::create_dir_all(dir.join("proj")).unwrap();
+    std::fs::write(global.join("config.json"), global_config).unwrap();
+    let (p, h) = (
+        dir.join("proj").display().to_string(),
+        dir.join("home").display().to_string(),
+    );
+    (dir, p, h)
+}
+
 /// `simulate --target-version all`: every known pi-permission-system
 /// version side by side, and where the answer changes (a rejected project
 /// file fails closed from 21.0).
 #[test]
 fn simulate_every_version_side_by_side() {
-    let dir = std::env::temp_dir().join(format!("permission-lsp-cli-tva-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let global = dir.join("home/.pi/agent/extensions/pi-permission-system");
+    let (dir, p, h) = pi_workspace("tva", r#"{"permission":{"*":"allow"}}"#);
     let project = dir.join("proj/.pi/extensions/pi-permission-system");
-    std::fs::create_dir_all(&global).unwrap();
     std::fs::create_dir_all(&project).unwrap();
-    std::fs::write(
-        global.join("config.json"),
-        r#"{"permission":{"*":"allow"}}"#,
-    )
-    .unwrap();
     std::fs::write(
         project.join("config.json"),
         r#"{"permission":{"bash":{"rm *":"deny"}},"bogusKey":1}"#,
     )
     .unwrap();
-    let (p, h) = (
-        dir.join("proj").display().to_string(),
-        dir.join("home").display().to_string(),
-    );
     let (code, out) = run(&[
         "simulate",
         "--cwd",
@@ -519,20 +525,11 @@ fn simulate_every_version_side_by_side() {
 /// those versions say how they are known.
 #[test]
 fn tool_hiding_changes_in_30_1_and_documented_answers_say_so() {
-    let dir = std::env::temp_dir().join(format!("permission-lsp-cli-hide-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let global = dir.join("home/.pi/agent/extensions/pi-permission-system");
-    std::fs::create_dir_all(&global).unwrap();
-    std::fs::create_dir_all(dir.join("proj")).unwrap();
-    std::fs::write(
-        global.join("config.json"),
+    let (dir, p, h) = pi_workspace(
+        "hide",
         r#"{"permission":{"*":"ask","bash":{"*":"deny","git status":"allow"}}}"#,
-    )
-    .unwrap();
-    let (p, h) = (
-        dir.join("proj").display().to_string(),
-        dir.join("home").display().to_string(),
     );
+    let global = dir.join("home/.pi/agent/extensions/pi-permission-system");
     let args = |v: &'static str, format: &'static str| {
         vec![
             "simulate".to_string(),
@@ -606,21 +603,8 @@ fn tool_hiding_changes_in_30_1_and_documented_answers_say_so() {
 /// detected — failing closed: …"); 20.7.3 ignores it.
 #[test]
 fn an_unreadable_agent_file_fails_closed_from_21_0() {
-    let dir = std::env::temp_dir().join(format!("permission-lsp-cli-agent-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let agent_dir = dir.join("home/.pi/agent");
-    std::fs::create_dir_all(agent_dir.join("extensions/pi-permission-system")).unwrap();
-    std::fs::create_dir_all(agent_dir.join("agents/ops.md")).unwrap();
-    std::fs::create_dir_all(dir.join("proj")).unwrap();
-    std::fs::write(
-        agent_dir.join("extensions/pi-permission-system/config.json"),
-        r#"{"permission":{"*":"allow"}}"#,
-    )
-    .unwrap();
-    let (p, h) = (
-        dir.join("proj").display().to_string(),
-        dir.join("home").display().to_string(),
-    );
+    let (dir, p, h) = pi_workspace("agent", r#"{"permission":{"*":"allow"}}"#);
+    std::fs::create_dir_all(dir.join("home/.pi/agent/agents/ops.md")).unwrap();
     let decide = |version: &str| {
         let (_, out) = run(&[
             "simulate",
@@ -659,19 +643,9 @@ fn an_unreadable_agent_file_fails_closed_from_21_0() {
 /// is bypassed.
 #[test]
 fn infrastructure_reads_narrowed_from_39_0() {
-    let dir = std::env::temp_dir().join(format!("permission-lsp-cli-infra-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let agent_dir = dir.join("home/.pi/agent");
-    std::fs::create_dir_all(agent_dir.join("extensions/pi-permission-system")).unwrap();
-    std::fs::create_dir_all(dir.join("proj")).unwrap();
-    std::fs::write(
-        agent_dir.join("extensions/pi-permission-system/config.json"),
+    let (dir, p, h) = pi_workspace(
+        "infra",
         r#"{"permission":{"*":"allow","external_directory":{"*":"deny","~/.pi/agent/skills/secret/*":"deny"}}}"#,
-    )
-    .unwrap();
-    let (p, h) = (
-        dir.join("proj").display().to_string(),
-        dir.join("home").display().to_string(),
     );
     let decide = |version: &str, path: &str| {
         let input = serde_json::json!({ "path": format!("{h}/.pi/agent/{path}") }).to_string();

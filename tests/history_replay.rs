@@ -185,6 +185,23 @@ fn claude_cases() -> Vec<harness::Case> {
         .collect()
 }
 
+/// A Claude Code session recorded with the CLI under `claude/<name>/`:
+/// its case materialised in a fresh folder (root, project, home) and its
+/// transcript with the folders put back in.
+fn recorded_claude_session(name: &str) -> (harness::Case, PathBuf, PathBuf, PathBuf, String) {
+    let dir = fixtures().join("claude").join(name);
+    let case = harness::Case::from_fixture(
+        &serde_json::from_str(&std::fs::read_to_string(dir.join("case.json")).unwrap()).unwrap(),
+    );
+    let root = temp(&format!("cc-{name}"));
+    let (proj, home) = case.materialise(&root);
+    let log = std::fs::read_to_string(dir.join("transcript.jsonl"))
+        .unwrap()
+        .replace("{PROJ}", &proj.display().to_string())
+        .replace("{HOME}", &home.display().to_string());
+    (case, root, proj, home, log)
+}
+
 fn claude_ctx(case: &harness::Case, proj: &Path, home: &Path) -> Context<'static> {
     case.context(proj, home)
 }
@@ -546,16 +563,7 @@ fn suggested_rules_cover_repeated_approvals_and_take_effect_where_inserted() {
 /// project's settings, allowing the approved calls and not the refused one.
 #[test]
 fn claude_code_approvals_suggest_a_rule_that_takes_effect() {
-    let dir = fixtures().join("claude/approvals");
-    let case = harness::Case::from_fixture(
-        &serde_json::from_str(&std::fs::read_to_string(dir.join("case.json")).unwrap()).unwrap(),
-    );
-    let root = temp("cc-approvals");
-    let (proj, home) = case.materialise(&root);
-    let log = std::fs::read_to_string(dir.join("transcript.jsonl"))
-        .unwrap()
-        .replace("{PROJ}", &proj.display().to_string())
-        .replace("{HOME}", &home.display().to_string());
+    let (case, root, proj, home, log) = recorded_claude_session("approvals");
     let ctx = claude_ctx(&case, &proj, &home);
     let cc = formats::by_id("claude-code").unwrap();
     let seen = std::cell::RefCell::new(Vec::new());
@@ -621,16 +629,7 @@ fn claude_code_approvals_suggest_a_rule_that_takes_effect() {
 /// refusal as a deny.
 #[test]
 fn a_headless_claude_code_session_replays_its_unanswerable_ask_as_an_ask() {
-    let dir = fixtures().join("claude/headless");
-    let case = harness::Case::from_fixture(
-        &serde_json::from_str(&std::fs::read_to_string(dir.join("case.json")).unwrap()).unwrap(),
-    );
-    let root = temp("cc-headless");
-    let (proj, home) = case.materialise(&root);
-    let log = std::fs::read_to_string(dir.join("transcript.jsonl"))
-        .unwrap()
-        .replace("{PROJ}", &proj.display().to_string())
-        .replace("{HOME}", &home.display().to_string());
+    let (case, root, proj, home, log) = recorded_claude_session("headless");
     let ctx = claude_ctx(&case, &proj, &home);
     let seen = std::cell::RefCell::new(Vec::new());
     let mut replayer = Replayer::new(Box::new(|f: &'static dyn Format, s: &_| {

@@ -271,16 +271,20 @@ fn bash_calls(cmds: &[&str]) -> Vec<(&'static str, Value)> {
         .collect()
 }
 
-/// Decisions of `calls` (tool, input) under `config` for `version`, with
-/// nothing on disk.
-fn decisions(config: Value, version: Version, calls: &[(&str, Value)]) -> Vec<String> {
-    let mut inputs = common::policy_inputs(&serde_json::json!({ "global": config }), HOME);
+/// What `version` does with `calls` (tool, input) for a conformance-style
+/// `case`, with nothing on disk.
+fn simulations(
+    case: &Value,
+    version: Version,
+    calls: &[(&str, Value)],
+) -> Vec<permission_lsp::formats::pi::engine::gates::Simulation> {
+    let mut inputs = common::policy_inputs(case, HOME);
     inputs.version = version;
     let loaded = load_policy(&inputs);
     calls
         .iter()
         .map(|(tool, input)| {
-            let sim = loaded.policy.simulate(
+            loaded.policy.simulate(
                 &Call {
                     tool: (*tool).into(),
                     input: input.clone(),
@@ -288,9 +292,16 @@ fn decisions(config: Value, version: Version, calls: &[(&str, Value)]) -> Vec<St
                     cwd: "/workspace/project".into(),
                 },
                 &permission_lsp::formats::pi::engine::paths::NoFs,
-            );
-            sim.decision.as_str().to_string()
+            )
         })
+        .collect()
+}
+
+/// Decisions of `calls` under the global `config` for `version`.
+fn decisions(config: Value, version: Version, calls: &[(&str, Value)]) -> Vec<String> {
+    simulations(&serde_json::json!({ "global": config }), version, calls)
+        .iter()
+        .map(|sim| sim.decision.as_str().to_string())
         .collect()
 }
 
@@ -347,25 +358,14 @@ fn directional_path_surfaces_from_27_1() {
 /// rule. Before, a session without a UI stops at the first ask.
 #[test]
 fn deny_preempts_ask_from_32_0_1() {
-    use permission_lsp::formats::pi::engine::paths::NoFs;
     let case = serde_json::json!({"global": {"permission": {
         "*": "allow",
         "external_directory": "ask",
         "bash": {"*": "allow", "find / *": "deny"}
     }}});
     let message = |version: Version| {
-        let mut inputs = common::policy_inputs(&case, HOME);
-        inputs.version = version;
-        let loaded = load_policy(&inputs);
-        let sim = loaded.policy.simulate(
-            &Call {
-                tool: "bash".into(),
-                input: serde_json::json!({"command": "find / -name x"}),
-                agent: None,
-                cwd: "/workspace/project".into(),
-            },
-            &NoFs,
-        );
+        let calls = [("bash", serde_json::json!({"command": "find / -name x"}))];
+        let sim = simulations(&case, version, &calls).remove(0);
         assert_eq!(sim.decision, State::Deny);
         sim.agent_message.unwrap()
     };
@@ -430,24 +430,10 @@ fn mcp_last_match_from_33_0() {
         ["deny", "allow"]
     );
     // `github_search_code` names its server by prefix only from 33.0.
-    let mut inputs = common::policy_inputs(
-        &json!({"global": config, "mcpServerNames": ["github", "git"]}),
-        HOME,
-    );
-    let mut prefix = |version: Version| {
-        inputs.version = version;
-        let loaded = load_policy(&inputs);
-        loaded
-            .policy
-            .simulate(
-                &Call {
-                    tool: "mcp".into(),
-                    input: json!({"tool": "github_search_code"}),
-                    agent: None,
-                    cwd: "/workspace/project".into(),
-                },
-                &permission_lsp::formats::pi::engine::paths::NoFs,
-            )
+    let case = json!({"global": config, "mcpServerNames": ["github", "git"]});
+    let prefix = |version: Version| {
+        let calls = [("mcp", json!({"tool": "github_search_code"}))];
+        simulations(&case, version, &calls)[0]
             .decision
             .as_str()
             .to_string()

@@ -15,21 +15,11 @@ pub enum Kind {
     ClaudeStreamJson,
 }
 
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
+// The differential tests' seeded generator.
+#[allow(dead_code)]
+#[path = "../../tests/common/rng.rs"]
+mod rng;
+use rng::Rng;
 
 const VERBS: &[&str] = &[
     "git status",

@@ -698,8 +698,14 @@ impl Policy {
         if !self.tokens.directional {
             return check_path_values(rules, surface, values);
         }
-        let one = |d: &str| {
-            let explicit = check_path_values(rules, &format!("{surface}_{d}"), values);
+        let one = |d: Direction| {
+            let directional = match (surface, d) {
+                ("path", Direction::Read) => "path_read",
+                ("path", _) => "path_write",
+                (_, Direction::Read) => "external_directory_read",
+                _ => "external_directory_write",
+            };
+            let explicit = check_path_values(rules, directional, values);
             if explicit
                 .rule
                 .as_ref()
@@ -711,16 +717,15 @@ impl Policy {
             }
         };
         match direction {
-            Direction::Read => one("read"),
-            Direction::Write => one("write"),
             Direction::Both => {
-                let (read, write) = (one("read"), one("write"));
+                let (read, write) = (one(Direction::Read), one(Direction::Write));
                 if write.state.restrictiveness() > read.state.restrictiveness() {
                     write
                 } else {
                     read
                 }
             }
+            single => one(single),
         }
     }
 

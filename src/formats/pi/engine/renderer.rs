@@ -302,25 +302,6 @@ pub fn unavailable_denial(
     )
 }
 
-/// The user declined the prompt (`renderUserDenial`).
-pub fn user_denial(
-    gate: &str,
-    subject: &Subject,
-    check: &CheckResult,
-    agent: Option<&str>,
-    tool: &str,
-    user_reason: Option<&str>,
-) -> String {
-    let p = Payload::of(gate, subject, check, agent, tool);
-    format!(
-        "{TAG} The user denied this {}{}{}.{}",
-        p.identification("call"),
-        p.boundary(),
-        p.provenance(),
-        reason_clause(user_reason)
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -410,8 +391,8 @@ mod tests {
             read_path: "/s/deploy/SKILL.md".into(),
         };
         assert_eq!(
-            user_denial("skill", &s, &tool, None, "read", Some("")),
-            "[pi-permission-system] The user denied this 'skill' call for skill 'deploy', reached via '/s/deploy/SKILL.md'."
+            policy_denial("skill", &s, &tool, None, "read"),
+            "[pi-permission-system] Denied by policy: 'skill' for skill 'deploy', reached via '/s/deploy/SKILL.md'."
         );
     }
 
