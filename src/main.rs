@@ -18,8 +18,11 @@ struct Cli {
 /// `check`, `simulate` and `explain`.
 #[derive(clap::Args, Clone)]
 struct ScopeArgs {
-    /// The format (default: pi). `check` reads each file as the format that
-    /// recognises it, and files no format recognises as this one.
+    /// The agent whose rules apply: claude (Claude Code), opencode
+    /// (OpenCode), pi (pi-permission-system). Default: every agent whose
+    /// files a session started in --cwd reads (project, user and managed
+    /// files), each answering side by side. `check` reads each file as the
+    /// format that recognises it, and files no format recognises as this one.
     #[arg(long, value_name = "FORMAT")]
     runtime: Option<String>,
     /// The runtime version whose rules apply (default: the format's; pi:
@@ -79,8 +82,10 @@ struct ScopeArgs {
 /// A command-line error: exit status 2.
 struct UsageError(String);
 
+type DynFormat = &'static dyn permission_lsp::formats::Format;
+
 impl ScopeArgs {
-    fn format(&self) -> Result<&'static dyn permission_lsp::formats::Format, UsageError> {
+    fn format(&self) -> Result<DynFormat, UsageError> {
         match &self.runtime {
             None => Ok(permission_lsp::formats::default_format()),
             Some(id) => permission_lsp::formats::by_id(id).ok_or_else(|| {
@@ -162,6 +167,9 @@ impl ScopeArgs {
         if let Some(f) = &self.config {
             existing(f, false, "--config")?;
         }
+        if let Some(h) = &self.home {
+            existing(h, true, "--home")?;
+        }
         let overrides = permission_lsp::workspace::Overrides {
             cwd,
             agent: self.agent.clone(),
@@ -200,6 +208,159 @@ impl ScopeArgs {
     }
 }
 
+impl ScopeArgs {
+    /// The formats to answer for, each with its context: the one named
+    /// with `--runtime`; else the format of the `--config` file; else every
+    /// format whose files a session started in `--cwd` reads (from the
+    /// project and from the home). None found is an error that says where
+    /// each format looks. `pinned` is true when the user chose.
+    fn formats(&self) -> Result<Detected, UsageError> {
+        // `--target-version all` is answered version by version later.
+        let mut this = self.clone();
+        if this.target_version.as_deref() == Some("all") {
+            this.target_version = None;
+        }
+        let this = &this;
+        if this.runtime.is_some() {
+            let f = this.format()?;
+            return Ok(Detected {
+                answers: vec![(f, this.context()?, Vec::new())],
+                pinned: true,
+            });
+        }
+        if let Some(c) = &this.config {
+            existing(c, false, "--config")?;
+            let text = permission_lsp::workspace::read_text(c, 16 << 20).unwrap_or_default();
+            let f = match permission_lsp::formats::detect_file(&c.to_string_lossy(), &text) {
+                permission_lsp::formats::Detected::Kind(k) => k.format,
+                // The user's global config file of pi, the format that
+                // reads `--config` files by default.
+                _ => permission_lsp::formats::default_format(),
+            };
+            let mut one = this.clone();
+            one.runtime = Some(f.id().to_string());
+            return Ok(Detected {
+                answers: vec![(f, one.context()?, Vec::new())],
+                pinned: true,
+            });
+        }
+        let probe = this.context()?;
+        let (present, absent) = permission_lsp::formats::present(&probe);
+        if present.is_empty() {
+            let mut message = nothing_found(&probe.cwd, &absent);
+            // From a subdirectory: what a session started at the project's
+            // root would read.
+            if let Some(root) = probe
+                .cwd
+                .ancestors()
+                .skip(1)
+                .find(|d| d.join(".git").exists())
+            {
+                let mut up = this.clone();
+                up.cwd = Some(root.to_path_buf());
+                if let Ok(ctx) = up.context() {
+                    let (there, _) = permission_lsp::formats::present(&ctx);
+                    let found: Vec<String> = there
+                        .iter()
+                        .map(|(f, s)| {
+                            let files: Vec<String> = s
+                                .present
+                                .iter()
+                                .map(|x| cli::discover::shown(&x.path, root, &ctx.options.home))
+                                .collect();
+                            format!("{} ({})", f.display_name(), files.join(", "))
+                        })
+                        .collect();
+                    if !found.is_empty() {
+                        message.push_str(&format!(
+                            "\nthe project at {} has configs of {}: a session started there reads them (--cwd {})",
+                            root.display(),
+                            found.join(", "),
+                            root.display()
+                        ));
+                    }
+                }
+            }
+            return Err(UsageError(message));
+        }
+        let mut answers = Vec::new();
+        for (f, files) in present {
+            let mut one = this.clone();
+            one.runtime = Some(f.id().to_string());
+            answers.push((f, one.context()?, files.present));
+        }
+        Ok(Detected {
+            answers,
+            pinned: false,
+        })
+    }
+}
+
+/// The formats a command answers for.
+struct Detected {
+    answers: Vec<(
+        DynFormat,
+        permission_lsp::workspace::Context<'static>,
+        Vec<permission_lsp::formats::SessionFile>,
+    )>,
+    /// Chosen with `--runtime` or `--config` rather than found.
+    pinned: bool,
+}
+
+impl Detected {
+    /// Tells, on standard error, which agent answers and from which files
+    /// when it was found rather than named.
+    fn announce(&self, cwd: Option<&std::path::Path>) {
+        if self.pinned {
+            return;
+        }
+        for (f, ctx, files) in &self.answers {
+            let base = cwd.unwrap_or(&ctx.cwd);
+            let shown: Vec<String> = files
+                .iter()
+                .map(|s| cli::discover::shown(&s.path, base, &ctx.options.home))
+                .collect();
+            eprintln!(
+                "permission-lsp: answering for {} (found {}){}",
+                f.display_name(),
+                shown.join(", "),
+                if self.answers.len() == 1 {
+                    "; --runtime picks another agent"
+                } else {
+                    ""
+                }
+            );
+        }
+    }
+}
+
+/// "No permission configs found", with where each format looks.
+fn nothing_found(
+    cwd: &std::path::Path,
+    formats: &[(DynFormat, permission_lsp::formats::SessionFiles)],
+) -> String {
+    let mut s = format!(
+        "no permission configs found for a session in {} (looked in:",
+        cwd.display()
+    );
+    for (f, files) in formats {
+        s.push_str(&format!(
+            "\n  {}: {}",
+            f.display_name(),
+            files.looked_in.join(", ")
+        ));
+    }
+    let ids: Vec<&str> = permission_lsp::formats::all()
+        .iter()
+        .map(|f| f.id())
+        .collect();
+    s.push_str(&format!(
+        ")\nname the agent with --runtime ({}) to answer with its defaults",
+        ids.join(", ")
+    ));
+    s
+}
+
 /// A path named on the command line must exist and be readable.
 fn existing(path: &std::path::Path, dir: bool, flag: &str) -> Result<(), UsageError> {
     if dir {
@@ -227,19 +388,31 @@ enum Command {
         #[arg(long)]
         stdio: bool,
     },
-    /// Check config files (or directories, searched for configs) and report problems.
+    /// Check config files and report problems. Without a path: every file
+    /// of every agent that a session started here reads (project, user,
+    /// managed and agent files; the project found from a subdirectory too)
+    /// and the configs below the project. Each file is read together with
+    /// the others its runtime merges, as the editor reads it.
     Check {
-        /// Files or directories (default: the current directory).
+        /// Files or directories (searched for configs by location).
         paths: Vec<PathBuf>,
         #[arg(long, value_enum, default_value = "human")]
         format: cli::check::Format,
-        /// Read each scope file together with the others the runtime reads
-        /// (global, project, agent files): precedence across files and the
-        /// cross-scope findings.
+        /// Read each file alone, without the other files its runtime
+        /// merges (no cross-file findings).
         #[arg(long)]
+        no_scopes: bool,
+        /// Cross-file findings (the default; kept for older scripts).
+        #[arg(long, hide = true)]
         scopes: bool,
         #[command(flatten)]
         scope: ScopeArgs,
+    },
+    /// Print the page of a diagnostic code (`permission-lsp rule CC017`),
+    /// or list every code.
+    Rule {
+        /// A code (`PL002`) or its name (`trailing-comma`); none lists them.
+        code: Option<String>,
     },
     /// Print the effective policy: every scope merged as the runtime merges
     /// them, rules in evaluation order with their file and line, knobs, issues.
@@ -256,10 +429,15 @@ enum Command {
         #[arg(long)]
         tool: Option<String>,
         /// The tool input as JSON, e.g. '{"command":"npm install"}'.
-        #[arg(long, default_value = "{}")]
-        input: String,
+        #[arg(long)]
+        input: Option<String>,
+        /// A shell command for the agent's shell tool: `--command 'rm -rf
+        /// build'` is `--tool Bash --input '{"command":"rm -rf build"}'` in
+        /// Claude Code, `--tool bash …` in OpenCode and pi.
+        #[arg(long, conflicts_with_all = ["tool", "input"])]
+        command: Option<String>,
         /// Batch file of JSON lines (`-` for stdin).
-        #[arg(long, conflicts_with = "tool")]
+        #[arg(long, conflicts_with_all = ["tool", "command"])]
         batch: Option<PathBuf>,
         #[command(flatten)]
         scope: ScopeArgs,
@@ -322,36 +500,37 @@ fn main() {
         None if args.stdio => Ok(serve()),
         Some(Command::Serve { .. }) => Ok(serve()),
         None => Err(UsageError(
-            "a command is needed (serve, check, simulate, explain, diff, replay, suggest); see --help"
+            "a command is needed (serve, check, simulate, explain, diff, replay, suggest, rule); see --help"
                 .into(),
         )),
         Some(Command::Check {
             paths,
             format,
-            scopes,
+            no_scopes,
+            scopes: _,
             scope,
-        }) => scope.options().map(|options| {
-            // A path that cannot be read is reported with the findings
-            // (exit status 2).
+        }) => check(&paths, format, !no_scopes, &scope),
+        Some(Command::Rule { code }) => Ok(cli::rule::run(code.as_deref(), &mut std::io::stdout())),
+        Some(Command::Explain { scope, format }) => scope.formats().map(|detected| {
+            detected.announce(None);
+            let answers: Vec<_> = detected
+                .answers
+                .iter()
+                .map(|(f, ctx, _)| (*f, ctx))
+                .collect();
             let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-            let code = cli::check::run(&paths, format, &options, scopes, &mut out);
+            let code = cli::explain::run_all(&answers, format, &mut out);
             let _ = std::io::Write::flush(&mut out);
             code
-        }),
-        Some(Command::Explain { scope, format }) => scope.context().and_then(|ctx| {
-            let runtime = scope.format()?;
-            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-            let code = cli::explain::run(runtime, &ctx, format, &mut out);
-            let _ = std::io::Write::flush(&mut out);
-            Ok(code)
         }),
         Some(Command::Simulate {
             tool,
             input,
+            command,
             batch,
             scope,
             format,
-        }) => simulate(tool, &input, batch, &scope, format),
+        }) => simulate(tool, input, command, batch, &scope, format),
         Some(Command::Diff {
             file,
             base,
@@ -380,6 +559,38 @@ fn main() {
     exit_now(code)
 }
 
+fn check(
+    paths: &[PathBuf],
+    format: cli::check::Format,
+    scopes: bool,
+    scope: &ScopeArgs,
+) -> Result<i32, UsageError> {
+    let options = scope.options()?;
+    let cwd = match &scope.cwd {
+        Some(dir) => {
+            existing(dir, true, "--cwd (--project)")?;
+            std::path::absolute(dir).unwrap_or_else(|_| dir.clone())
+        }
+        None => std::env::current_dir()
+            .map_err(|e| UsageError(format!("the current directory: {e}")))?,
+    };
+    if let Some(home) = &scope.home {
+        existing(home, true, "--home")?;
+    }
+    let inputs = cli::check::Inputs {
+        paths,
+        cwd,
+        scopes,
+        pinned: scope.runtime.is_some(),
+    };
+    // A path that cannot be read is reported with the findings (exit
+    // status 2).
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let code = cli::check::run(&inputs, format, &options, &mut out);
+    let _ = std::io::Write::flush(&mut out);
+    Ok(code)
+}
+
 fn diff(
     config: Option<&std::path::Path>,
     base: &str,
@@ -392,13 +603,14 @@ fn diff(
         // The format of the named file, unless one was named.
         if scope.runtime.is_none()
             && let Some(text) = permission_lsp::workspace::read_text(c, 1 << 20)
-            && let Some(kind) = permission_lsp::formats::detect(&c.to_string_lossy(), &text)
+            && let permission_lsp::formats::Detected::Kind(kind) =
+                permission_lsp::formats::detect_file(&c.to_string_lossy(), &text)
         {
             scope.runtime = Some(kind.format.id().to_string());
         }
     }
-    let ctx = scope.context()?;
-    let runtime = scope.format()?;
+    let detected = scope.formats()?;
+    detected.announce(None);
     let base_path = std::path::Path::new(base);
     let base = if base_path.is_file() {
         permission_lsp::analysis::compare::Base::File(base_path.to_path_buf())
@@ -406,8 +618,13 @@ fn diff(
         permission_lsp::analysis::compare::Base::Rev(base.to_string())
     };
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    let code =
-        cli::diff::run(runtime, &ctx, config, &base, format, &mut out).map_err(UsageError)?;
+    // Each agent compared on its own; newly allowed anywhere is exit 1.
+    let mut code = 0;
+    for (runtime, ctx, _) in &detected.answers {
+        let c =
+            cli::diff::run(*runtime, ctx, config, &base, format, &mut out).map_err(UsageError)?;
+        code = code.max(c);
+    }
     let _ = std::io::Write::flush(&mut out);
     Ok(code)
 }
@@ -475,23 +692,57 @@ fn exit_now(code: i32) -> ! {
 
 fn simulate(
     tool: Option<String>,
-    input: &str,
+    input: Option<String>,
+    command: Option<String>,
     batch: Option<PathBuf>,
     scope: &ScopeArgs,
     format: cli::simulate::Format,
 ) -> Result<i32, UsageError> {
-    let runtime = scope.format()?;
+    let input = match (&command, input) {
+        (Some(c), _) => serde_json::json!({ "command": c }),
+        (None, Some(i)) => {
+            serde_json::from_str(&i).map_err(|e| UsageError(format!("--input is not JSON: {e}")))?
+        }
+        (None, None) => serde_json::json!({}),
+    };
+    let detected = scope.formats()?;
+    let several = detected.answers.len() > 1;
+    let names = || {
+        detected
+            .answers
+            .iter()
+            .map(|(f, _, _)| f.id())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    if tool.is_none() && command.is_none() && several {
+        return Err(UsageError(format!(
+            "a batch is decided by one agent, and several have configs here ({}): name one with --runtime",
+            names()
+        )));
+    }
     if scope.target_version.as_deref() == Some("all") {
-        let Some(tool) = tool else {
-            return Err(UsageError(
-                "--target-version all answers one call (--tool and --input), not a batch".into(),
-            ));
+        let (runtime, _, _) = &detected.answers[0];
+        if several {
+            return Err(UsageError(format!(
+                "--target-version all answers for one agent, and several have configs here ({}): name one with --runtime",
+                names()
+            )));
+        }
+        let tool = match (&tool, &command) {
+            (Some(t), _) => t.clone(),
+            (None, Some(_)) => runtime.shell_tool().to_string(),
+            (None, None) => {
+                return Err(UsageError(
+                    "--target-version all answers one call (--tool and --input, or --command), not a batch"
+                        .into(),
+                ));
+            }
         };
-        let input: serde_json::Value = serde_json::from_str(input)
-            .map_err(|e| UsageError(format!("--input is not JSON: {e}")))?;
         let mut answers = Vec::new();
         for (version, basis) in runtime.versions_side_by_side() {
             let mut one = scope.clone();
+            one.runtime = Some(runtime.id().to_string());
             one.target_version = Some(version.clone());
             let ctx = one.context()?;
             let report = runtime
@@ -510,17 +761,31 @@ fn simulate(
         let _ = std::io::Write::flush(&mut out);
         return Ok(0);
     }
-    let ctx = scope.context()?;
-    // `--batch` is opened once, by the simulation (a pipe can be read once).
-    let single = match tool {
-        Some(tool) => match serde_json::from_str(input) {
-            Ok(input) => Some(cli::simulate::SingleCall { tool, input }),
-            Err(e) => return Err(UsageError(format!("--input is not JSON: {e}"))),
-        },
-        None => None,
-    };
+    detected.announce(None);
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    let result = cli::simulate::run(runtime, &ctx, format, single, batch, &mut out);
+    if tool.is_none() && command.is_none() {
+        // `--batch` is opened once, by the simulation (a pipe can be read once).
+        let (runtime, ctx, _) = &detected.answers[0];
+        let result = cli::simulate::run(*runtime, ctx, format, None, batch, &mut out);
+        let _ = std::io::Write::flush(&mut out);
+        return result.map_err(UsageError);
+    }
+    let mut calls = Vec::new();
+    for (runtime, ctx, _) in &detected.answers {
+        let tool = match &tool {
+            Some(t) => t.clone(),
+            None => runtime.shell_tool().to_string(),
+        };
+        calls.push((
+            *runtime,
+            ctx,
+            cli::simulate::SingleCall {
+                tool,
+                input: input.clone(),
+            },
+        ));
+    }
+    let result = cli::simulate::run_side_by_side(calls, format, &mut out);
     let _ = std::io::Write::flush(&mut out);
     result.map_err(UsageError)
 }

@@ -93,9 +93,13 @@ fn missing_paths_are_io_errors() {
 
 fn simulate(args: &[&str], stdin: Option<&str>) -> (i32, String) {
     use std::io::Write;
+    // A home without files.
+    let home = std::env::temp_dir().join(format!("pl-empty-home-{}", std::process::id()));
+    std::fs::create_dir_all(&home).unwrap();
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_permission-lsp"));
     cmd.arg("simulate")
-        .args(["--cwd", "examples/project", "--home", "/nonexistent-home"])
+        .args(["--cwd", "examples/project", "--home"])
+        .arg(&home)
         .args(args)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .env_remove("PI_CODING_AGENT_DIR")
@@ -329,6 +333,7 @@ fn auto_takes_the_installed_version() {
     let agent = home.join(".pi/agent");
     let cfg = dir.join("proj/.pi/extensions/pi-permission-system/config.json");
     std::fs::create_dir_all(cfg.parent().unwrap()).unwrap();
+    std::fs::create_dir_all(&home).unwrap();
     std::fs::write(
         &cfg,
         r#"{"forwardingTimeoutMs": 5000, "permission": {"*": "ask"}}"#,
@@ -678,5 +683,325 @@ fn infrastructure_reads_narrowed_from_39_0() {
     let on = |v: &str| paths.iter().map(|p| decide(v, p)).collect::<Vec<_>>();
     assert_eq!(on("26.3.1"), ["allow", "allow", "allow", "allow"]);
     assert_eq!(on("40.1.4"), ["deny", "allow", "deny", "deny"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A scratch folder with a git repository (`project`) and an empty home.
+fn user_project(name: &str) -> (std::path::PathBuf, std::path::PathBuf, std::path::PathBuf) {
+    let dir = std::env::temp_dir().join(format!("pl-found-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let (project, home) = (dir.join("project"), dir.join("home"));
+    std::fs::create_dir_all(project.join("sub")).unwrap();
+    std::fs::create_dir_all(&home).unwrap();
+    git_in(&project, &["init", "-q"]);
+    (dir, project, home)
+}
+
+fn git_in(dir: &std::path::Path, args: &[&str]) {
+    let ok = Command::new("git")
+        .args(["-c", "user.email=t@example.com", "-c", "user.name=t"])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("git runs");
+    assert!(ok.status.success(), "git {args:?}: {ok:?}");
+}
+
+fn write_file(path: &std::path::Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+/// Runs in `dir` with `HOME` set to `home`: (exit status, stdout, stderr).
+fn run_as_user(
+    dir: &std::path::Path,
+    home: &std::path::Path,
+    args: &[&str],
+) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_permission-lsp"))
+        .args(args)
+        .current_dir(dir)
+        .env("HOME", home)
+        .env("NO_COLOR", "1")
+        .env_remove("PI_CODING_AGENT_DIR")
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .env_remove("XDG_CONFIG_HOME")
+        .output()
+        .expect("run");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A Claude Code user's first commands, with no flags: each answers for
+/// Claude Code, says so, and reads the user's file too.
+#[test]
+fn a_claude_code_project_gets_claude_code_answers_without_flags() {
+    let (dir, project, home) = user_project("claude");
+    let settings = project.join(".claude/settings.json");
+    write_file(
+        &settings,
+        "{\n  \"permissions\": {\n    \"allow\": [\"Bash(rm -rf build)\"],\n    \"deny\": [\"Bash(git push:*)\"]\n  }\n}\n",
+    );
+    write_file(
+        &home.join(".claude/settings.json"),
+        "{\"permissions\": {\"allow\": [\"Bash(git:*)\"], \"deny\": [\"Bash(rm:*)\"]}}\n",
+    );
+    let (code, out, err) = run_as_user(
+        &project,
+        &home,
+        &[
+            "simulate",
+            "--tool",
+            "Bash",
+            "--input",
+            r#"{"command":"rm -rf build"}"#,
+        ],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("\ndeny  Bash `rm -rf build`"), "{out}");
+    assert!(out.contains("Bash(rm:*)"), "{out}");
+    assert!(
+        err.contains(
+            "answering for Claude Code (found ~/.claude/settings.json, .claude/settings.json)"
+        ),
+        "{err}"
+    );
+    // `--command` is the shell tool's call.
+    let (code, out2, _) = run_as_user(&project, &home, &["simulate", "--command", "rm -rf build"]);
+    assert_eq!((code, &out2), (0, &out));
+    // explain: Claude Code's merged policy with both files.
+    let (code, out, _) = run_as_user(&project, &home, &["explain"]);
+    assert_eq!(code, 0);
+    assert!(
+        out.starts_with("Effective policy of Claude Code 2.1.332"),
+        "{out}"
+    );
+    assert!(
+        out.contains("Bash(rm:*)") && out.contains("Bash(git push:*)"),
+        "{out}"
+    );
+    // check with no argument: the user's file and the project's, read
+    // together (the project's allow never decides next to the user's deny).
+    let (code, out, _) = run_as_user(&project, &home, &["check", "--format", "json"]);
+    assert_eq!(code, 0, "{out}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["files"], 2, "{out}");
+    let on = |v: &serde_json::Value, code: &str, file: &str| {
+        v["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|d| d["code"] == code && d["path"].as_str().unwrap().ends_with(file))
+    };
+    assert!(on(&v, "CC014", ".claude/settings.json"), "{out}");
+    // The same from a subdirectory: the project is found.
+    let (_, from_sub, _) = run_as_user(&project.join("sub"), &home, &["check", "--format", "json"]);
+    let w: serde_json::Value = serde_json::from_str(&from_sub).unwrap();
+    assert_eq!(w["files"], 2, "{from_sub}");
+    assert!(on(&w, "CC014", "../.claude/settings.json"), "{from_sub}");
+    assert_eq!(
+        w["diagnostics"].as_array().unwrap().len(),
+        v["diagnostics"].as_array().unwrap().len()
+    );
+    // --no-scopes: each file alone.
+    let (_, alone, _) = run_as_user(
+        &project,
+        &home,
+        &["check", "--no-scopes", "--format", "json"],
+    );
+    let a: serde_json::Value = serde_json::from_str(&alone).unwrap();
+    assert!(!on(&a, "CC014", ".claude/settings.json"), "{alone}");
+    // diff after deleting the deny: `git push` newly allowed through the
+    // user's `Bash(git:*)`.
+    git_in(&project, &["add", "-A"]);
+    git_in(&project, &["commit", "-qm", "base"]);
+    write_file(
+        &settings,
+        "{\n  \"permissions\": {\n    \"allow\": [\"Bash(rm -rf build)\"]\n  }\n}\n",
+    );
+    let (code, out, err) = run_as_user(&project, &home, &["diff"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("newly allowed: Bash `git push"), "{out}");
+    assert!(out.contains("Claude Code"), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// An OpenCode user's first commands answer for OpenCode; with a Claude
+/// Code file as well, every command answers for both, side by side.
+#[test]
+fn several_agents_answer_side_by_side_and_none_says_where_it_looked() {
+    let (dir, project, home) = user_project("several");
+    let (code, out, err) = run_as_user(&project, &home, &["simulate", "--command", "git push"]);
+    assert_eq!(code, 2, "{out}");
+    assert!(err.contains("no permission configs found"), "{err}");
+    for place in [
+        "~/.claude/settings.json",
+        ".claude/settings.local.json",
+        "~/.config/opencode",
+        "~/.pi/agent/extensions/pi-permission-system/config.json",
+    ] {
+        assert!(err.contains(place), "{place}: {err}");
+    }
+    let (code, out, _) = run_as_user(&project, &home, &["check"]);
+    assert_eq!(code, 0);
+    assert!(
+        out.starts_with("No permission configs found (looked in:"),
+        "{out}"
+    );
+    assert!(!out.contains("no problems found"), "{out}");
+
+    write_file(
+        &project.join("opencode.json"),
+        r#"{"permission": {"bash": {"*": "ask", "git push *": "deny"}}}"#,
+    );
+    let (code, out, err) = run_as_user(
+        &project,
+        &home,
+        &["simulate", "--command", "git push origin"],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.starts_with("deny  bash `git push origin`"), "{out}");
+    assert!(
+        err.contains("answering for OpenCode (found opencode.json)"),
+        "{err}"
+    );
+
+    write_file(
+        &project.join(".claude/settings.json"),
+        r#"{"permissions": {"allow": ["Bash(git push:*)"]}}"#,
+    );
+    let (code, out, _) = run_as_user(
+        &project,
+        &home,
+        &[
+            "simulate",
+            "--command",
+            "git push origin",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(code, 0, "{out}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let answers = v["answers"].as_array().unwrap();
+    assert_eq!(answers.len(), 2, "{out}");
+    assert_eq!(answers[0]["tool"], "Bash");
+    assert_eq!(answers[1]["tool"], "bash");
+    assert_eq!(answers[1]["decision"], "deny");
+    let (_, human, _) = run_as_user(
+        &project,
+        &home,
+        &["simulate", "--command", "git push origin"],
+    );
+    assert!(
+        human.contains("Claude Code 2.1.332:") && human.contains("opencode 1.18.33:"),
+        "{human}"
+    );
+    let (code, out, _) = run_as_user(&project, &home, &["explain", "--format", "json"]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["formats"].as_array().unwrap().len(), 2, "{out}");
+    // A batch is one agent's: several here is an error that names them.
+    let (code, _, err) = run_as_user(&project, &home, &["simulate", "--batch", "/dev/null"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("claude, opencode"), "{err}");
+    // --runtime pins one.
+    let (code, out, err) = run_as_user(
+        &project,
+        &home,
+        &["simulate", "--runtime", "opencode", "--command", "ls"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.starts_with("ask   bash `ls`") && !err.contains("answering"),
+        "{out}{err}"
+    );
+    // From a subdirectory, OpenCode still finds the project (it walks up
+    // to the git root); Claude Code reads `.claude/settings.json` from the
+    // directory it starts in only.
+    let (code, out, err) = run_as_user(
+        &project.join("sub"),
+        &home,
+        &["simulate", "--command", "git push origin"],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        err.contains("answering for OpenCode (found ../opencode.json)"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A file whose path says nothing is read by its content; one that is no
+/// permission config is an error; `rule CODE` prints the code's page.
+#[test]
+fn named_files_are_read_by_content_and_rule_prints_pages() {
+    let (dir, project, home) = user_project("content");
+    let template = project.join("templates/strict.json");
+    write_file(
+        &template,
+        r#"{"permissions": {"allow": ["Bash(ls)", "Bash(ls)"], "deny": ["Read(./.env)"]}}"#,
+    );
+    let (code, out, _) = run_as_user(&project, &home, &["check", "templates/strict.json"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("CC013") && !out.contains("PL100"), "{out}");
+    write_file(
+        &project.join("package.json"),
+        r#"{"name": "x", "version": "1.0.0"}"#,
+    );
+    let (code, out, _) = run_as_user(&project, &home, &["check", "package.json"]);
+    assert_eq!(code, 2, "{out}");
+    assert!(
+        out.contains("package.json: not a permission config of a known format"),
+        "{out}"
+    );
+    // An OpenCode agent file named by its relative path.
+    write_file(
+        &project.join(".opencode/agents/deployer.md"),
+        "---\ndescription: d\npermission:\n  bash:\n    \"*\": deny\n---\nx\n",
+    );
+    let (code, out, _) = run_as_user(
+        &project,
+        &home,
+        &["check", "--format", "json", ".opencode/agents/deployer.md"],
+    );
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(
+        v["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|d| !d["code"].as_str().unwrap().starts_with("PL")),
+        "{code} {out}"
+    );
+    // The pages come with the binary.
+    let (code, out, _) = run_as_user(&project, &home, &["rule", "CC014"]);
+    assert_eq!(code, 0);
+    assert!(out.starts_with("# CC014 `rule-never-decides`"), "{out}");
+    let (code, out, _) = run_as_user(&project, &home, &["rule", "trailing-comma"]);
+    assert_eq!(code, 0);
+    assert!(out.starts_with("# PL002"), "{out}");
+    let (code, _, err) = run_as_user(&project, &home, &["rule", "XX123"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("XX123"), "{err}");
+    let (code, out, _) = run_as_user(&project, &home, &["rule"]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("Claude Code:") && out.contains("OC001"),
+        "{out}"
+    );
+    // Diagnostics point at the command, not at a repository path.
+    let (_, out, _) = run_as_user(&project, &home, &["check", "templates/strict.json"]);
+    assert!(
+        out.contains("help: for more, run `permission-lsp rule CC013`"),
+        "{out}"
+    );
+    // A home or working directory that does not exist is named.
+    let (code, _, err) = run_as_user(&project, &home, &["check", "--home", "/nonexistent/home"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("/nonexistent/home"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }

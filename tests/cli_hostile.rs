@@ -117,7 +117,7 @@ fn devices_and_fifos_are_errors_never_hangs() {
             "--tool",
             "bash",
         ],
-        &["simulate", "--batch", "/dev/zero"],
+        &["simulate", "--runtime", "pi", "--batch", "/dev/zero"],
     ] {
         let (code, out, err) = run(args);
         assert_eq!(code, 2, "{args:?}: {out}{err}");
@@ -129,7 +129,7 @@ fn devices_and_fifos_are_errors_never_hangs() {
         );
     }
     // A FIFO without a writer is an empty batch.
-    let (code, out, err) = run(&["simulate", "--batch", fifo]);
+    let (code, out, err) = run(&["simulate", "--runtime", "pi", "--batch", fifo]);
     assert_eq!(code, 0, "{out}{err}");
     assert_eq!(out, "");
 }
@@ -162,6 +162,8 @@ fn a_batch_line_with_bad_bytes_is_answered_and_the_rest_goes_on() {
     std::fs::write(&batch, bytes).unwrap();
     let (code, out, err) = run(&[
         "simulate",
+        "--runtime",
+        "pi",
         "--batch",
         batch.to_str().unwrap(),
         "--format",

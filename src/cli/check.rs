@@ -21,20 +21,37 @@ pub enum Format {
 /// Files larger than this are reported, not read.
 const MAX_FILE_BYTES: u64 = 256 * 1024 * 1024;
 
+/// What `check` reads.
+pub struct Inputs<'a> {
+    /// Files or directories named on the command line; empty: what a
+    /// session started in `cwd` reads, and the project's files.
+    pub paths: &'a [PathBuf],
+    /// Where a session starts (`--cwd`, else the current directory).
+    pub cwd: PathBuf,
+    /// Read each file with the other files its runtime merges
+    /// (cross-file findings), as the editor does.
+    pub scopes: bool,
+    /// The format was named (`--runtime`): files no format recognises are
+    /// read as it.
+    pub pinned: bool,
+}
+
 /// Runs the check; returns the process exit code (0 clean, 1 errors found, 2 I/O trouble).
 pub fn run(
-    paths: &[PathBuf],
+    inputs: &Inputs<'_>,
     format: Format,
     options: &AnalysisOptions,
-    scopes: bool,
     out: &mut dyn Write,
 ) -> i32 {
-    let paths = if paths.is_empty() {
-        vec![PathBuf::from(".")]
+    let scopes = inputs.scopes;
+    let session = inputs.paths.is_empty();
+    let (files, mut io_errors, root, looked_in) = if session {
+        let s = super::discover::session(&inputs.cwd, options);
+        (s.files, s.errors, Some(s.root), s.looked_in)
     } else {
-        paths.to_vec()
+        let (files, errors) = discover(inputs.paths);
+        (files, errors, None, Vec::new())
     };
-    let (files, mut io_errors) = discover(&paths);
     let style = Style {
         color: format == Format::Human
             && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
@@ -46,7 +63,10 @@ pub fn run(
     let mut checked = 0usize;
     let mut sarif_out = Vec::new();
     for f in &files {
-        let display = f.path.display().to_string();
+        let display = f
+            .shown
+            .clone()
+            .unwrap_or_else(|| f.path.display().to_string());
         // Opened first, then checked: a FIFO or a device named on the
         // command line is an error, never a hang or an endless read.
         let bytes = match crate::fsio::read_capped(&f.path, MAX_FILE_BYTES) {
@@ -56,21 +76,69 @@ pub fn run(
                 continue;
             }
         };
+        // A file named explicitly that no location claims: its content
+        // decides; with `--runtime`, it is read as that format (a config,
+        // or an agent file when it is markdown).
+        let kind = match f.kind {
+            Some(k) => k,
+            None => {
+                let text = String::from_utf8_lossy(&bytes);
+                let abs = std::path::absolute(&f.path).unwrap_or_else(|_| f.path.clone());
+                match crate::formats::detect_file(&abs.to_string_lossy(), &text) {
+                    _ if inputs.pinned => DocumentKind {
+                        format: crate::formats::by_id(options.profile.format)
+                            .unwrap_or_else(crate::formats::default_format),
+                        role: if display.ends_with(".md") {
+                            Role::Agent
+                        } else {
+                            Role::Config
+                        },
+                    },
+                    crate::formats::Detected::Kind(k) => k,
+                    crate::formats::Detected::Ambiguous(ids) => {
+                        // Read as the first (the registry's order), and
+                        // said so.
+                        let first = crate::formats::by_id(ids[0])
+                            .unwrap_or_else(crate::formats::default_format);
+                        if format == Format::Human {
+                            let others: Vec<&str> = ids[1..]
+                                .iter()
+                                .filter_map(|id| crate::formats::by_id(id))
+                                .map(|f| f.display_name())
+                                .collect();
+                            let _ = writeln!(
+                                out,
+                                "note: {display}: read as {}; its content fits {} too (--runtime picks the format)",
+                                first.display_name(),
+                                others.join(" and ")
+                            );
+                        }
+                        DocumentKind {
+                            format: first,
+                            role: Role::Config,
+                        }
+                    }
+                    crate::formats::Detected::Unknown => {
+                        io_errors.push(format!(
+                            "{display}: not a permission config of a known format (formats: {}; --runtime reads it as one)",
+                            crate::formats::all()
+                                .iter()
+                                .map(|f| f.id())
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ));
+                        continue;
+                    }
+                }
+            }
+        };
         checked += 1;
-        // A file named explicitly that no format recognises is read as the
-        // profile's format: a config, or an agent file when it is markdown.
-        let kind = f.kind.unwrap_or_else(|| DocumentKind {
-            format: crate::formats::by_id(options.profile.format)
-                .unwrap_or_else(crate::formats::default_format),
-            role: if display.ends_with(".md") {
-                Role::Agent
-            } else {
-                Role::Config
-            },
-        });
         let abs = std::path::absolute(&f.path).unwrap_or_else(|_| f.path.clone());
+        // The editor's context: the project as the workspace root (a named
+        // file: its folder).
         let ctx = scopes.then(|| {
-            crate::workspace::resolve(options, abs.parent(), Some(&abs), &Default::default(), None)
+            let workspace = root.as_deref().or(abs.parent());
+            crate::workspace::resolve(options, workspace, Some(&abs), &Default::default(), None)
         });
         let (text, analysis) = kind
             .format
@@ -139,7 +207,17 @@ pub fn run(
                 let _ = writeln!(out, "error: {e}");
             }
             let files_word = if checked == 1 { "file" } else { "files" };
-            if errors + warnings + others == 0 {
+            if session && files.is_empty() && io_errors.is_empty() {
+                let _ = writeln!(out, "No permission configs found (looked in:");
+                for (name, places) in &looked_in {
+                    let _ = writeln!(out, "  {name}: {}", places.join(", "));
+                }
+                let _ = writeln!(
+                    out,
+                    "and below {}).",
+                    root.as_deref().unwrap_or(&inputs.cwd).display()
+                );
+            } else if errors + warnings + others == 0 {
                 let _ = writeln!(out, "Checked {} {files_word}: no problems found.", checked);
             } else {
                 let _ = writeln!(

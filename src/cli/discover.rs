@@ -13,6 +13,8 @@ pub struct Found {
     pub path: PathBuf,
     /// The format and role, when recognised.
     pub kind: Option<DocumentKind>,
+    /// How the path is shown, when not as it is (a home file as `~/…`).
+    pub shown: Option<String>,
 }
 
 /// Expands the command-line paths into files, sorted and de-duplicated
@@ -31,6 +33,7 @@ pub fn discover(paths: &[PathBuf]) -> (Vec<Found>, Vec<String>) {
             Ok(_) => found.push(Found {
                 kind: kind_of(p),
                 path: p.clone(),
+                shown: None,
             }),
             Err(e) => errors.push(format!("{}: {e}", p.display())),
         }
@@ -69,29 +72,132 @@ fn scan(entries: std::fs::ReadDir, stack: &mut Vec<PathBuf>, out: &mut Vec<Found
         if !ft.is_file() {
             continue;
         }
-        if let Some(kind) = kind_of(&path) {
+        if let Some(kind) = claim(&path) {
             out.push(Found {
                 path,
-                kind: Some(kind),
+                kind,
+                shown: None,
             });
         }
     }
 }
 
 /// What a file is: by its location, else by a `$schema` near its start.
+/// `Some(None)`: several formats claim the location, and the content
+/// decides when the file is read.
+fn claim(path: &Path) -> Option<Option<DocumentKind>> {
+    // By the absolute path: `.opencode/agent/x.md` named from the project.
+    let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let p = abs.to_string_lossy();
+    let mut kinds = crate::formats::claims(&p, "");
+    if kinds.is_empty() && (p.ends_with(".json") || p.ends_with(".jsonc")) {
+        kinds = crate::formats::claims(&p, &head(path)?);
+    }
+    match kinds.as_slice() {
+        [] => None,
+        [one] => Some(Some(*one)),
+        _ => Some(None),
+    }
+}
+
 fn kind_of(path: &Path) -> Option<DocumentKind> {
-    let p = path.to_string_lossy();
-    if let Some(k) = crate::formats::detect(&p, "") {
-        return Some(k);
-    }
-    if !(p.ends_with(".json") || p.ends_with(".jsonc")) {
-        return None;
-    }
-    crate::formats::detect(&p, &head(path)?)
+    claim(path).flatten()
 }
 
 /// A cheap look at the start of the file (regular files only).
 fn head(path: &Path) -> Option<String> {
     let buf = crate::fsio::read_head(path, 4096).ok()?;
     Some(String::from_utf8_lossy(&buf).into_owned())
+}
+
+/// What a session started in a directory reads, for `check` with no path.
+pub struct Session {
+    /// The project: the git root above the directory, else the directory.
+    pub root: PathBuf,
+    /// Every format's files a session there reads (project, user, managed,
+    /// agent files), then the other recognised files below the project.
+    pub files: Vec<Found>,
+    pub errors: Vec<String>,
+    /// Where each format looks (its name, the places).
+    pub looked_in: Vec<(String, Vec<String>)>,
+}
+
+/// The files a session started in `cwd` reads, of every format, and the
+/// recognised files below its project (found from a subdirectory too:
+/// the project is the nearest folder above holding `.git`).
+pub fn session(cwd: &Path, options: &crate::analysis::AnalysisOptions) -> Session {
+    let cwd = std::path::absolute(cwd).unwrap_or_else(|_| cwd.to_path_buf());
+    let root = cwd
+        .ancestors()
+        .find(|d| d.join(".git").exists())
+        .unwrap_or(&cwd)
+        .to_path_buf();
+    let mut files: Vec<Found> = Vec::new();
+    let mut looked_in = Vec::new();
+    let mut seen = rustc_hash::FxHashSet::default();
+    let mut starts = vec![cwd.clone()];
+    if root != cwd {
+        starts.push(root.clone());
+    }
+    for start in &starts {
+        let ctx = crate::workspace::resolve(options, Some(start), None, &Default::default(), None);
+        for f in crate::formats::all() {
+            let found = f.session_files(&ctx);
+            if start == &cwd {
+                looked_in.push((f.display_name().to_string(), found.looked_in.clone()));
+            }
+            for sf in found.present {
+                let key = std::fs::canonicalize(&sf.path).unwrap_or_else(|_| sf.path.clone());
+                if seen.insert(key) {
+                    files.push(Found {
+                        shown: Some(shown(&sf.path, &cwd, &options.home)),
+                        path: sf.path,
+                        kind: Some(DocumentKind {
+                            format: *f,
+                            role: sf.role,
+                        }),
+                    });
+                }
+            }
+        }
+    }
+    let mut errors = Vec::new();
+    let mut below = Vec::new();
+    walk(&root, &mut below, &mut errors);
+    below.sort_by(|a, b| a.path.cmp(&b.path));
+    for mut f in below {
+        let key = std::fs::canonicalize(&f.path).unwrap_or_else(|_| f.path.clone());
+        if seen.insert(key) {
+            f.shown = Some(shown(&f.path, &cwd, &options.home));
+            files.push(f);
+        }
+    }
+    Session {
+        root,
+        files,
+        errors,
+        looked_in,
+    }
+}
+
+/// A path for people: relative to `cwd` when below it, `~/…` in the home.
+pub fn shown(path: &Path, cwd: &Path, home: &str) -> String {
+    if let Ok(rest) = path.strip_prefix(cwd) {
+        return rest.display().to_string();
+    }
+    // A file of the project above a subdirectory: `../.claude/settings.json`.
+    for (ups, dir) in cwd.ancestors().enumerate().skip(1).take(4) {
+        if dir.join(".git").exists()
+            && let Ok(rest) = path.strip_prefix(dir)
+        {
+            return format!("{}{}", "../".repeat(ups), rest.display());
+        }
+    }
+    if home != "~"
+        && home != "/"
+        && let Ok(rest) = path.strip_prefix(home)
+    {
+        return format!("~/{}", rest.display());
+    }
+    path.display().to_string()
 }

@@ -6,5 +6,6 @@ pub mod discover;
 pub mod explain;
 pub mod render;
 pub mod replay;
+pub mod rule;
 pub mod simulate;
 pub mod suggest;

@@ -102,7 +102,11 @@ pub fn human(path: &str, text: &str, index: &LineIndex, d: &Diagnostic, style: S
         let (l, c) = line_col_1(index, text, rel.range.start);
         let _ = writeln!(out, "{pad} = note: {path}:{l}:{c}: {}", rel.message);
     }
-    let _ = writeln!(out, "{pad} = help: see {}", d.code.docs_path());
+    let _ = writeln!(
+        out,
+        "{pad} = help: for more, run `permission-lsp rule {}`",
+        d.code.as_str()
+    );
     out
 }
 
@@ -254,7 +258,10 @@ pub fn sarif(results: &[(String, String, Diagnostic)]) -> serde_json::Value {
                 "id": c.as_str(),
                 "name": c.name(),
                 "shortDescription": { "text": c.summary() },
-                "help": { "text": format!("{} See {}.", c.summary(), c.docs_path()) },
+                "help": {
+                    "text": format!("{} Run `permission-lsp rule {}` for more.", c.summary(), c.as_str()),
+                    "markdown": super::rule::page(c.as_str()).unwrap_or_default(),
+                },
                 "defaultConfiguration": { "level": sarif_level(c.default_severity()) },
             })
         })

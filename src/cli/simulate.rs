@@ -130,6 +130,58 @@ pub fn run(
     Ok(0)
 }
 
+/// One call answered by each agent whose configs are here: one agent
+/// prints as a single call does; several print a section each (human), or
+/// `{"schemaVersion", "answers": [report, …]}` (JSON).
+pub fn run_side_by_side(
+    calls: Vec<(&'static dyn RuntimeFormat, &Context<'_>, SingleCall)>,
+    format: Format,
+    out: &mut dyn Write,
+) -> Result<i32, String> {
+    let several = calls.len() > 1;
+    let mut reports = Vec::new();
+    for (runtime, ctx, call) in calls {
+        let report = runtime
+            .simulate(
+                ctx,
+                &CallRequest {
+                    tool: call.tool,
+                    input: call.input,
+                },
+            )
+            .map_err(|e| format!("{}: {e}", runtime.display_name()))?;
+        reports.push(report);
+    }
+    if !several {
+        let report = &reports[0];
+        if format == Format::Human {
+            warn_config_issues(report, out);
+        }
+        emit(format, report, out);
+        return Ok(0);
+    }
+    match format {
+        Format::Json => {
+            let v = json!({
+                "schemaVersion": crate::analysis::report::SCHEMA_VERSION,
+                "answers": reports,
+            });
+            let _ = writeln!(out, "{v}");
+        }
+        Format::Human => {
+            for (i, report) in reports.iter().enumerate() {
+                if i > 0 {
+                    let _ = writeln!(out);
+                }
+                let _ = writeln!(out, "{}:", report.runtime);
+                warn_config_issues(report, out);
+                emit(format, report, out);
+            }
+        }
+    }
+    Ok(0)
+}
+
 /// The issues the runtime reports for the scope files.
 fn warn_config_issues(report: &SimulationReport, out: &mut dyn Write) {
     for issue in &report.config_issues {

@@ -58,6 +58,25 @@ pub struct Analysis {
     pub accepted: bool,
 }
 
+/// A file a session reads, where the runtime looks for it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionFile {
+    pub path: std::path::PathBuf,
+    pub role: Role,
+    /// The scope, as the format names it (`user`, `project`, `local`, …).
+    pub scope: String,
+}
+
+/// Where a session started in a context's working directory finds a
+/// format's files.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SessionFiles {
+    /// The files that exist, in the order the runtime reads them.
+    pub present: Vec<SessionFile>,
+    /// Every place the runtime looks, for people (`~/.claude/settings.json`).
+    pub looked_in: Vec<String>,
+}
+
 /// A tool call to decide.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CallRequest {
@@ -101,6 +120,19 @@ pub trait Format: Send + Sync + 'static {
     /// The role of a document, by its path (percent-decoded) and the start
     /// of its text (`$schema`); `None` when it is not this format's.
     fn detect(&self, path: &str, head: &str) -> Option<Role>;
+    /// How strongly a JSON document's content says it is this format's
+    /// config (0: not at all), for files whose path says nothing or that
+    /// several formats claim by path: a top-level `permissions` object
+    /// with rule arrays is Claude Code's, and so on.
+    fn content_score(&self, _root: &Node) -> u32 {
+        0
+    }
+    /// The files a session started in `ctx.cwd` (with `ctx`'s home and
+    /// options) reads, and where the runtime looks for them.
+    fn session_files(&self, ctx: &Context<'_>) -> SessionFiles;
+    /// The tool that runs shell commands (`simulate --command`), taking
+    /// the command line as `{"command": …}`.
+    fn shell_tool(&self) -> &'static str;
     /// Globs of the files whose changes can change other documents'
     /// findings (scope files, agent files, server lists), relative to any
     /// folder, and relative to the directory of the user's files under
@@ -237,13 +269,110 @@ pub fn by_id(id: &str) -> Option<&'static dyn Format> {
         .find(|f| f.id() == id || f.aliases().contains(&id))
 }
 
-/// The format and role of a document, by path and content.
+/// The format and role of a document, by path and the start of its text
+/// (`$schema`). When several formats claim the path, the first wins here;
+/// [`detect_file`] lets the whole content decide.
 pub fn detect(path: &str, text: &str) -> Option<DocumentKind> {
     let head = &text[..floor_char_boundary(text, 4096)];
     FORMATS.iter().find_map(|f| {
         f.detect(path, head)
             .map(|role| DocumentKind { format: *f, role })
     })
+}
+
+/// Every format that claims a document by its path and the start of its
+/// text, in registry order.
+pub fn claims(path: &str, text: &str) -> Vec<DocumentKind> {
+    let head = &text[..floor_char_boundary(text, 4096)];
+    FORMATS
+        .iter()
+        .filter_map(|f| {
+            f.detect(path, head)
+                .map(|role| DocumentKind { format: *f, role })
+        })
+        .collect()
+}
+
+/// What reading a file's content says about its format.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Detected {
+    /// One format reads it (by location, `$schema` or content).
+    Kind(DocumentKind),
+    /// The content fits several formats equally well (their ids).
+    Ambiguous(Vec<&'static str>),
+    /// No format reads it.
+    Unknown,
+}
+
+/// The format of a file by everything it shows: its location and
+/// `$schema` first; when several formats claim the location, or none
+/// does, the content decides (a JSON document whose keys one format
+/// alone uses).
+pub fn detect_file(path: &str, text: &str) -> Detected {
+    let by_path = claims(path, text);
+    if by_path.len() == 1 {
+        return Detected::Kind(by_path[0]);
+    }
+    // Markdown agent files are known by their folder alone.
+    let is_json = path.ends_with(".json") || path.ends_with(".jsonc") || !by_path.is_empty();
+    if !is_json {
+        return Detected::Unknown;
+    }
+    let stripped = crate::syntax::strip::strip_json_comments(text);
+    let parsed = crate::syntax::json::parse(&stripped);
+    let candidates: Vec<&'static dyn Format> = if by_path.is_empty() {
+        FORMATS.to_vec()
+    } else {
+        by_path.iter().map(|k| k.format).collect()
+    };
+    let scored: Vec<(u32, &'static dyn Format)> = match &parsed.root {
+        Some(root) => candidates
+            .iter()
+            .map(|f| (f.content_score(root), *f))
+            .collect(),
+        None => Vec::new(),
+    };
+    let best = scored.iter().map(|(s, _)| *s).max().unwrap_or(0);
+    let top: Vec<&'static dyn Format> = scored
+        .iter()
+        .filter(|(s, _)| *s == best && best > 0)
+        .map(|(_, f)| *f)
+        .collect();
+    match (top.as_slice(), by_path.first()) {
+        ([one], _) => Detected::Kind(
+            by_path
+                .iter()
+                .copied()
+                .find(|k| k.format.id() == one.id())
+                .unwrap_or(DocumentKind {
+                    format: *one,
+                    role: Role::Config,
+                }),
+        ),
+        // Several formats claim the location and the content does not
+        // decide: the registry's order (the location's usual owner).
+        ([], Some(k)) => Detected::Kind(*k),
+        ([], None) => Detected::Unknown,
+        (many, Some(_)) => Detected::Kind(
+            by_path
+                .iter()
+                .copied()
+                .find(|k| many.iter().any(|f| f.id() == k.format.id()))
+                .unwrap_or(by_path[0]),
+        ),
+        (many, None) => Detected::Ambiguous(many.iter().map(|f| f.id()).collect()),
+    }
+}
+
+/// A format with the files a session reads of it.
+pub type FormatFiles = (&'static dyn Format, SessionFiles);
+
+/// The formats whose files a session started in `ctx.cwd` would read,
+/// each with those files, in registry order; every format's
+/// [`SessionFiles`] when none has any (for the "looked in" message).
+pub fn present(ctx: &Context<'_>) -> (Vec<FormatFiles>, Vec<FormatFiles>) {
+    let all: Vec<FormatFiles> = FORMATS.iter().map(|f| (*f, f.session_files(ctx))).collect();
+    all.into_iter().partition(|(_, s)| !s.present.is_empty())
 }
 
 fn floor_char_boundary(s: &str, mut i: usize) -> usize {

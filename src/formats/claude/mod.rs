@@ -52,6 +52,57 @@ pub fn is_settings_path(path: &str) -> bool {
         || (path.contains("/managed-settings.d/") && path.ends_with(".json"))
 }
 
+/// `path` with the home directory written `~`.
+fn tilde(path: &std::path::Path, home: &std::path::Path) -> String {
+    match path.strip_prefix(home) {
+        Ok(rest) if home != std::path::Path::new("/") => format!("~/{}", rest.display()),
+        _ => path.display().to_string(),
+    }
+}
+
+/// How surely a JSON document is a Claude Code settings file: a top-level
+/// `permissions` object whose `allow`, `ask` or `deny` is an array of rule
+/// strings, or other keys only Claude Code settings have.
+pub fn content_score(root: &Node) -> u32 {
+    let Some(members) = root.value.as_object() else {
+        return 0;
+    };
+    let mut score = 0;
+    for m in members {
+        match m.key.as_str() {
+            "permissions" => {
+                if let Some(p) = m.value.value.as_object() {
+                    for pm in p {
+                        match (pm.key.as_str(), &pm.value.value) {
+                            ("allow" | "ask" | "deny", Value::Array(_)) => score += 4,
+                            (
+                                "defaultMode"
+                                | "additionalDirectories"
+                                | "disableBypassPermissionsMode",
+                                _,
+                            ) => score += 3,
+                            _ => {}
+                        }
+                    }
+                }
+            }
+            "hooks"
+            | "enabledPlugins"
+            | "apiKeyHelper"
+            | "includeCoAuthoredBy"
+            | "enableAllProjectMcpServers"
+            | "enabledMcpjsonServers"
+            | "statusLine"
+            | "outputStyle"
+            | "cleanupPeriodDays"
+            | "forceLoginMethod"
+            | "alwaysThinkingEnabled" => score += 2,
+            _ => {}
+        }
+    }
+    score
+}
+
 impl Format for Claude {
     fn id(&self) -> &'static str {
         codes::FORMAT
@@ -85,6 +136,30 @@ impl Format for Claude {
         (is_settings_path(path)
             || (path.ends_with(".json") && head.contains("$schema") && head.contains(SCHEMA)))
         .then_some(Role::Config)
+    }
+
+    fn content_score(&self, root: &Node) -> u32 {
+        content_score(root)
+    }
+
+    fn session_files(&self, ctx: &Context<'_>) -> crate::formats::SessionFiles {
+        let (home, _, candidates) = policy::candidate_files(ctx);
+        let mut out = crate::formats::SessionFiles::default();
+        for (source, path) in candidates {
+            out.looked_in.push(tilde(&path, &home));
+            if path.is_file() && !out.present.iter().any(|f| f.path == path) {
+                out.present.push(crate::formats::SessionFile {
+                    path,
+                    role: Role::Config,
+                    scope: policy::Origin::File(source).scope().to_string(),
+                });
+            }
+        }
+        out
+    }
+
+    fn shell_tool(&self) -> &'static str {
+        "Bash"
     }
 
     fn watch_globs(&self, _ctx: &Context<'_>) -> (Vec<String>, Vec<(std::path::PathBuf, String)>) {

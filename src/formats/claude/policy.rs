@@ -199,20 +199,26 @@ pub fn project_dir(ctx: &Context<'_>, home: Option<&Path>) -> PathBuf {
     ctx.cwd.clone()
 }
 
+/// The home, the project directory and the settings files the CLI reads
+/// for a session in `ctx`, in its merge order (a later file's mode wins).
+pub fn candidate_files(ctx: &Context<'_>) -> (PathBuf, PathBuf, [(Source, PathBuf); 4]) {
+    let home = scopes::home(ctx).unwrap_or_else(|| PathBuf::from("/"));
+    let cwd = crate::formats::claude::paths::normalise(&project_dir(ctx, Some(&home)));
+    let claude = cwd.join(".claude");
+    let candidates = [
+        (Source::User, home.join(".claude/settings.json")),
+        (Source::Project, claude.join("settings.json")),
+        (Source::Local, claude.join("settings.local.json")),
+        (Source::Managed, PathBuf::from(scopes::MANAGED)),
+    ];
+    (home, cwd, candidates)
+}
+
 impl Policy {
     /// Loads every file the CLI reads for a session in `ctx` (open buffers
     /// win over disk).
     pub fn load(ctx: &Context<'_>, session: &Session) -> Policy {
-        let home = scopes::home(ctx).unwrap_or_else(|| PathBuf::from("/"));
-        let cwd = crate::formats::claude::paths::normalise(&project_dir(ctx, Some(&home)));
-        let claude = cwd.join(".claude");
-        // In the CLI's merge order: a later file's mode wins.
-        let candidates = [
-            (Source::User, home.join(".claude/settings.json")),
-            (Source::Project, claude.join("settings.json")),
-            (Source::Local, claude.join("settings.local.json")),
-            (Source::Managed, PathBuf::from(scopes::MANAGED)),
-        ];
+        let (home, cwd, candidates) = candidate_files(ctx);
         // A project whose folder is the home directory: its settings file is
         // the user's, read once.
         let mut seen_paths: Vec<PathBuf> = Vec::new();

@@ -23,7 +23,7 @@ use crate::formats::{Analysis, CallRequest, Format, Role, Simulator};
 use crate::ide::code_actions::Action;
 use crate::ide::items::{HoverInfo, Item, ItemKind};
 use crate::ide::symbols::{Symbol, SymbolKind};
-use crate::syntax::Value;
+use crate::syntax::{Node, Value};
 use crate::workspace::Context;
 use policy::{Layer, Policy, SourceFile};
 use std::ops::Range;
@@ -75,6 +75,51 @@ fn project_of(doc: &Path, config_dir: &Path) -> Option<PathBuf> {
     Some(parent.to_path_buf())
 }
 
+/// How surely a JSON document is an OpenCode config: top-level keys only
+/// OpenCode's config has, and `permission` keys only OpenCode knows.
+pub fn content_score(root: &Node) -> u32 {
+    let Some(members) = root.value.as_object() else {
+        return 0;
+    };
+    let mut score = 0;
+    for m in members {
+        match m.key.as_str() {
+            "agent" | "mode" | "provider" | "model" | "small_model" | "theme" | "instructions"
+            | "tools" | "lsp" | "formatter" | "share" | "autoupdate" | "plugin" | "keybinds"
+            | "username" | "layout" | "snapshot" | "command" | "experimental"
+            | "disabled_providers" | "enabled_providers" | "watcher" | "references"
+            | "default_agent" | "mcp" | "compaction" | "tui" | "server" => score += 3,
+            "permission" => match &m.value.value {
+                Value::String(_) => score += 3,
+                Value::Object(p) => {
+                    score += 1;
+                    for pm in p {
+                        if matches!(
+                            pm.key.as_str(),
+                            "glob"
+                                | "list"
+                                | "task"
+                                | "webfetch"
+                                | "websearch"
+                                | "codesearch"
+                                | "todowrite"
+                                | "todoread"
+                                | "doom_loop"
+                                | "lsp"
+                                | "question"
+                        ) {
+                            score += 2;
+                        }
+                    }
+                }
+                _ => {}
+            },
+            _ => {}
+        }
+    }
+    score
+}
+
 impl Format for OpenCode {
     fn id(&self) -> &'static str {
         codes::FORMAT
@@ -109,6 +154,59 @@ impl Format for OpenCode {
                 && head.contains("$schema")
                 && head.contains(SCHEMA)))
         .then_some(Role::Config)
+    }
+
+    fn content_score(&self, root: &Node) -> u32 {
+        content_score(root)
+    }
+
+    fn session_files(&self, ctx: &Context<'_>) -> crate::formats::SessionFiles {
+        let policy = Policy::load(ctx);
+        let env = &policy.env;
+        let show = |p: &std::path::Path| match p.strip_prefix(&env.home) {
+            Ok(rest) if env.home != std::path::Path::new("/") => format!("~/{}", rest.display()),
+            _ => p.display().to_string(),
+        };
+        let mut out = crate::formats::SessionFiles::default();
+        out.looked_in.push(format!(
+            "{}/{{opencode.json,opencode.jsonc,config.json}}",
+            show(&env.config_dir)
+        ));
+        out.looked_in
+            .push(format!("{}/{{agent,agents}}/*.md", show(&env.config_dir)));
+        let top = if env.worktree == std::path::Path::new("/") {
+            env.directory.clone()
+        } else {
+            env.worktree.clone()
+        };
+        let span = if top == env.directory {
+            show(&top)
+        } else {
+            format!("{} up to {}", show(&env.directory), show(&top))
+        };
+        out.looked_in.push(format!(
+            "{span}: opencode.json, opencode.jsonc, .opencode/opencode.json[c], .opencode/{{agent,agents}}/*.md"
+        ));
+        out.looked_in.push("/etc/opencode/opencode.json[c]".into());
+        for f in &policy.files {
+            if f.layer == policy::Layer::ConfigContent || !f.path.is_file() {
+                continue;
+            }
+            out.present.push(crate::formats::SessionFile {
+                path: f.path.clone(),
+                role: if f.layer == policy::Layer::AgentFile {
+                    Role::Agent
+                } else {
+                    Role::Config
+                },
+                scope: f.layer.name().to_string(),
+            });
+        }
+        out
+    }
+
+    fn shell_tool(&self) -> &'static str {
+        "bash"
     }
 
     fn watch_globs(&self, _ctx: &Context<'_>) -> (Vec<String>, Vec<(PathBuf, String)>) {

@@ -17,6 +17,7 @@ use crate::formats::{Analysis, CallRequest, Format, Role, Simulator};
 use crate::ide::code_actions::Action;
 use crate::ide::items::{HoverInfo, Item};
 use crate::ide::symbols::Symbol;
+use crate::syntax::Node;
 use crate::workspace::Context;
 use model::locations::{FileRole, role_of_path};
 use std::ops::Range;
@@ -26,6 +27,47 @@ pub struct Pi;
 
 /// The key that holds the policy in config and agent files.
 const POLICY_KEY: &str = "permission";
+
+/// How surely a JSON document is a pi-permission-system config: top-level
+/// keys only its config has, `permission` surfaces only it knows, and deny
+/// objects with an `action`.
+pub fn content_score(root: &Node) -> u32 {
+    let Some(members) = root.value.as_object() else {
+        return 0;
+    };
+    let mut score = 0;
+    for m in members {
+        match m.key.as_str() {
+            "$schema" => {}
+            "permission" => {
+                if let Some(p) = m.value.value.as_object() {
+                    score += 1;
+                    for pm in p {
+                        if matches!(pm.key.as_str(), "write" | "find" | "ls" | "mcp" | "path") {
+                            score += 2;
+                        }
+                        let has_action = |v: &crate::syntax::Value| {
+                            v.as_object()
+                                .is_some_and(|o| o.iter().any(|x| x.key == "action"))
+                        };
+                        if has_action(&pm.value.value)
+                            || pm
+                                .value
+                                .value
+                                .as_object()
+                                .is_some_and(|o| o.iter().any(|x| has_action(&x.value.value)))
+                        {
+                            score += 3;
+                        }
+                    }
+                }
+            }
+            k if model::versions::KEYS.iter().any(|s| s.key == k) => score += 3,
+            _ => {}
+        }
+    }
+    score
+}
 
 impl Format for Pi {
     fn id(&self) -> &'static str {
@@ -94,6 +136,69 @@ impl Format for Pi {
             && head.contains("$schema")
             && head.contains("pi-permission-system"))
         .then_some(Role::Config)
+    }
+
+    fn content_score(&self, root: &Node) -> u32 {
+        content_score(root)
+    }
+
+    fn session_files(&self, ctx: &Context<'_>) -> crate::formats::SessionFiles {
+        let loc = scopes::locations(ctx);
+        let show = |p: &std::path::Path| match p.strip_prefix(&loc.home) {
+            Ok(rest) if loc.home != std::path::Path::new("/") => format!("~/{}", rest.display()),
+            _ => p.display().to_string(),
+        };
+        let mut out = crate::formats::SessionFiles::default();
+        let add = |path: std::path::PathBuf,
+                   role: Role,
+                   scope: &str,
+                   out: &mut crate::formats::SessionFiles| {
+            out.looked_in.push(show(&path));
+            if path.is_file() && !out.present.iter().any(|f| f.path == path) {
+                out.present.push(crate::formats::SessionFile {
+                    path,
+                    role,
+                    scope: scope.to_string(),
+                });
+            }
+        };
+        add(loc.global_config_path(), Role::Config, "global", &mut out);
+        add(loc.project_config_path(), Role::Config, "project", &mut out);
+        // Every agent's files (a session reads the active agent's).
+        let dirs = [
+            (loc.agent_dir.join("agents"), "global agent"),
+            (loc.cwd.join(".pi").join("agents"), "project agent"),
+        ];
+        for (dir, scope) in dirs {
+            out.looked_in.push(format!("{}/*.md", show(&dir)));
+            let mut names: Vec<std::path::PathBuf> = std::fs::read_dir(&dir)
+                .into_iter()
+                .flatten()
+                .flatten()
+                .take(10_000)
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|x| x == "md") && p.is_file())
+                .collect();
+            names.sort();
+            for path in names {
+                if !out.present.iter().any(|f| f.path == path) {
+                    out.present.push(crate::formats::SessionFile {
+                        path,
+                        role: Role::Agent,
+                        scope: scope.to_string(),
+                    });
+                }
+            }
+        }
+        if let Ok(Some((global, project))) = loc.agent_paths() {
+            add(global, Role::Agent, "global agent", &mut out);
+            add(project, Role::Agent, "project agent", &mut out);
+        }
+        out
+    }
+
+    fn shell_tool(&self) -> &'static str {
+        "bash"
     }
 
     fn watch_globs(&self, ctx: &Context<'_>) -> (Vec<String>, Vec<(std::path::PathBuf, String)>) {
