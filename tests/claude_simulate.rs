@@ -75,6 +75,21 @@ fn the_mode_and_trust_probes() {
     replay("observed-scopes.json", 6);
 }
 
+/// Started in a subdirectory of a git repository: the project's
+/// `.claude/settings.json` is read from the starting folder only, the local
+/// file from the repository's root and from the starting folder.
+#[test]
+fn the_subdirectory_probes() {
+    replay("observed-subdir.json", 10);
+}
+
+/// `CLAUDE_CONFIG_DIR`: the user's settings and the trust state are read
+/// there, and `~/.claude/settings.json` is not.
+#[test]
+fn the_config_dir_probes() {
+    replay("observed-config-dir.json", 4);
+}
+
 #[test]
 fn verdicts_parse() {
     assert_eq!(Verdict::parse("ALLOW"), Some(Verdict::Allow));

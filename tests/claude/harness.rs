@@ -53,6 +53,12 @@ pub struct Case {
     pub files: Vec<(String, String)>,
     pub home_files: Vec<(String, String)>,
     pub trust: bool,
+    /// The project is a git repository.
+    pub git: bool,
+    /// The folder under the project the CLI starts in (`sub`).
+    pub start: Option<String>,
+    /// The CLI's environment (`CLAUDE_CONFIG_DIR`; `{HOME}` replaced).
+    pub env: Vec<(String, String)>,
     pub args: Vec<String>,
     /// The oracle starts its MCP server `srv` (tools echo, danger, other).
     pub mcp: bool,
@@ -110,6 +116,9 @@ impl Case {
                 .or_else(|| v.get("trusted"))
                 .and_then(Value::as_bool)
                 .unwrap_or(true),
+            git: v["git"].as_bool().unwrap_or(false),
+            start: v["start"].as_str().map(String::from),
+            env: pairs(&v["env"]),
             args: v["args"]
                 .as_array()
                 .map(|a| {
@@ -150,6 +159,12 @@ impl Case {
             .collect();
         o.insert("home_files".into(), Value::Object(home));
         o.insert("trust".into(), json!(self.trust));
+        if self.git {
+            o.insert("git".into(), json!(true));
+        }
+        if let Some(s) = &self.start {
+            o.insert("start".into(), json!(s));
+        }
         if !self.args.is_empty() {
             o.insert("args".into(), json!(self.args));
         }
@@ -210,7 +225,10 @@ impl Case {
             write(proj.join(k), v);
         }
         for (k, v) in &self.home_files {
-            write(home.join(k), v);
+            let v = v
+                .replace("{PROJ}", &proj.to_string_lossy())
+                .replace("{HOME}", &home.to_string_lossy());
+            write(home.join(k), &v);
         }
         let mut state = json!({ "projects": {} });
         if self.trust {
@@ -218,6 +236,13 @@ impl Case {
                 json!({ "hasTrustDialogAccepted": true });
         }
         write(home.join(".claude.json"), &state.to_string());
+        if self.git {
+            // What the CLI looks for to find the repository's root.
+            std::fs::create_dir_all(proj.join(".git")).unwrap();
+        }
+        if let Some(s) = &self.start {
+            std::fs::create_dir_all(proj.join(s)).unwrap();
+        }
         (proj, home)
     }
 
@@ -250,12 +275,22 @@ impl Case {
         let mut options = AnalysisOptions::for_profile(claude.default_profile());
         options.home = home.to_string_lossy().into_owned();
         options.runtime_args = self.runtime_args(proj, home);
+        for (k, v) in &self.env {
+            if k == "CLAUDE_CONFIG_DIR" {
+                options
+                    .runtime_args
+                    .push((k.clone(), v.replace("{HOME}", &home.to_string_lossy())));
+            }
+        }
         resolve(
             &options,
             None,
             None,
             &Overrides {
-                cwd: Some(proj.to_path_buf()),
+                cwd: Some(match &self.start {
+                    Some(s) => proj.join(s),
+                    None => proj.to_path_buf(),
+                }),
                 ..Default::default()
             },
             None,

@@ -201,16 +201,28 @@ pub fn project_dir(ctx: &Context<'_>, home: Option<&Path>) -> PathBuf {
 
 /// The home, the project directory and the settings files the CLI reads
 /// for a session in `ctx`, in its merge order (a later file's mode wins).
-pub fn candidate_files(ctx: &Context<'_>) -> (PathBuf, PathBuf, [(Source, PathBuf); 4]) {
+///
+/// The project's `settings.json` is read from the starting folder only;
+/// the local file from there and from the git repository's root (observed
+/// on 2.1.332: `observed-subdir.json`), unless that root is the home.
+pub fn candidate_files(ctx: &Context<'_>) -> (PathBuf, PathBuf, Vec<(Source, PathBuf)>) {
     let home = scopes::home(ctx).unwrap_or_else(|| PathBuf::from("/"));
     let cwd = crate::formats::claude::paths::normalise(&project_dir(ctx, Some(&home)));
     let claude = cwd.join(".claude");
-    let candidates = [
-        (Source::User, home.join(".claude/settings.json")),
+    let mut candidates = vec![
+        (
+            Source::User,
+            scopes::user_settings(ctx).unwrap_or_else(|| home.join(".claude/settings.json")),
+        ),
         (Source::Project, claude.join("settings.json")),
         (Source::Local, claude.join("settings.local.json")),
-        (Source::Managed, PathBuf::from(scopes::MANAGED)),
     ];
+    if let Some(root) = cwd.ancestors().skip(1).find(|d| d.join(".git").exists())
+        && root != home
+    {
+        candidates.push((Source::Local, root.join(".claude/settings.local.json")));
+    }
+    candidates.push((Source::Managed, PathBuf::from(scopes::MANAGED)));
     (home, cwd, candidates)
 }
 
@@ -222,7 +234,8 @@ impl Policy {
         // A project whose folder is the home directory: its settings file is
         // the user's, read once.
         let mut seen_paths: Vec<PathBuf> = Vec::new();
-        let trusted = scopes::trusted(&home, &cwd).unwrap_or(false);
+        let trusted =
+            scopes::trusted(&scopes::state_dir(ctx).unwrap_or(home.clone()), &cwd).unwrap_or(false);
         let mut policy = Policy {
             rules: Vec::new(),
             mode: Mode::Default,

@@ -51,6 +51,37 @@ pub fn home(ctx: &Context<'_>) -> Option<PathBuf> {
     std::env::var_os("HOME").map(PathBuf::from)
 }
 
+/// `CLAUDE_CONFIG_DIR` of the session (`--runtime-env`, else the
+/// environment): where the CLI keeps the user's settings and its state
+/// file instead of `~/.claude` and `~/.claude.json` (observed on 2.1.332:
+/// `observed-config-dir.json`).
+pub fn config_dir(ctx: &Context<'_>) -> Option<PathBuf> {
+    ctx.options
+        .runtime_args
+        .iter()
+        .rev()
+        .find(|(k, _)| k == "CLAUDE_CONFIG_DIR")
+        .map(|(_, v)| v.clone())
+        .or_else(|| std::env::var("CLAUDE_CONFIG_DIR").ok())
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+}
+
+/// The folder holding the CLI's state file (`.claude.json`: trust, MCP
+/// servers): `CLAUDE_CONFIG_DIR`, else the home.
+pub fn state_dir(ctx: &Context<'_>) -> Option<PathBuf> {
+    config_dir(ctx).or_else(|| home(ctx))
+}
+
+/// The user's settings file: `$CLAUDE_CONFIG_DIR/settings.json`, else
+/// `~/.claude/settings.json`.
+pub fn user_settings(ctx: &Context<'_>) -> Option<PathBuf> {
+    match config_dir(ctx) {
+        Some(d) => Some(d.join("settings.json")),
+        None => home(ctx).map(|h| h.join(".claude/settings.json")),
+    }
+}
+
 /// The source of a settings file and its project directory (the folder
 /// holding `.claude/`).
 pub fn source_of(path: &Path, home: Option<&Path>) -> Option<(Source, PathBuf)> {
@@ -197,9 +228,9 @@ fn project_servers(project: &Path, ctx: &Context<'_>) -> Vec<String> {
 
 /// Every MCP server defined for the project: its `.mcp.json`, and
 /// `~/.claude.json` (user and local scope).
-pub fn mcp_servers(project: &Path, home: Option<&Path>, ctx: &Context<'_>) -> Vec<String> {
-    let mut all = home
-        .and_then(|h| project_state(h, project))
+pub fn mcp_servers(project: &Path, _home: Option<&Path>, ctx: &Context<'_>) -> Vec<String> {
+    let mut all = state_dir(ctx)
+        .and_then(|h| project_state(&h, project))
         .map(|s| s.servers)
         .unwrap_or_default();
     all.extend(project_servers(project, ctx));
@@ -214,7 +245,6 @@ pub fn mcp_servers(project: &Path, home: Option<&Path>, ctx: &Context<'_>) -> Ve
 fn unknown_servers(
     p: &[crate::syntax::Member],
     project: &Path,
-    home: Option<&Path>,
     ctx: &Context<'_>,
     out: &mut Vec<Diagnostic>,
 ) {
@@ -235,7 +265,7 @@ fn unknown_servers(
     if mcp_items.is_empty() {
         return;
     }
-    let Some(state) = home.and_then(|h| project_state(h, project)) else {
+    let Some(state) = state_dir(ctx).and_then(|h| project_state(&h, project)) else {
         return;
     };
     let mut known = state.servers;
@@ -289,15 +319,12 @@ pub fn cross_file(root: Option<&Node>, ctx: &Context<'_>, out: &mut Vec<Diagnost
             ),
         ));
     }
-    unknown_servers(p, &project, home.as_deref(), ctx, out);
+    unknown_servers(p, &project, ctx, out);
     // The other files.
     let mut others: Vec<Other> = Vec::new();
     let claude = project.join(".claude");
     let candidates = [
-        (
-            Source::User,
-            home.as_ref().map(|h| h.join(".claude/settings.json")),
-        ),
+        (Source::User, user_settings(ctx)),
         (Source::Project, Some(claude.join("settings.json"))),
         (Source::Local, Some(claude.join("settings.local.json"))),
         (Source::Managed, Some(PathBuf::from(MANAGED))),
@@ -314,9 +341,8 @@ pub fn cross_file(root: Option<&Node>, ctx: &Context<'_>, out: &mut Vec<Diagnost
     // Read only when the file has allow rules it could concern.
     let untrusted = matches!(source, Source::Project | Source::Local)
         && !lints::list_items(p, List::Allow).is_empty()
-        && home
-            .as_deref()
-            .and_then(|h| trusted(h, &project))
+        && state_dir(ctx)
+            .and_then(|h| trusted(&h, &project))
             .is_some_and(|t| !t);
     // The other files' Bash rules by shape, per list (`shape.rs`): what
     // contains a rule of this file.
