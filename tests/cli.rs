@@ -2,11 +2,22 @@
 
 use std::process::Command;
 
+/// A home without configs, so that no developer's own files change an
+/// answer.
+fn empty_home() -> std::path::PathBuf {
+    let home = std::env::temp_dir().join(format!("pl-cli-home-{}", std::process::id()));
+    std::fs::create_dir_all(&home).unwrap();
+    home
+}
+
 fn run(args: &[&str]) -> (i32, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_permission-lsp"))
         .args(args)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .env("NO_COLOR", "1")
+        .env("HOME", empty_home())
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .env_remove("PI_CODING_AGENT_DIR")
         .output()
         .expect("run");
     (
@@ -20,7 +31,11 @@ fn check_examples_reports_and_fails() {
     let (code, out) = run(&["check", "examples"]);
     assert_eq!(code, 1);
     assert!(!out.contains("\x1b["), "NO_COLOR is respected");
-    insta::assert_snapshot!(out);
+    // Every agent's bundled configs.
+    for code in ["PL002", "CC014", "OC005"] {
+        assert!(out.contains(code), "{code}: {out}");
+    }
+    insta::assert_snapshot!(out.replace(env!("CARGO_MANIFEST_DIR"), "<repo>"));
 }
 
 #[test]
@@ -93,9 +108,7 @@ fn missing_paths_are_io_errors() {
 
 fn simulate(args: &[&str], stdin: Option<&str>) -> (i32, String) {
     use std::io::Write;
-    // A home without files.
-    let home = std::env::temp_dir().join(format!("pl-empty-home-{}", std::process::id()));
-    std::fs::create_dir_all(&home).unwrap();
+    let home = empty_home();
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_permission-lsp"));
     cmd.arg("simulate")
         .args(["--cwd", "examples/project", "--home"])
@@ -262,8 +275,8 @@ fn check_with_scopes_reads_the_files_together() {
         "{out}"
     );
     assert!(out.contains("Checked 4 files"), "{out}");
-    // Without --scopes the project file alone has no precedence problem.
-    let (_, alone) = run(&["check", "tests/fixtures/scopes/project"]);
+    // With --no-scopes the project file alone has no precedence problem.
+    let (_, alone) = run(&["check", "--no-scopes", "tests/fixtures/scopes/project"]);
     assert!(
         !alone.contains("PL210") && !alone.contains("PL225"),
         "{alone}"

@@ -690,7 +690,14 @@ pub fn describe(policy: &Policy, r: &Rule, agent: &str) -> String {
             let place = match file {
                 Some(f) => {
                     let (line, _) = line_col(&f.text, r.origin.range.start);
-                    format!("{} line {line}", f.path.display())
+                    // The file's name: a message never carries a
+                    // machine's folders (the related place has the path).
+                    let name = f
+                        .path
+                        .file_name()
+                        .map(|n| n.to_string_lossy().into_owned())
+                        .unwrap_or_else(|| f.path.display().to_string());
+                    format!("{name} line {line}")
                 }
                 None => r.origin.layer.name().to_string(),
             };
