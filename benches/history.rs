@@ -7,7 +7,8 @@
 use criterion::{Criterion, criterion_group, criterion_main};
 use permission_lsp::analysis::AnalysisOptions;
 use permission_lsp::analysis::diff::{Side, diff};
-use permission_lsp::formats::{self, Format};
+use permission_lsp::contract::prelude::*;
+use permission_lsp::formats::{self};
 use permission_lsp::history::replay::{Change, Replayer};
 #[path = "support/synthetic.rs"]
 mod synthetic;

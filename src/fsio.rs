@@ -157,6 +157,15 @@ fn describe(ft: &std::fs::FileType) -> &'static str {
     }
 }
 
+/// Reads a file the way the runtimes do (UTF-8, invalid bytes as U+FFFD);
+/// `None` when it is not a regular file, cannot be read, or is larger than
+/// `max` bytes.
+pub fn read_text(path: &Path, max: u64) -> Option<String> {
+    read_capped(path, max)
+        .ok()
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,6 +3,7 @@
 
 pub mod analysis;
 pub mod cli;
+pub mod contract;
 pub mod core;
 pub mod formats;
 pub mod fsio;

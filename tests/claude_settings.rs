@@ -9,8 +9,9 @@ mod common;
 
 use permission_lsp::analysis::AnalysisOptions;
 use permission_lsp::cli::render::{Style, human};
+use permission_lsp::contract::prelude::*;
 use permission_lsp::core::diagnostic::Fix;
-use permission_lsp::formats::{self, Analysis, Format, Role};
+use permission_lsp::formats::{self, Analysis, Role};
 use permission_lsp::text::LineIndex;
 use serde_json::json;
 

@@ -9,7 +9,8 @@
 
 use permission_lsp::analysis::AnalysisOptions;
 use permission_lsp::analysis::diff::{Side, diff};
-use permission_lsp::formats::{self, CallRequest, Format, Simulator};
+use permission_lsp::contract::prelude::*;
+use permission_lsp::formats::{self, CallRequest, Simulator};
 use permission_lsp::workspace::{Context, Overrides, resolve};
 use serde_json::{Value, json};
 use std::collections::BTreeSet;

@@ -69,7 +69,7 @@ fn corpus_issue_texts_match_the_runtime() {
     let observed =
         std::fs::read_to_string(format!("{dir}/runtime/corpus-load-observed.jsonl")).unwrap();
     let pinned = {
-        use permission_lsp::formats::Format;
+        use permission_lsp::contract::prelude::*;
         AnalysisOptions::for_profile(permission_lsp::formats::pi::Pi.profile("20.7.3").unwrap())
     };
     let mut n = 0;
@@ -94,7 +94,7 @@ fn corpus_issue_texts_match_the_runtime() {
 fn auto_accepts_newer_keys_and_names_the_forks() {
     let dir = format!("{}/tests/fixtures/corpus/pi", env!("CARGO_MANIFEST_DIR"));
     let pinned = {
-        use permission_lsp::formats::Format;
+        use permission_lsp::contract::prelude::*;
         AnalysisOptions::for_profile(permission_lsp::formats::pi::Pi.profile("20.7.3").unwrap())
     };
     let (mut newer, mut forks) = (0, 0);

@@ -12,7 +12,8 @@
 mod harness;
 
 use permission_lsp::analysis::AnalysisOptions;
-use permission_lsp::formats::{self, Format};
+use permission_lsp::contract::prelude::*;
+use permission_lsp::formats::{self};
 use permission_lsp::history::replay::{Change, Replayer, Summary};
 use permission_lsp::workspace::{Context, Overrides, resolve};
 use serde_json::{Value, json};

@@ -157,3 +157,122 @@ fn the_engine_has_no_check_mcp_cycle() {
         .collect();
     assert_eq!(js_trims.len(), 1, "js_trim defined in {js_trims:?}");
 }
+
+/// The layers a source folder (or file) of `src/` imports, by its
+/// `crate::<layer>` paths.
+fn imports_of(layer: &str, layers: &[&str]) -> std::collections::BTreeSet<String> {
+    let mut out = std::collections::BTreeSet::new();
+    for (_, code) in sources(layer) {
+        for (i, _) in code.match_indices("crate::") {
+            let rest = &code[i + "crate::".len()..];
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            if name != layer && layers.contains(&name.as_str()) {
+                out.insert(name);
+            }
+        }
+    }
+    out
+}
+
+const LAYERS: &[&str] = &[
+    "text",
+    "syntax",
+    "core",
+    "ide",
+    "fsio",
+    "contract",
+    "formats",
+    "workspace",
+    "analysis",
+    "history",
+    "lsp",
+    "cli",
+    "fuzzing",
+];
+
+/// The contract is one module on its own layer: it knows only the layers
+/// below it, and the formats know only it and those layers — never
+/// `analysis`, `history`, `workspace`, `cli` or `lsp`.
+#[test]
+fn the_contract_is_one_layer_between_the_shared_code_and_the_formats() {
+    let contract = imports_of("contract", LAYERS);
+    for l in &contract {
+        assert!(
+            ["text", "syntax", "core", "ide", "fsio"].contains(&l.as_str()),
+            "src/contract imports crate::{l}"
+        );
+    }
+    let formats = imports_of("formats", LAYERS);
+    for l in &formats {
+        assert!(
+            ["text", "syntax", "core", "ide", "fsio", "contract"].contains(&l.as_str()),
+            "src/formats imports crate::{l}"
+        );
+    }
+    // The trait and every type it exchanges live in src/contract.
+    let (_, registry) = sources("formats")
+        .into_iter()
+        .find(|(p, _)| p.ends_with("src/formats/mod.rs"))
+        .unwrap();
+    assert!(!registry.contains("pub trait"), "a trait in the registry");
+    let contract_code: String = sources("contract").into_iter().map(|(_, c)| c).collect();
+    for group in [
+        "pub trait Describe",
+        "pub trait Locate",
+        "pub trait Check",
+        "pub trait Simulate",
+        "pub trait Explain",
+        "pub trait Compare",
+        "pub trait History",
+        "pub trait Editor",
+        "pub trait Format",
+        "pub trait Simulator",
+        "pub trait LogReader",
+        "pub struct SimulationReport",
+        "pub struct Context",
+        "pub struct AnalysisOptions",
+    ] {
+        assert!(
+            contract_code.contains(group),
+            "`{group}` not in src/contract"
+        );
+    }
+}
+
+/// Between the layers of `src/`, imports form no cycle.
+#[test]
+fn the_layers_import_each_other_without_a_cycle() {
+    let edges: Vec<(String, std::collections::BTreeSet<String>)> = LAYERS
+        .iter()
+        .map(|l| (l.to_string(), imports_of(l, LAYERS)))
+        .collect();
+    // Depth-first search with colours: grey on the stack, black done.
+    fn visit(
+        n: &str,
+        edges: &[(String, std::collections::BTreeSet<String>)],
+        colour: &mut std::collections::BTreeMap<String, u8>,
+        stack: &mut Vec<String>,
+    ) {
+        colour.insert(n.to_string(), 1);
+        stack.push(n.to_string());
+        let next = edges.iter().find(|(l, _)| l == n).map(|(_, d)| d.clone());
+        for m in next.unwrap_or_default() {
+            match colour.get(&m).copied().unwrap_or(0) {
+                1 => panic!("import cycle between layers: {} -> {m}", stack.join(" -> ")),
+                0 => visit(&m, edges, colour, stack),
+                _ => {}
+            }
+        }
+        stack.pop();
+        colour.insert(n.to_string(), 2);
+    }
+    let mut colour = std::collections::BTreeMap::new();
+    for l in LAYERS {
+        if colour.get(*l).copied().unwrap_or(0) == 0 {
+            visit(l, &edges, &mut colour, &mut Vec::new());
+        }
+    }
+}

@@ -6,7 +6,8 @@
 
 use permission_lsp::analysis::AnalysisOptions;
 use permission_lsp::cli::render::{Style, human};
-use permission_lsp::formats::{self, Analysis, Format, Role};
+use permission_lsp::contract::prelude::*;
+use permission_lsp::formats::{self, Analysis, Role};
 use permission_lsp::ide::code_actions;
 use permission_lsp::text::LineIndex;
 use std::path::{Path, PathBuf};

@@ -5,10 +5,11 @@
 //! `tests/fixtures/opencode/record.py` into `observed.json`).
 
 use permission_lsp::analysis::AnalysisOptions;
+use permission_lsp::contract::prelude::*;
 use permission_lsp::formats::opencode::policy::Policy;
 use permission_lsp::formats::opencode::simulation::OpenCodeSimulator;
 use permission_lsp::formats::opencode::{OpenCode, config};
-use permission_lsp::formats::{CallRequest, Format, Simulator};
+use permission_lsp::formats::{CallRequest, Simulator};
 use permission_lsp::workspace::{self, Overrides};
 use serde_json::Value;
 use std::path::{Path, PathBuf};

@@ -268,6 +268,6 @@ fn quick_fix_results_are_accepted_by_the_runtime() {
 }
 
 fn pinned_20_7_3() -> permission_lsp::core::profile::RuntimeProfile {
-    use permission_lsp::formats::Format;
+    use permission_lsp::contract::prelude::*;
     permission_lsp::formats::pi::Pi.profile("20.7.3").unwrap()
 }

@@ -67,18 +67,7 @@ pub struct DiffReport {
     pub incomplete: Vec<String>,
 }
 
-/// Hints for path values and commands with path arguments: the places
-/// where runtimes check folders by themselves (absolute paths, the home
-/// folder, parent directories), plus the format's `extra` patterns.
-pub fn path_hints(home: &str, extra: &[&str]) -> Vec<Pattern> {
-    let mut v = vec![
-        Pattern::from_expanded("/*"),
-        Pattern::from_expanded(&format!("{}/*", home.trim_end_matches('/'))),
-        Pattern::from_expanded("*../*"),
-    ];
-    v.extend(extra.iter().map(|p| Pattern::from_expanded(p)));
-    v
-}
+pub use crate::core::pattern_algebra::path_hints;
 
 /// Regions visited per surface at most.
 const MAX_REGIONS: usize = 512;

@@ -4,48 +4,12 @@
 
 pub mod compare;
 pub mod diff;
-pub mod report;
+pub use crate::contract::report;
 
 pub use crate::core::diagnostic::{Diagnostic, DiagnosticCode, Related, Severity};
 pub use crate::core::levels::LintLevels;
-use crate::core::profile::RuntimeProfile;
 
-#[derive(Debug, Clone, PartialEq)]
-pub struct AnalysisOptions {
-    /// The format and runtime version whose rules apply.
-    pub profile: RuntimeProfile,
-    pub levels: LintLevels,
-    /// The home directory `~/` in patterns expands to (the runtime uses the
-    /// user's); the default `~` leaves such patterns literal.
-    pub home: String,
-    /// The active agent, whose agent files join the other scopes.
-    pub agent: Option<String>,
-    /// The agent directory (pi: `$PI_CODING_AGENT_DIR` or `<home>/.pi/agent`).
-    pub agent_dir: Option<String>,
-    /// Options of the runtime's own command line for the simulated
-    /// session, by name (such as `permission-mode`); a format ignores names
-    /// it does not have.
-    pub runtime_args: Vec<(String, String)>,
-    /// The runtime version installed where the runtime records it, and
-    /// where it was found (filled by the format at the settings layer when
-    /// the profile is `auto`).
-    pub installed: Option<(crate::core::profile::Version, String)>,
-}
-
-impl AnalysisOptions {
-    /// Options for a profile, everything else at its default.
-    pub fn for_profile(profile: RuntimeProfile) -> AnalysisOptions {
-        AnalysisOptions {
-            profile,
-            levels: LintLevels::default(),
-            home: "~".into(),
-            agent: None,
-            agent_dir: None,
-            runtime_args: Vec::new(),
-            installed: None,
-        }
-    }
-}
+pub use crate::contract::options::AnalysisOptions;
 
 impl Default for AnalysisOptions {
     /// The default format's default profile (the registry decides).
@@ -54,11 +18,4 @@ impl Default for AnalysisOptions {
     }
 }
 
-/// A code by id (`PL010`) or name (`duplicate-key`), in any format.
-pub fn code_by_name(s: &str) -> Option<DiagnosticCode> {
-    crate::formats::all()
-        .iter()
-        .flat_map(|f| f.codes())
-        .find(|c| c.id == s || c.name == s)
-        .map(DiagnosticCode)
-}
+pub use crate::formats::code_by_name;

@@ -677,6 +677,19 @@ pub fn search_within(
     Search::NotFound
 }
 
+/// Hints for path values and commands with path arguments: the places
+/// where runtimes check folders by themselves (absolute paths, the home
+/// folder, parent directories), plus the format's `extra` patterns.
+pub fn path_hints(home: &str, extra: &[&str]) -> Vec<Pattern> {
+    let mut v = vec![
+        Pattern::from_expanded("/*"),
+        Pattern::from_expanded(&format!("{}/*", home.trim_end_matches('/'))),
+        Pattern::from_expanded("*../*"),
+    ];
+    v.extend(extra.iter().map(|p| Pattern::from_expanded(p)));
+    v
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

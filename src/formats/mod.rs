@@ -1,254 +1,15 @@
-//! The format registry. Each format is one folder behind the [`Format`]
-//! trait; the editor features, the CLI and the resolver reach a format only
-//! through here, so adding a format touches no LSP handler.
+//! The format registry: the list of formats, at the top, and the lookups
+//! every shared layer uses (by id, by a document's path and content, by
+//! the files a session reads). The contract a format implements is
+//! `crate::contract`; each format is one folder behind it.
 
 pub mod claude;
 pub mod opencode;
 pub mod pi;
 
-use crate::analysis::report::{EffectivePolicyReport, SimulationReport};
-use crate::core::diagnostic::{CodeInfo, Diagnostic};
-use crate::core::profile::RuntimeProfile;
-use crate::ide::code_actions::Action;
-use crate::ide::items::{HoverInfo, Item};
-use crate::ide::symbols::Symbol;
-use crate::syntax::Node;
-use crate::workspace::Context;
-use serde_json::Value;
-use std::ops::Range;
+pub use crate::contract::*;
 
-/// What a document is to its format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Role {
-    /// A config file (JSON / JSONC).
-    Config,
-    /// An agent definition (markdown with frontmatter).
-    Agent,
-}
-
-/// A recognised document: its format and role.
-#[derive(Clone, Copy)]
-pub struct DocumentKind {
-    pub format: &'static dyn Format,
-    pub role: Role,
-}
-
-impl std::fmt::Debug for DocumentKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}:{:?}", self.format.id(), self.role)
-    }
-}
-
-impl PartialEq for DocumentKind {
-    fn eq(&self, other: &Self) -> bool {
-        self.format.id() == other.format.id() && self.role == other.role
-    }
-}
-
-impl Eq for DocumentKind {}
-
-/// One analysed document: its JSON tree (config files) and its findings
-/// over every scope the runtime merges. Built once per document version
-/// and inputs; hover, code actions, symbols and lenses reuse it.
-#[derive(Debug, Clone, Default)]
-pub struct Analysis {
-    pub root: Option<Node>,
-    pub diagnostics: Vec<Diagnostic>,
-    /// The runtime uses the file (it does not drop it whole).
-    pub accepted: bool,
-}
-
-/// A file a session reads, where the runtime looks for it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SessionFile {
-    pub path: std::path::PathBuf,
-    pub role: Role,
-    /// The scope, as the format names it (`user`, `project`, `local`, …).
-    pub scope: String,
-}
-
-/// Where a session started in a context's working directory finds a
-/// format's files.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct SessionFiles {
-    /// The files that exist, in the order the runtime reads them.
-    pub present: Vec<SessionFile>,
-    /// Every place the runtime looks, for people (`~/.claude/settings.json`).
-    pub looked_in: Vec<String>,
-}
-
-/// A tool call to decide.
-#[derive(Debug, Clone, PartialEq)]
-pub struct CallRequest {
-    pub tool: String,
-    pub input: Value,
-}
-
-/// What one config format provides.
-pub trait Format: Send + Sync + 'static {
-    /// The id: code namespace, docs folder, `--runtime` value (`pi`).
-    fn id(&self) -> &'static str;
-    /// The name users know (`pi-permission-system`).
-    fn display_name(&self) -> &'static str;
-    /// Other names `--runtime` accepts.
-    fn aliases(&self) -> &'static [&'static str] {
-        &[]
-    }
-    /// Every diagnostic code of the format.
-    fn codes(&self) -> &'static [CodeInfo];
-    /// The runtime version used when the user names none.
-    fn default_profile(&self) -> RuntimeProfile;
-    /// The profile for a version the user names (`20.9.0`).
-    fn profile(&self, version: &str) -> Result<RuntimeProfile, String>;
-    /// The versions `simulate --target-version all` answers for, side by
-    /// side, each with how its answer is known (observed on a runtime, or
-    /// documented and not verified).
-    fn versions_side_by_side(&self) -> Vec<(String, String)> {
-        vec![(
-            self.default_profile().version.to_string(),
-            "observed on the real runtime".into(),
-        )]
-    }
-    /// The runtime version installed where the runtime records it (for an
-    /// `auto` profile), with where it was found.
-    fn installed_version(
-        &self,
-        _options: &crate::analysis::AnalysisOptions,
-    ) -> Option<(crate::core::profile::Version, String)> {
-        None
-    }
-    /// The role of a document, by its path (percent-decoded) and the start
-    /// of its text (`$schema`); `None` when it is not this format's.
-    fn detect(&self, path: &str, head: &str) -> Option<Role>;
-    /// How strongly a JSON document's content says it is this format's
-    /// config (0: not at all), for files whose path says nothing or that
-    /// several formats claim by path: a top-level `permissions` object
-    /// with rule arrays is Claude Code's, and so on.
-    fn content_score(&self, _root: &Node) -> u32 {
-        0
-    }
-    /// The files a session started in `ctx.cwd` (with `ctx`'s home and
-    /// options) reads, and where the runtime looks for them.
-    fn session_files(&self, ctx: &Context<'_>) -> SessionFiles;
-    /// The tool that runs shell commands (`simulate --command`), taking
-    /// the command line as `{"command": …}`.
-    fn shell_tool(&self) -> &'static str;
-    /// Globs of the files whose changes can change other documents'
-    /// findings (scope files, agent files, server lists), relative to any
-    /// folder, and relative to the directory of the user's files under
-    /// `ctx` (for file watchers).
-    fn watch_globs(&self, ctx: &Context<'_>) -> (Vec<String>, Vec<(std::path::PathBuf, String)>);
-
-    /// Findings for a document, with every scope the runtime merges.
-    fn analyse(&self, role: Role, text: &str, ctx: &Context<'_>) -> Analysis;
-    /// Findings for a file's bytes as the runtime reads them (invalid UTF-8
-    /// included): alone (`ctx` is `None`), or with every scope. Returns the
-    /// text as read.
-    fn analyse_file(
-        &self,
-        role: Role,
-        bytes: &[u8],
-        options: &crate::analysis::AnalysisOptions,
-        ctx: Option<&Context<'_>>,
-    ) -> (String, Analysis);
-    /// What the rule or key under the cursor does.
-    fn hover(
-        &self,
-        role: Role,
-        text: &str,
-        analysis: &Analysis,
-        offset: usize,
-        ctx: &Context<'_>,
-    ) -> Option<HoverInfo>;
-    /// Completions at the cursor.
-    fn completions(
-        &self,
-        role: Role,
-        text: &str,
-        offset: usize,
-        ctx: &Context<'_>,
-        snippets: bool,
-    ) -> Vec<Item>;
-    /// The outline.
-    fn symbols(&self, role: Role, analysis: &Analysis) -> Vec<Symbol>;
-    /// Where the "simulate" and "effective policy" lenses go.
-    fn lens_anchor(&self, role: Role, analysis: &Analysis) -> Option<Range<usize>>;
-    /// Refactorings at a position (the quick fixes come from the
-    /// diagnostics' typed fixes).
-    fn assists(&self, role: Role, text: &str, analysis: &Analysis, at: Range<usize>)
-    -> Vec<Action>;
-    /// A tool call typed as a command line (`git push`, `read .env`).
-    fn parse_command_line(&self, line: &str) -> Option<CallRequest>;
-    /// The policy of `ctx` (the document at `ctx.document` read from its
-    /// open buffer), loaded once, ready to decide any number of calls.
-    fn simulator(&self, ctx: &Context<'_>) -> Result<Box<dyn Simulator>, String>;
-    /// What the runtime decides for one call, with the policy of `ctx`.
-    fn simulate(&self, ctx: &Context<'_>, call: &CallRequest) -> Result<SimulationReport, String> {
-        Ok(self.simulator(ctx)?.simulate(call))
-    }
-    /// Every scope merged as the runtime merges them.
-    fn effective_policy(&self, ctx: &Context<'_>) -> Result<EffectivePolicyReport, String>;
-    /// The decision as the runtime's log records it, from a simulation of
-    /// the call: by default the decision itself (a tool removed from the
-    /// agent: deny).
-    fn decision_as_logged(&self, report: &SimulationReport) -> crate::core::decision::Decision {
-        report.outcome()
-    }
-    /// For `diff`: the surface a rule of the merged policy decides calls
-    /// on, its pattern as written, and that pattern in the shared algebra
-    /// (`~` expanded against `home`); `None` when the rule has no such
-    /// pattern (the format does not support `diff` by default).
-    fn diff_pattern(
-        &self,
-        _rule: &crate::analysis::report::EffectiveRule,
-        _home: &str,
-    ) -> Option<(String, String, crate::core::pattern_algebra::Pattern)> {
-        None
-    }
-    /// For `diff`: patterns (in the shared algebra) that mark where the
-    /// runtime decides values of `surface` by itself rather than by the
-    /// rules alone (a path outside the project, a read-only command): each
-    /// such region is visited with its own example.
-    fn diff_hints(
-        &self,
-        _surface: &str,
-        _home: &str,
-    ) -> Vec<crate::core::pattern_algebra::Pattern> {
-        Vec::new()
-    }
-    /// For `diff`: a call on `surface` whose matched value is `value`.
-    fn probe_call(&self, _surface: &str, _value: &str) -> Option<CallRequest> {
-        None
-    }
-    /// For rule suggestions: the surface of a call, the value its rules
-    /// match, and where that value may be cut to generalise (`' '` between
-    /// the words of a command, `'/'` between path segments); `None` when
-    /// the format suggests no rules for such calls.
-    fn suggestion_value(&self, _call: &CallRequest) -> Option<(String, String, char)> {
-        None
-    }
-    /// For rule suggestions: the rule `pattern` → `action` on `surface` as
-    /// the config writes it, and where it goes.
-    fn suggested_rule(
-        &self,
-        _surface: &str,
-        _pattern: &str,
-        _action: &str,
-    ) -> Option<crate::history::suggest::RuleText> {
-        None
-    }
-    /// A reader for a log of past decisions that this record starts (or
-    /// belongs to), when the runtime writes such logs.
-    fn log_reader(&self, _record: &Value) -> Option<Box<dyn crate::history::LogReader>> {
-        None
-    }
-}
-
-/// A loaded policy that decides calls as the runtime does.
-pub trait Simulator {
-    fn simulate(&self, call: &CallRequest) -> SimulationReport;
-}
-
+/// Every format, in the order detection tries them.
 static FORMATS: &[&dyn Format] = &[&pi::Pi, &claude::Claude, &opencode::OpenCode];
 
 /// Every registered format.
@@ -383,4 +144,13 @@ fn floor_char_boundary(s: &str, mut i: usize) -> usize {
         i -= 1;
     }
     i
+}
+
+/// A code by id (`PL010`) or name (`duplicate-key`), in any format.
+pub fn code_by_name(s: &str) -> Option<crate::core::diagnostic::DiagnosticCode> {
+    crate::formats::all()
+        .iter()
+        .flat_map(|f| f.codes())
+        .find(|c| c.id == s || c.name == s)
+        .map(crate::core::diagnostic::DiagnosticCode)
 }

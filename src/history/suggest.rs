@@ -176,35 +176,7 @@ impl Collector {
     }
 }
 
-impl RuleText {
-    /// A rule as a member `"pattern": "action"` of the object at `path`
-    /// (the map formats: pi's and OpenCode's `permission.<surface>`).
-    pub fn member(path: &[&str], pattern: &str, action: &str) -> Option<RuleText> {
-        let item = format!(
-            "{}: {}",
-            serde_json::to_string(pattern).ok()?,
-            serde_json::to_string(action).ok()?
-        );
-        Some(RuleText {
-            path: path.iter().map(|p| p.to_string()).collect(),
-            display: format!("{item} under `{}`", path.join(".")),
-            item,
-        })
-    }
-}
-
-/// Where a suggested rule goes in a config file, as the format writes it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RuleText {
-    /// The keys leading to the object or array that holds the rule
-    /// (`["permission", "bash"]`, `["permissions", "allow"]`).
-    pub path: Vec<String>,
-    /// The member (`"npm run test *": "allow"`) or array element
-    /// (`"Bash(npm run test *)"`) to insert.
-    pub item: String,
-    /// The rule for people, with where it goes.
-    pub display: String,
-}
+pub use crate::contract::history::RuleText;
 
 /// The edits inserting `rule` into the config `text`: right after the
 /// member or element whose span holds `after` (the rule the new one must

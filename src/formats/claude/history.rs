@@ -6,7 +6,7 @@
 //! `can_use_tool` request (the CLI asked), `system/permission_denied`
 //! messages and the result message's `permission_denials`.
 
-use crate::history::{Answer, Decision, Item, LogReader, PastCall, Session, str_field};
+use crate::contract::history::{Answer, Decision, Item, LogReader, PastCall, Session, str_field};
 use serde_json::Value;
 use std::collections::{HashMap, HashSet, VecDeque};
 
@@ -185,12 +185,12 @@ impl LogReader for StreamJson {
 
 impl StreamJson {
     fn open(&mut self, id: &str, name: &str, input: Value, line: u64, out: &mut Vec<Item>) {
-        if self.order.len() >= 2 * crate::history::MAX_PENDING {
+        if self.order.len() >= 2 * crate::contract::history::MAX_PENDING {
             let pending = &self.pending;
             self.order.retain(|o| pending.contains_key(o));
             self.settled.clear();
         }
-        while self.pending.len() >= crate::history::MAX_PENDING {
+        while self.pending.len() >= crate::contract::history::MAX_PENDING {
             let Some(old) = self.order.pop_front() else {
                 break;
             };

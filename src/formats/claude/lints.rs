@@ -7,8 +7,8 @@
 use super::codes::Code;
 use super::rules::{self, Flaw, List, Reading, Skip};
 use super::shape::{self, Shape};
+use crate::contract::Analysis;
 use crate::core::diagnostic::{Diagnostic, Fix, Related, TextEdit};
-use crate::formats::Analysis;
 use crate::syntax::json::{Member, Node, SyntaxErrorKind, Value};
 use crate::syntax::strip::Stripped;
 

@@ -20,15 +20,18 @@ pub mod scopes;
 pub mod shape;
 pub mod simulation;
 
-use crate::analysis::report::EffectivePolicyReport;
+use crate::contract::Context;
+use crate::contract::report::EffectivePolicyReport;
+use crate::contract::{
+    Analysis, CallRequest, Check, Compare, Describe, Editor, Explain, History, Locate, Role,
+    Simulate, Simulator,
+};
 use crate::core::diagnostic::CodeInfo;
 use crate::core::profile::{RuntimeProfile, Version};
-use crate::formats::{Analysis, CallRequest, Format, Role, Simulator};
 use crate::ide::code_actions::Action;
 use crate::ide::items::{HoverInfo, Item, ItemKind};
 use crate::ide::symbols::{Symbol, SymbolKind};
 use crate::syntax::{Node, Value};
-use crate::workspace::Context;
 use rules::{List, Reading};
 use std::ops::Range;
 
@@ -103,7 +106,7 @@ pub fn content_score(root: &Node) -> u32 {
     score
 }
 
-impl Format for Claude {
+impl Describe for Claude {
     fn id(&self) -> &'static str {
         codes::FORMAT
     }
@@ -131,7 +134,9 @@ impl Format for Claude {
     fn profile(&self, version: &str) -> Result<RuntimeProfile, String> {
         crate::core::profile::single_version(codes::FORMAT, "Claude Code", VERSION, version)
     }
+}
 
+impl Locate for Claude {
     fn detect(&self, path: &str, head: &str) -> Option<Role> {
         (is_settings_path(path)
             || (path.ends_with(".json") && head.contains("$schema") && head.contains(SCHEMA)))
@@ -142,13 +147,13 @@ impl Format for Claude {
         content_score(root)
     }
 
-    fn session_files(&self, ctx: &Context<'_>) -> crate::formats::SessionFiles {
+    fn session_files(&self, ctx: &Context<'_>) -> crate::contract::SessionFiles {
         let (home, _, candidates) = policy::candidate_files(ctx);
-        let mut out = crate::formats::SessionFiles::default();
+        let mut out = crate::contract::SessionFiles::default();
         for (source, path) in candidates {
             out.looked_in.push(tilde(&path, &home));
             if path.is_file() && !out.present.iter().any(|f| f.path == path) {
-                out.present.push(crate::formats::SessionFile {
+                out.present.push(crate::contract::SessionFile {
                     path,
                     role: Role::Config,
                     scope: policy::Origin::File(source).scope().to_string(),
@@ -156,10 +161,6 @@ impl Format for Claude {
             }
         }
         out
-    }
-
-    fn shell_tool(&self) -> &'static str {
-        "Bash"
     }
 
     fn watch_globs(&self, _ctx: &Context<'_>) -> (Vec<String>, Vec<(std::path::PathBuf, String)>) {
@@ -177,7 +178,9 @@ impl Format for Claude {
             Vec::new(),
         )
     }
+}
 
+impl Check for Claude {
     fn analyse(&self, _role: Role, text: &str, ctx: &Context<'_>) -> Analysis {
         checked(text, Some(ctx), &ctx.options.levels)
     }
@@ -186,14 +189,142 @@ impl Format for Claude {
         &self,
         _role: Role,
         bytes: &[u8],
-        options: &crate::analysis::AnalysisOptions,
+        options: &crate::contract::AnalysisOptions,
         ctx: Option<&Context<'_>>,
     ) -> (String, Analysis) {
         let text = String::from_utf8_lossy(bytes).into_owned();
         let a = checked(&text, ctx, &options.levels);
         (text, a)
     }
+}
 
+impl Simulate for Claude {
+    fn parse_command_line(&self, line: &str) -> Option<CallRequest> {
+        simulation::parse_command_line(line)
+    }
+
+    fn shell_tool(&self) -> &'static str {
+        "Bash"
+    }
+
+    fn simulator(&self, ctx: &Context<'_>) -> Result<Box<dyn Simulator>, String> {
+        Ok(Box::new(simulation::ClaudeSimulator::load(ctx)))
+    }
+}
+
+impl Explain for Claude {
+    fn effective_policy(&self, ctx: &Context<'_>) -> Result<EffectivePolicyReport, String> {
+        Ok(simulation::effective(
+            &simulation::ClaudeSimulator::load(ctx).policy,
+        ))
+    }
+}
+
+impl Compare for Claude {
+    fn diff_pattern(
+        &self,
+        rule: &crate::contract::report::EffectiveRule,
+        home: &str,
+    ) -> Option<(String, String, crate::core::pattern_algebra::Pattern)> {
+        let (surface, glob) = diff_glob(&rule.pattern, home)?;
+        Some((
+            surface,
+            rule.pattern.clone(),
+            crate::core::pattern_algebra::Pattern::from_expanded(&glob),
+        ))
+    }
+
+    fn diff_hints(&self, surface: &str, home: &str) -> Vec<crate::core::pattern_algebra::Pattern> {
+        let path = |extra: &[&str]| crate::core::pattern_algebra::path_hints(home, extra);
+        match surface {
+            "Bash" => {
+                let mut v = path(&["* /*", "* ~*", "* ../*"]);
+                v.extend(bash::self_decided_prefixes().iter().map(|p| {
+                    crate::core::pattern_algebra::Pattern::from_expanded(&format!("{p} *"))
+                }));
+                v
+            }
+            "Read" | "Edit" | "Write" => path(&[]),
+            _ => Vec::new(),
+        }
+    }
+
+    fn probe_call(&self, surface: &str, value: &str) -> Option<CallRequest> {
+        use serde_json::json;
+        let (tool, input) = match surface {
+            "Bash" => ("Bash", json!({ "command": value, "description": "d" })),
+            "Read" | "Edit" | "Write" => (surface, probe_path_input(surface, value)),
+            "WebFetch" => (
+                "WebFetch",
+                json!({ "url": format!("https://{value}/"), "prompt": "p" }),
+            ),
+            // Rules without a specifier, over tool names.
+            "tools" => {
+                let ok = !value.is_empty()
+                    && value
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+                if !ok {
+                    return None;
+                }
+                let input = match value {
+                    "Bash" => json!({ "command": "true", "description": "d" }),
+                    "Read" | "Edit" | "Write" => probe_path_input(value, "probe.txt"),
+                    "WebFetch" => json!({ "url": "https://probe.test/", "prompt": "p" }),
+                    _ => json!({}),
+                };
+                return Some(CallRequest {
+                    tool: value.to_string(),
+                    input,
+                });
+            }
+            _ => return None,
+        };
+        Some(CallRequest {
+            tool: tool.to_string(),
+            input,
+        })
+    }
+}
+
+impl History for Claude {
+    fn log_reader(
+        &self,
+        record: &serde_json::Value,
+    ) -> Option<Box<dyn crate::contract::history::LogReader>> {
+        history::reader(record)
+    }
+
+    fn suggestion_value(&self, call: &CallRequest) -> Option<(String, String, char)> {
+        // Commands only: files inside the project are read without a rule.
+        if call.tool != "Bash" {
+            return None;
+        }
+        let v = call.input.get("command")?.as_str()?.trim();
+        (!v.is_empty()).then(|| ("Bash".to_string(), v.to_string(), ' '))
+    }
+
+    fn suggested_rule(
+        &self,
+        surface: &str,
+        pattern: &str,
+        action: &str,
+    ) -> Option<crate::contract::history::RuleText> {
+        let list = match action {
+            "allow" | "ask" | "deny" => action,
+            _ => return None,
+        };
+        let rule = format!("{surface}({pattern})");
+        let item = serde_json::to_string(&rule).ok()?;
+        Some(crate::contract::history::RuleText {
+            path: vec!["permissions".into(), list.into()],
+            display: format!("{item} in `permissions.{list}`"),
+            item,
+        })
+    }
+}
+
+impl Editor for Claude {
     fn hover(
         &self,
         _role: Role,
@@ -359,117 +490,6 @@ impl Format for Claude {
         _at: Range<usize>,
     ) -> Vec<Action> {
         Vec::new()
-    }
-
-    fn parse_command_line(&self, line: &str) -> Option<CallRequest> {
-        simulation::parse_command_line(line)
-    }
-
-    fn simulator(&self, ctx: &Context<'_>) -> Result<Box<dyn Simulator>, String> {
-        Ok(Box::new(simulation::ClaudeSimulator::load(ctx)))
-    }
-
-    fn effective_policy(&self, ctx: &Context<'_>) -> Result<EffectivePolicyReport, String> {
-        Ok(simulation::effective(
-            &simulation::ClaudeSimulator::load(ctx).policy,
-        ))
-    }
-
-    fn diff_pattern(
-        &self,
-        rule: &crate::analysis::report::EffectiveRule,
-        home: &str,
-    ) -> Option<(String, String, crate::core::pattern_algebra::Pattern)> {
-        let (surface, glob) = diff_glob(&rule.pattern, home)?;
-        Some((
-            surface,
-            rule.pattern.clone(),
-            crate::core::pattern_algebra::Pattern::from_expanded(&glob),
-        ))
-    }
-
-    fn diff_hints(&self, surface: &str, home: &str) -> Vec<crate::core::pattern_algebra::Pattern> {
-        let path = |extra: &[&str]| crate::analysis::diff::path_hints(home, extra);
-        match surface {
-            "Bash" => {
-                let mut v = path(&["* /*", "* ~*", "* ../*"]);
-                v.extend(bash::self_decided_prefixes().iter().map(|p| {
-                    crate::core::pattern_algebra::Pattern::from_expanded(&format!("{p} *"))
-                }));
-                v
-            }
-            "Read" | "Edit" | "Write" => path(&[]),
-            _ => Vec::new(),
-        }
-    }
-
-    fn suggestion_value(&self, call: &CallRequest) -> Option<(String, String, char)> {
-        // Commands only: files inside the project are read without a rule.
-        if call.tool != "Bash" {
-            return None;
-        }
-        let v = call.input.get("command")?.as_str()?.trim();
-        (!v.is_empty()).then(|| ("Bash".to_string(), v.to_string(), ' '))
-    }
-
-    fn suggested_rule(
-        &self,
-        surface: &str,
-        pattern: &str,
-        action: &str,
-    ) -> Option<crate::history::suggest::RuleText> {
-        let list = match action {
-            "allow" | "ask" | "deny" => action,
-            _ => return None,
-        };
-        let rule = format!("{surface}({pattern})");
-        let item = serde_json::to_string(&rule).ok()?;
-        Some(crate::history::suggest::RuleText {
-            path: vec!["permissions".into(), list.into()],
-            display: format!("{item} in `permissions.{list}`"),
-            item,
-        })
-    }
-
-    fn probe_call(&self, surface: &str, value: &str) -> Option<CallRequest> {
-        use serde_json::json;
-        let (tool, input) = match surface {
-            "Bash" => ("Bash", json!({ "command": value, "description": "d" })),
-            "Read" | "Edit" | "Write" => (surface, probe_path_input(surface, value)),
-            "WebFetch" => (
-                "WebFetch",
-                json!({ "url": format!("https://{value}/"), "prompt": "p" }),
-            ),
-            // Rules without a specifier, over tool names.
-            "tools" => {
-                let ok = !value.is_empty()
-                    && value
-                        .chars()
-                        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
-                if !ok {
-                    return None;
-                }
-                let input = match value {
-                    "Bash" => json!({ "command": "true", "description": "d" }),
-                    "Read" | "Edit" | "Write" => probe_path_input(value, "probe.txt"),
-                    "WebFetch" => json!({ "url": "https://probe.test/", "prompt": "p" }),
-                    _ => json!({}),
-                };
-                return Some(CallRequest {
-                    tool: value.to_string(),
-                    input,
-                });
-            }
-            _ => return None,
-        };
-        Some(CallRequest {
-            tool: tool.to_string(),
-            input,
-        })
-    }
-
-    fn log_reader(&self, record: &serde_json::Value) -> Option<Box<dyn crate::history::LogReader>> {
-        history::reader(record)
     }
 }
 

@@ -6,8 +6,8 @@
 use super::lints;
 use super::rules::{self, Flaw, List, Reading};
 use super::scopes::{self, Source};
+use crate::contract::Context;
 use crate::text::{LineIndex, line_col_1};
-use crate::workspace::Context;
 use std::path::{Path, PathBuf};
 
 /// A permission mode.
@@ -254,7 +254,7 @@ impl Policy {
             }
             seen_paths.push(path.clone());
             let text = (ctx.open)(&path)
-                .or_else(|| crate::workspace::read_text(&path, scopes::MAX_SETTINGS_BYTES));
+                .or_else(|| crate::fsio::read_text(&path, scopes::MAX_SETTINGS_BYTES));
             let Some(text) = text else {
                 policy.files.push(FileSeen {
                     source,

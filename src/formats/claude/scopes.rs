@@ -10,9 +10,9 @@ use super::codes::Code;
 use super::lints;
 use super::rules::{self, List, Reading};
 use super::shape;
+use crate::contract::Context;
 use crate::core::diagnostic::Diagnostic;
 use crate::syntax::Node;
-use crate::workspace::Context;
 use std::path::{Path, PathBuf};
 
 /// Where a settings file sits.
@@ -113,8 +113,7 @@ struct Other {
 }
 
 fn load(path: &Path, source: Source, ctx: &Context<'_>) -> Option<Other> {
-    let text =
-        (ctx.open)(path).or_else(|| crate::workspace::read_text(path, MAX_SETTINGS_BYTES))?;
+    let text = (ctx.open)(path).or_else(|| crate::fsio::read_text(path, MAX_SETTINGS_BYTES))?;
     let a = lints::analyse(&text);
     if !a.accepted {
         return None;
@@ -186,7 +185,7 @@ pub fn project_state(home: &Path, project: &Path) -> Option<ProjectState> {
         return answer.clone();
     }
     let answer = (|| {
-        let text = crate::workspace::read_text(&path, MAX_STATE_BYTES)?;
+        let text = crate::fsio::read_text(&path, MAX_STATE_BYTES)?;
         let v: serde_json::Value = serde_json::from_str(&text).ok()?;
         let name = project.to_string_lossy();
         let p = &v["projects"][name.as_ref()];
@@ -212,7 +211,7 @@ pub fn project_state(home: &Path, project: &Path) -> Option<ProjectState> {
 fn project_servers(project: &Path, ctx: &Context<'_>) -> Vec<String> {
     let path = project.join(".mcp.json");
     let Some(text) =
-        (ctx.open)(&path).or_else(|| crate::workspace::read_text(&path, MAX_SETTINGS_BYTES))
+        (ctx.open)(&path).or_else(|| crate::fsio::read_text(&path, MAX_SETTINGS_BYTES))
     else {
         return Vec::new();
     };

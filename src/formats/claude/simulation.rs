@@ -4,12 +4,12 @@
 use super::VERSION;
 use super::decide::{Outcome, Why};
 use super::policy::{Loaded, Mode, Origin, Policy, Session};
-use crate::analysis::report::{
+use crate::contract::Context;
+use crate::contract::report::{
     DecidingRule, EffectivePolicyReport, EffectiveRule, FileStatus, RulePlace, SCHEMA_VERSION,
     SimulationReport,
 };
-use crate::formats::{CallRequest, Simulator};
-use crate::workspace::Context;
+use crate::contract::{CallRequest, Simulator};
 use serde_json::{Map, Value, json};
 
 /// The merged settings of a session, ready to decide calls.
@@ -250,7 +250,7 @@ pub fn effective(policy: &Policy) -> EffectivePolicyReport {
 
 /// A command line typed by a person: `Read PATH`, `Edit PATH`,
 /// `WebFetch URL`, `mcp__srv__tool`, else a Bash command.
-pub fn parse_command_line(line: &str) -> Option<crate::formats::CallRequest> {
+pub fn parse_command_line(line: &str) -> Option<crate::contract::CallRequest> {
     let line = line.trim();
     if line.is_empty() {
         return None;
@@ -272,7 +272,7 @@ pub fn parse_command_line(line: &str) -> Option<crate::formats::CallRequest> {
         t if t.starts_with("mcp__") => (t, json!({})),
         _ => ("Bash", json!({ "command": line })),
     };
-    Some(crate::formats::CallRequest {
+    Some(crate::contract::CallRequest {
         tool: tool.into(),
         input,
     })

@@ -16,15 +16,18 @@ pub mod simulation;
 pub mod wildcard;
 pub mod yaml;
 
-use crate::analysis::report::EffectivePolicyReport;
+use crate::contract::Context;
+use crate::contract::report::EffectivePolicyReport;
+use crate::contract::{
+    Analysis, CallRequest, Check, Compare, Describe, Editor, Explain, History, Locate, Role,
+    Simulate, Simulator,
+};
 use crate::core::diagnostic::{CodeInfo, Diagnostic};
 use crate::core::profile::{RuntimeProfile, Version};
-use crate::formats::{Analysis, CallRequest, Format, Role, Simulator};
 use crate::ide::code_actions::Action;
 use crate::ide::items::{HoverInfo, Item, ItemKind};
 use crate::ide::symbols::{Symbol, SymbolKind};
 use crate::syntax::{Node, Value};
-use crate::workspace::Context;
 use policy::{Layer, Policy, SourceFile};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -120,7 +123,7 @@ pub fn content_score(root: &Node) -> u32 {
     score
 }
 
-impl Format for OpenCode {
+impl Describe for OpenCode {
     fn id(&self) -> &'static str {
         codes::FORMAT
     }
@@ -144,7 +147,9 @@ impl Format for OpenCode {
     fn profile(&self, version: &str) -> Result<RuntimeProfile, String> {
         crate::core::profile::single_version(codes::FORMAT, "OpenCode", VERSION, version)
     }
+}
 
+impl Locate for OpenCode {
     fn detect(&self, path: &str, head: &str) -> Option<Role> {
         if is_agent_path(path) {
             return Some(Role::Agent);
@@ -160,14 +165,14 @@ impl Format for OpenCode {
         content_score(root)
     }
 
-    fn session_files(&self, ctx: &Context<'_>) -> crate::formats::SessionFiles {
+    fn session_files(&self, ctx: &Context<'_>) -> crate::contract::SessionFiles {
         let policy = Policy::load(ctx);
         let env = &policy.env;
         let show = |p: &std::path::Path| match p.strip_prefix(&env.home) {
             Ok(rest) if env.home != std::path::Path::new("/") => format!("~/{}", rest.display()),
             _ => p.display().to_string(),
         };
-        let mut out = crate::formats::SessionFiles::default();
+        let mut out = crate::contract::SessionFiles::default();
         out.looked_in.push(format!(
             "{}/{{opencode.json,opencode.jsonc,config.json}}",
             show(&env.config_dir)
@@ -192,7 +197,7 @@ impl Format for OpenCode {
             if f.layer == policy::Layer::ConfigContent || !f.path.is_file() {
                 continue;
             }
-            out.present.push(crate::formats::SessionFile {
+            out.present.push(crate::contract::SessionFile {
                 path: f.path.clone(),
                 role: if f.layer == policy::Layer::AgentFile {
                     Role::Agent
@@ -203,10 +208,6 @@ impl Format for OpenCode {
             });
         }
         out
-    }
-
-    fn shell_tool(&self) -> &'static str {
-        "bash"
     }
 
     fn watch_globs(&self, _ctx: &Context<'_>) -> (Vec<String>, Vec<(PathBuf, String)>) {
@@ -227,7 +228,9 @@ impl Format for OpenCode {
             Vec::new(),
         )
     }
+}
 
+impl Check for OpenCode {
     fn analyse(&self, role: Role, text: &str, ctx: &Context<'_>) -> Analysis {
         checked(role, text, Some(ctx), &ctx.options.levels)
     }
@@ -236,14 +239,123 @@ impl Format for OpenCode {
         &self,
         role: Role,
         bytes: &[u8],
-        options: &crate::analysis::AnalysisOptions,
+        options: &crate::contract::AnalysisOptions,
         ctx: Option<&Context<'_>>,
     ) -> (String, Analysis) {
         let text = String::from_utf8_lossy(bytes).into_owned();
         let a = checked(role, &text, ctx, &options.levels);
         (text, a)
     }
+}
 
+impl Simulate for OpenCode {
+    fn parse_command_line(&self, line: &str) -> Option<CallRequest> {
+        simulation::parse_command_line(line)
+    }
+
+    fn shell_tool(&self) -> &'static str {
+        "bash"
+    }
+
+    fn simulator(&self, ctx: &Context<'_>) -> Result<Box<dyn Simulator>, String> {
+        let sim = simulation::OpenCodeSimulator::load(&document_context(ctx));
+        if sim.unknown_agent {
+            return Err(format!(
+                "OpenCode has no agent `{}` here (agents: {})",
+                sim.agent,
+                sim.policy.agent_names().join(", ")
+            ));
+        }
+        Ok(Box::new(sim))
+    }
+}
+
+impl Explain for OpenCode {
+    fn effective_policy(&self, ctx: &Context<'_>) -> Result<EffectivePolicyReport, String> {
+        Ok(simulation::effective(&simulation::OpenCodeSimulator::load(
+            &document_context(ctx),
+        )))
+    }
+}
+
+impl Compare for OpenCode {
+    fn diff_pattern(
+        &self,
+        rule: &crate::contract::report::EffectiveRule,
+        _home: &str,
+    ) -> Option<(String, String, crate::core::pattern_algebra::Pattern)> {
+        Some((
+            rule.surface.clone(),
+            rule.pattern.clone(),
+            wildcard::compile(&rule.pattern),
+        ))
+    }
+
+    fn diff_hints(&self, surface: &str, home: &str) -> Vec<crate::core::pattern_algebra::Pattern> {
+        let path = |extra: &[&str]| crate::core::pattern_algebra::path_hints(home, extra);
+        match surface {
+            // Folder checks of `cd rm cp mv mkdir touch chmod chown cat`.
+            "bash" => path(&["* /*", "* ~*", "* ../*"]),
+            "read" | "edit" | "list" | "external_directory" => path(&[]),
+            _ => Vec::new(),
+        }
+    }
+
+    fn probe_call(&self, surface: &str, value: &str) -> Option<CallRequest> {
+        use serde_json::json;
+        let (tool, input) = match surface {
+            "bash" => ("bash", json!({ "command": value, "description": "x" })),
+            "read" => ("read", json!({ "filePath": value })),
+            "edit" => (
+                "edit",
+                json!({ "filePath": value, "oldString": "a", "newString": "b" }),
+            ),
+            "external_directory" => ("read", json!({ "filePath": value })),
+            "glob" => ("glob", json!({ "pattern": value })),
+            "grep" => ("grep", json!({ "pattern": value })),
+            "list" => ("list", json!({ "path": value })),
+            "webfetch" => ("webfetch", json!({ "url": value })),
+            "websearch" => ("websearch", json!({ "query": value })),
+            "task" => (
+                "task",
+                json!({ "subagent_type": value, "description": "x", "prompt": "x" }),
+            ),
+            "skill" => ("skill", json!({ "name": value })),
+            "todowrite" | "todoread" | "lsp" | "codesearch" => (surface, json!({})),
+            // Session-level permissions (doom_loop, question, plan_*) and
+            // the catch-all over tool names are not calls of one tool.
+            _ => return None,
+        };
+        Some(CallRequest {
+            tool: tool.to_string(),
+            input,
+        })
+    }
+}
+
+impl History for OpenCode {
+    fn suggestion_value(&self, call: &CallRequest) -> Option<(String, String, char)> {
+        let (surface, field, sep) = match call.tool.as_str() {
+            "bash" => ("bash", "command", ' '),
+            "read" => ("read", "filePath", '/'),
+            "edit" | "write" => ("edit", "filePath", '/'),
+            _ => return None,
+        };
+        let v = call.input.get(field)?.as_str()?.trim();
+        (!v.is_empty()).then(|| (surface.to_string(), v.to_string(), sep))
+    }
+
+    fn suggested_rule(
+        &self,
+        surface: &str,
+        pattern: &str,
+        action: &str,
+    ) -> Option<crate::contract::history::RuleText> {
+        crate::contract::history::RuleText::member(&["permission", surface], pattern, action)
+    }
+}
+
+impl Editor for OpenCode {
     fn hover(
         &self,
         role: Role,
@@ -351,101 +463,6 @@ impl Format for OpenCode {
     ) -> Vec<Action> {
         Vec::new()
     }
-
-    fn parse_command_line(&self, line: &str) -> Option<CallRequest> {
-        simulation::parse_command_line(line)
-    }
-
-    fn simulator(&self, ctx: &Context<'_>) -> Result<Box<dyn Simulator>, String> {
-        let sim = simulation::OpenCodeSimulator::load(&document_context(ctx));
-        if sim.unknown_agent {
-            return Err(format!(
-                "OpenCode has no agent `{}` here (agents: {})",
-                sim.agent,
-                sim.policy.agent_names().join(", ")
-            ));
-        }
-        Ok(Box::new(sim))
-    }
-
-    fn effective_policy(&self, ctx: &Context<'_>) -> Result<EffectivePolicyReport, String> {
-        Ok(simulation::effective(&simulation::OpenCodeSimulator::load(
-            &document_context(ctx),
-        )))
-    }
-
-    fn diff_pattern(
-        &self,
-        rule: &crate::analysis::report::EffectiveRule,
-        _home: &str,
-    ) -> Option<(String, String, crate::core::pattern_algebra::Pattern)> {
-        Some((
-            rule.surface.clone(),
-            rule.pattern.clone(),
-            wildcard::compile(&rule.pattern),
-        ))
-    }
-
-    fn diff_hints(&self, surface: &str, home: &str) -> Vec<crate::core::pattern_algebra::Pattern> {
-        let path = |extra: &[&str]| crate::analysis::diff::path_hints(home, extra);
-        match surface {
-            // Folder checks of `cd rm cp mv mkdir touch chmod chown cat`.
-            "bash" => path(&["* /*", "* ~*", "* ../*"]),
-            "read" | "edit" | "list" | "external_directory" => path(&[]),
-            _ => Vec::new(),
-        }
-    }
-
-    fn suggestion_value(&self, call: &CallRequest) -> Option<(String, String, char)> {
-        let (surface, field, sep) = match call.tool.as_str() {
-            "bash" => ("bash", "command", ' '),
-            "read" => ("read", "filePath", '/'),
-            "edit" | "write" => ("edit", "filePath", '/'),
-            _ => return None,
-        };
-        let v = call.input.get(field)?.as_str()?.trim();
-        (!v.is_empty()).then(|| (surface.to_string(), v.to_string(), sep))
-    }
-
-    fn suggested_rule(
-        &self,
-        surface: &str,
-        pattern: &str,
-        action: &str,
-    ) -> Option<crate::history::suggest::RuleText> {
-        crate::history::suggest::RuleText::member(&["permission", surface], pattern, action)
-    }
-
-    fn probe_call(&self, surface: &str, value: &str) -> Option<CallRequest> {
-        use serde_json::json;
-        let (tool, input) = match surface {
-            "bash" => ("bash", json!({ "command": value, "description": "x" })),
-            "read" => ("read", json!({ "filePath": value })),
-            "edit" => (
-                "edit",
-                json!({ "filePath": value, "oldString": "a", "newString": "b" }),
-            ),
-            "external_directory" => ("read", json!({ "filePath": value })),
-            "glob" => ("glob", json!({ "pattern": value })),
-            "grep" => ("grep", json!({ "pattern": value })),
-            "list" => ("list", json!({ "path": value })),
-            "webfetch" => ("webfetch", json!({ "url": value })),
-            "websearch" => ("websearch", json!({ "query": value })),
-            "task" => (
-                "task",
-                json!({ "subagent_type": value, "description": "x", "prompt": "x" }),
-            ),
-            "skill" => ("skill", json!({ "name": value })),
-            "todowrite" | "todoread" | "lsp" | "codesearch" => (surface, json!({})),
-            // Session-level permissions (doom_loop, question, plan_*) and
-            // the catch-all over tool names are not calls of one tool.
-            _ => return None,
-        };
-        Some(CallRequest {
-            tool: tool.to_string(),
-            input,
-        })
-    }
 }
 
 /// The context with the working directory a document implies (when none
@@ -456,7 +473,7 @@ fn document_context<'a>(ctx: &Context<'a>) -> Context<'a> {
         (Some(d), false) => project_of(d, &env.config_dir).unwrap_or_else(|| ctx.cwd.clone()),
         _ => ctx.cwd.clone(),
     };
-    ctx.with(&crate::workspace::Overrides {
+    ctx.with(&crate::contract::Overrides {
         cwd: Some(cwd),
         ..Default::default()
     })

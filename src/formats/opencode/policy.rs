@@ -18,9 +18,9 @@
 
 use super::config::{self, AgentBlock, Fatal, PermMap, PermValue, Read};
 use super::wildcard;
+use crate::contract::Context;
 use crate::core::pattern_algebra::Pattern;
 use crate::core::precedence::Action;
-use crate::workspace::Context;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
@@ -834,7 +834,7 @@ struct Loader<'c, 'a> {
 
 impl Loader<'_, '_> {
     fn text(&self, path: &Path) -> Option<String> {
-        (self.ctx.open)(path).or_else(|| crate::workspace::read_text(path, config::MAX_BYTES))
+        (self.ctx.open)(path).or_else(|| crate::fsio::read_text(path, config::MAX_BYTES))
     }
 
     fn config(&mut self, path: &Path, layer: Layer) {

@@ -5,12 +5,12 @@ use super::config::action_str;
 use super::decide::{self, Decision};
 use super::lints::line_col;
 use super::policy::{Layer, Policy, Rule};
-use crate::analysis::report::{
+use crate::contract::Context;
+use crate::contract::report::{
     DecidingRule, EffectivePolicyReport, EffectiveRule, FileStatus, RulePlace, SCHEMA_VERSION,
     SimulationReport,
 };
-use crate::formats::{CallRequest, Simulator};
-use crate::workspace::Context;
+use crate::contract::{CallRequest, Simulator};
 use serde_json::{Map, Value, json};
 
 /// A session's merged config, with the agent's rule list, ready to decide

@@ -6,7 +6,7 @@
 //! Also the views of the merged policy from one scope file: its rules in
 //! merged order, the cross-scope findings, the scope part of hover.
 
-use crate::analysis::report::{EffectivePolicyReport, EffectiveRule, FileStatus, SCHEMA_VERSION};
+use crate::contract::report::{EffectivePolicyReport, EffectiveRule, FileStatus, SCHEMA_VERSION};
 use crate::formats::pi::engine::merge::Scope;
 use crate::formats::pi::engine::policy::{LoadedPolicy, PolicyInputs, ScopeText};
 use crate::formats::pi::engine::rules::{Layer, Rule, RuleOrigin};
@@ -238,8 +238,8 @@ pub fn cross_scope_diagnostics(
     inputs: &PolicyInputs,
     loaded: &LoadedPolicy,
     doc: &str,
-) -> Vec<crate::analysis::Diagnostic> {
-    use crate::analysis::Diagnostic;
+) -> Vec<crate::core::diagnostic::Diagnostic> {
+    use crate::core::diagnostic::Diagnostic;
     use crate::formats::pi::codes::Code;
     use crate::formats::pi::engine::gates::Call;
     let mut out = Vec::new();

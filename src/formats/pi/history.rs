@@ -6,7 +6,7 @@
 //! calls leave none), the user's answer to each ask, session approvals and
 //! yolo approvals; `config.resolved` opens each session with its paths.
 
-use crate::history::{Answer, Decision, Item, LogReader, PastCall, Session, str_field};
+use crate::contract::history::{Answer, Decision, Item, LogReader, PastCall, Session, str_field};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 
@@ -78,7 +78,7 @@ impl LogReader for ReviewLog {
                 _ => (Decision::Deny, None),
             },
             "permission_request.waiting" => {
-                if self.waiting.len() >= crate::history::MAX_PENDING
+                if self.waiting.len() >= crate::contract::history::MAX_PENDING
                     && let Some(k) = self.waiting.keys().next().cloned()
                     && let Some((l, _)) = self.waiting.remove(&k)
                 {

@@ -10,15 +10,18 @@ pub mod lints;
 pub mod model;
 pub mod scopes;
 
-use crate::analysis::report::{EffectivePolicyReport, SimulationReport};
+use crate::contract::Context;
+use crate::contract::report::{EffectivePolicyReport, SimulationReport};
+use crate::contract::{
+    Analysis, CallRequest, Check, Compare, Describe, Editor, Explain, History, Locate, Role,
+    Simulate, Simulator,
+};
 use crate::core::diagnostic::CodeInfo;
 use crate::core::profile::RuntimeProfile;
-use crate::formats::{Analysis, CallRequest, Format, Role, Simulator};
 use crate::ide::code_actions::Action;
 use crate::ide::items::{HoverInfo, Item};
 use crate::ide::symbols::Symbol;
 use crate::syntax::Node;
-use crate::workspace::Context;
 use model::locations::{FileRole, role_of_path};
 use std::ops::Range;
 
@@ -69,7 +72,7 @@ pub fn content_score(root: &Node) -> u32 {
     score
 }
 
-impl Format for Pi {
+impl Describe for Pi {
     fn id(&self) -> &'static str {
         codes::FORMAT
     }
@@ -90,13 +93,6 @@ impl Format for Pi {
             version: model::versions::DEFAULT_TARGET,
             auto: true,
         }
-    }
-
-    fn installed_version(
-        &self,
-        options: &crate::analysis::AnalysisOptions,
-    ) -> Option<(model::versions::Version, String)> {
-        scopes::installed_version(options)
     }
 
     fn profile(&self, version: &str) -> Result<RuntimeProfile, String> {
@@ -125,6 +121,15 @@ impl Format for Pi {
         .collect()
     }
 
+    fn installed_version(
+        &self,
+        options: &crate::contract::AnalysisOptions,
+    ) -> Option<(model::versions::Version, String)> {
+        scopes::installed_version(options)
+    }
+}
+
+impl Locate for Pi {
     fn detect(&self, path: &str, head: &str) -> Option<Role> {
         if let Some(role) = role_of_path(path) {
             return Some(match role {
@@ -142,20 +147,20 @@ impl Format for Pi {
         content_score(root)
     }
 
-    fn session_files(&self, ctx: &Context<'_>) -> crate::formats::SessionFiles {
+    fn session_files(&self, ctx: &Context<'_>) -> crate::contract::SessionFiles {
         let loc = scopes::locations(ctx);
         let show = |p: &std::path::Path| match p.strip_prefix(&loc.home) {
             Ok(rest) if loc.home != std::path::Path::new("/") => format!("~/{}", rest.display()),
             _ => p.display().to_string(),
         };
-        let mut out = crate::formats::SessionFiles::default();
+        let mut out = crate::contract::SessionFiles::default();
         let add = |path: std::path::PathBuf,
                    role: Role,
                    scope: &str,
-                   out: &mut crate::formats::SessionFiles| {
+                   out: &mut crate::contract::SessionFiles| {
             out.looked_in.push(show(&path));
             if path.is_file() && !out.present.iter().any(|f| f.path == path) {
-                out.present.push(crate::formats::SessionFile {
+                out.present.push(crate::contract::SessionFile {
                     path,
                     role,
                     scope: scope.to_string(),
@@ -182,7 +187,7 @@ impl Format for Pi {
             names.sort();
             for path in names {
                 if !out.present.iter().any(|f| f.path == path) {
-                    out.present.push(crate::formats::SessionFile {
+                    out.present.push(crate::contract::SessionFile {
                         path,
                         role: Role::Agent,
                         scope: scope.to_string(),
@@ -195,10 +200,6 @@ impl Format for Pi {
             add(project, Role::Agent, "project agent", &mut out);
         }
         out
-    }
-
-    fn shell_tool(&self) -> &'static str {
-        "bash"
     }
 
     fn watch_globs(&self, ctx: &Context<'_>) -> (Vec<String>, Vec<(std::path::PathBuf, String)>) {
@@ -223,7 +224,9 @@ impl Format for Pi {
                 .collect(),
         )
     }
+}
 
+impl Check for Pi {
     fn analyse(&self, role: Role, text: &str, ctx: &Context<'_>) -> Analysis {
         let mut a = scopes::analyse_scope_file(role == Role::Agent, text, ctx);
         // A rejected project file is ignored up to 20.x and fails closed
@@ -249,7 +252,7 @@ impl Format for Pi {
         &self,
         role: Role,
         bytes: &[u8],
-        options: &crate::analysis::AnalysisOptions,
+        options: &crate::contract::AnalysisOptions,
         ctx: Option<&Context<'_>>,
     ) -> (String, Analysis) {
         if let (Some(ctx), Ok(text)) = (ctx, std::str::from_utf8(bytes)) {
@@ -274,7 +277,146 @@ impl Format for Pi {
             }
         }
     }
+}
 
+impl Simulate for Pi {
+    fn parse_command_line(&self, line: &str) -> Option<CallRequest> {
+        ide::sample_call::parse_command_line(line).map(|(tool, input)| CallRequest { tool, input })
+    }
+
+    fn shell_tool(&self) -> &'static str {
+        "bash"
+    }
+
+    fn simulator(&self, ctx: &Context<'_>) -> Result<Box<dyn Simulator>, String> {
+        let (loc, inputs, loaded) = scopes::load(ctx)?;
+        Ok(Box::new(PiSimulator {
+            loc,
+            inputs,
+            loaded,
+        }))
+    }
+
+    /// The runtime gates a call in order and stops at the first gate that
+    /// does not allow it (an approved ask goes on to the next): its log
+    /// records that gate's state.
+    fn decision_as_logged(&self, report: &SimulationReport) -> crate::core::decision::Decision {
+        use crate::core::decision::Decision;
+        if report.tool_hidden {
+            return report.outcome();
+        }
+        let first = report
+            .details
+            .get("gates")
+            .and_then(serde_json::Value::as_array)
+            .and_then(|gates| {
+                gates
+                    .iter()
+                    .filter_map(|g| g.get("state").and_then(serde_json::Value::as_str))
+                    .find(|s| *s != "allow")
+            });
+        Decision::parse(first.unwrap_or(&report.decision)).unwrap_or(Decision::Ask)
+    }
+}
+
+impl Explain for Pi {
+    fn effective_policy(&self, ctx: &Context<'_>) -> Result<EffectivePolicyReport, String> {
+        let (loc, inputs, loaded) = scopes::load(ctx)?;
+        Ok(effective::effective_policy(
+            &inputs,
+            &loaded,
+            loc.agent.as_deref(),
+        ))
+    }
+}
+
+impl Compare for Pi {
+    fn diff_pattern(
+        &self,
+        rule: &crate::contract::report::EffectiveRule,
+        home: &str,
+    ) -> Option<(String, String, crate::core::pattern_algebra::Pattern)> {
+        Some((
+            rule.surface.clone(),
+            rule.pattern.clone(),
+            engine::wildcard::algebra_pattern(&rule.pattern, home),
+        ))
+    }
+
+    fn diff_hints(&self, surface: &str, home: &str) -> Vec<crate::core::pattern_algebra::Pattern> {
+        let path = |extra: &[&str]| crate::core::pattern_algebra::path_hints(home, extra);
+        match surface {
+            // A command's path arguments reach the folder and path gates.
+            "bash" => path(&["* /*", "* ~*", "* ../*"]),
+            "read" | "write" | "edit" | "grep" | "find" | "ls" | "path" | "external_directory" => {
+                path(&[])
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    fn probe_call(&self, surface: &str, value: &str) -> Option<CallRequest> {
+        use serde_json::json;
+        let (tool, input) = match surface {
+            "bash" => ("bash", json!({ "command": value })),
+            "read" | "write" | "edit" | "grep" | "find" | "ls" => {
+                (surface, json!({ "path": value }))
+            }
+            // Path rules and folder rules gate every file tool: read stands
+            // for them.
+            "path" | "external_directory" => ("read", json!({ "path": value })),
+            "mcp" => ("mcp", json!({ "tool": value })),
+            "skill" | "skills" => ("skill", json!({ "name": value })),
+            // The catch-all over tool names: a tool of that name.
+            "*" => {
+                let ok = !value.is_empty()
+                    && value
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+                return ok.then(|| CallRequest {
+                    tool: value.to_string(),
+                    input: json!({}),
+                });
+            }
+            // A tool-level rule of another tool: its name decides.
+            other => (other, json!({})),
+        };
+        Some(CallRequest {
+            tool: tool.to_string(),
+            input,
+        })
+    }
+}
+
+impl History for Pi {
+    fn log_reader(
+        &self,
+        record: &serde_json::Value,
+    ) -> Option<Box<dyn crate::contract::history::LogReader>> {
+        history::reader(record)
+    }
+
+    fn suggestion_value(&self, call: &CallRequest) -> Option<(String, String, char)> {
+        let (field, sep) = match call.tool.as_str() {
+            "bash" => ("command", ' '),
+            "read" | "write" | "edit" => ("path", '/'),
+            _ => return None,
+        };
+        let v = call.input.get(field)?.as_str()?.trim();
+        (!v.is_empty()).then(|| (call.tool.clone(), v.to_string(), sep))
+    }
+
+    fn suggested_rule(
+        &self,
+        surface: &str,
+        pattern: &str,
+        action: &str,
+    ) -> Option<crate::contract::history::RuleText> {
+        crate::contract::history::RuleText::member(&["permission", surface], pattern, action)
+    }
+}
+
+impl Editor for Pi {
     fn hover(
         &self,
         role: Role,
@@ -374,127 +516,6 @@ impl Format for Pi {
             Some(root) => ide::rewrites::rewrites(text, root, at.start),
             None => Vec::new(),
         }
-    }
-
-    fn parse_command_line(&self, line: &str) -> Option<CallRequest> {
-        ide::sample_call::parse_command_line(line).map(|(tool, input)| CallRequest { tool, input })
-    }
-
-    fn simulator(&self, ctx: &Context<'_>) -> Result<Box<dyn Simulator>, String> {
-        let (loc, inputs, loaded) = scopes::load(ctx)?;
-        Ok(Box::new(PiSimulator {
-            loc,
-            inputs,
-            loaded,
-        }))
-    }
-
-    fn effective_policy(&self, ctx: &Context<'_>) -> Result<EffectivePolicyReport, String> {
-        let (loc, inputs, loaded) = scopes::load(ctx)?;
-        Ok(effective::effective_policy(
-            &inputs,
-            &loaded,
-            loc.agent.as_deref(),
-        ))
-    }
-    /// The runtime gates a call in order and stops at the first gate that
-    /// does not allow it (an approved ask goes on to the next): its log
-    /// records that gate's state.
-    fn decision_as_logged(&self, report: &SimulationReport) -> crate::core::decision::Decision {
-        use crate::core::decision::Decision;
-        if report.tool_hidden {
-            return report.outcome();
-        }
-        let first = report
-            .details
-            .get("gates")
-            .and_then(serde_json::Value::as_array)
-            .and_then(|gates| {
-                gates
-                    .iter()
-                    .filter_map(|g| g.get("state").and_then(serde_json::Value::as_str))
-                    .find(|s| *s != "allow")
-            });
-        Decision::parse(first.unwrap_or(&report.decision)).unwrap_or(Decision::Ask)
-    }
-
-    fn diff_pattern(
-        &self,
-        rule: &crate::analysis::report::EffectiveRule,
-        home: &str,
-    ) -> Option<(String, String, crate::core::pattern_algebra::Pattern)> {
-        Some((
-            rule.surface.clone(),
-            rule.pattern.clone(),
-            engine::wildcard::algebra_pattern(&rule.pattern, home),
-        ))
-    }
-
-    fn diff_hints(&self, surface: &str, home: &str) -> Vec<crate::core::pattern_algebra::Pattern> {
-        let path = |extra: &[&str]| crate::analysis::diff::path_hints(home, extra);
-        match surface {
-            // A command's path arguments reach the folder and path gates.
-            "bash" => path(&["* /*", "* ~*", "* ../*"]),
-            "read" | "write" | "edit" | "grep" | "find" | "ls" | "path" | "external_directory" => {
-                path(&[])
-            }
-            _ => Vec::new(),
-        }
-    }
-
-    fn probe_call(&self, surface: &str, value: &str) -> Option<CallRequest> {
-        use serde_json::json;
-        let (tool, input) = match surface {
-            "bash" => ("bash", json!({ "command": value })),
-            "read" | "write" | "edit" | "grep" | "find" | "ls" => {
-                (surface, json!({ "path": value }))
-            }
-            // Path rules and folder rules gate every file tool: read stands
-            // for them.
-            "path" | "external_directory" => ("read", json!({ "path": value })),
-            "mcp" => ("mcp", json!({ "tool": value })),
-            "skill" | "skills" => ("skill", json!({ "name": value })),
-            // The catch-all over tool names: a tool of that name.
-            "*" => {
-                let ok = !value.is_empty()
-                    && value
-                        .chars()
-                        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
-                return ok.then(|| CallRequest {
-                    tool: value.to_string(),
-                    input: json!({}),
-                });
-            }
-            // A tool-level rule of another tool: its name decides.
-            other => (other, json!({})),
-        };
-        Some(CallRequest {
-            tool: tool.to_string(),
-            input,
-        })
-    }
-
-    fn suggestion_value(&self, call: &CallRequest) -> Option<(String, String, char)> {
-        let (field, sep) = match call.tool.as_str() {
-            "bash" => ("command", ' '),
-            "read" | "write" | "edit" => ("path", '/'),
-            _ => return None,
-        };
-        let v = call.input.get(field)?.as_str()?.trim();
-        (!v.is_empty()).then(|| (call.tool.clone(), v.to_string(), sep))
-    }
-
-    fn suggested_rule(
-        &self,
-        surface: &str,
-        pattern: &str,
-        action: &str,
-    ) -> Option<crate::history::suggest::RuleText> {
-        crate::history::suggest::RuleText::member(&["permission", surface], pattern, action)
-    }
-
-    fn log_reader(&self, record: &serde_json::Value) -> Option<Box<dyn crate::history::LogReader>> {
-        history::reader(record)
     }
 }
 

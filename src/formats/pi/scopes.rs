@@ -1,14 +1,14 @@
 //! pi's scope files: where the runtime looks for them (spec §1.1), read
 //! with open buffers winning over disk, from a resolved
-//! [`Context`](crate::workspace::Context). The engine and the lints never
+//! [`Context`](crate::contract::Context). The engine and the lints never
 //! touch the file system.
 
+use crate::contract::Context;
 use crate::formats::pi::engine::mcp::server_names_from_mcp_json;
 use crate::formats::pi::engine::policy::{PolicyInputs, ScopeText};
 use crate::formats::pi::engine::rules::{PathFlavor, RuleOrigin};
 use crate::formats::pi::model::locations;
 use crate::formats::pi::model::versions::Version;
-use crate::workspace::Context;
 use std::path::{Path, PathBuf};
 
 /// Scope files larger than this are not read (the runtime would, but no
@@ -102,7 +102,7 @@ impl Locations {
 /// Reads a file as the runtime does (UTF-8, invalid bytes as U+FFFD);
 /// `None` when it does not exist or cannot be read.
 pub fn read_text(path: &Path) -> Option<String> {
-    crate::workspace::read_text(path, MAX_SCOPE_FILE_BYTES)
+    crate::fsio::read_text(path, MAX_SCOPE_FILE_BYTES)
 }
 
 /// The file exists (`stat` succeeds) but cannot be read as a file.
@@ -215,7 +215,7 @@ pub fn locations_for_document(
 /// MCP server names from the `mcp.json` in the agent directory (the names
 /// the runtime derives MCP targets from); none when it is missing.
 pub fn mcp_server_names(loc: &Locations) -> Vec<String> {
-    crate::workspace::read_text(&locations::mcp_json_path(&loc.agent_dir), 16 * 1024 * 1024)
+    crate::fsio::read_text(&locations::mcp_json_path(&loc.agent_dir), 16 * 1024 * 1024)
         .map(|text| server_names_from_mcp_json(&text))
         .unwrap_or_default()
 }
@@ -342,7 +342,7 @@ pub fn analyse_scope_file(
     agent_file: bool,
     text: &str,
     ctx: &Context<'_>,
-) -> crate::formats::Analysis {
+) -> crate::contract::Analysis {
     use crate::formats::pi::effective::{cross_scope_diagnostics, scope_rules};
     // An agent name the runtime could not turn into a file name loses the
     // agent's files only: the other scopes are still merged, and the
@@ -354,7 +354,7 @@ pub fn analyse_scope_file(
             Ok(()) => ctx,
             Err(why) => {
                 refused_agent = Some(why);
-                let mut c = ctx.with(&crate::workspace::Overrides::default());
+                let mut c = ctx.with(&crate::contract::Overrides::default());
                 c.options.agent = None;
                 repaired = c;
                 &repaired
@@ -383,11 +383,11 @@ pub fn analyse_scope_file(
     let scopes = scoped.as_ref().and_then(|(i, l, d)| scope_rules(i, l, d));
     // Notes about the analysis itself, at the top of the file.
     let note = |code: crate::formats::pi::codes::Code, message: String| {
-        let mut d = crate::analysis::Diagnostic::new(code, 0..0, message);
+        let mut d = crate::core::diagnostic::Diagnostic::new(code, 0..0, message);
         d.severity = options.levels.severity(d.code)?;
         Some(d)
     };
-    let notes: Vec<crate::analysis::Diagnostic> = [
+    let notes: Vec<crate::core::diagnostic::Diagnostic> = [
         refused_agent.and_then(|why| {
             note(
                 crate::formats::pi::codes::Code::AgentNameRefused,
@@ -415,7 +415,7 @@ pub fn analyse_scope_file(
             scopes.as_ref(),
         );
         diagnostics.splice(0..0, notes);
-        return crate::formats::Analysis {
+        return crate::contract::Analysis {
             root: None,
             diagnostics,
             accepted: true,
@@ -434,7 +434,7 @@ pub fn analyse_scope_file(
         options,
         scopes.as_ref(),
     );
-    let mut analysis = crate::formats::Analysis::from(a);
+    let mut analysis = crate::contract::Analysis::from(a);
     if let Some((inputs, loaded, doc)) = &scoped {
         for mut d in cross_scope_diagnostics(inputs, loaded, doc) {
             if let Some(sev) = options.levels.severity(d.code) {
@@ -457,7 +457,7 @@ pub fn analyse_scope_file(
 /// else a pinned `npm:@gotgenes/pi-permission-system@X.Y.Z` entry in the
 /// `packages` of `<agentDir>/settings.json`.
 pub fn installed_version(
-    options: &crate::analysis::AnalysisOptions,
+    options: &crate::contract::AnalysisOptions,
 ) -> Option<(crate::formats::pi::model::versions::Version, String)> {
     use crate::formats::pi::model::versions::Version;
     const PACKAGE: &str = "@gotgenes/pi-permission-system";
@@ -471,7 +471,7 @@ pub fn installed_version(
         None => locations::agent_dir(env_dir.as_deref(), &home),
     };
     let json = |p: &Path| -> Option<serde_json::Value> {
-        serde_json::from_str(&crate::workspace::read_text(p, 1024 * 1024)?).ok()
+        serde_json::from_str(&crate::fsio::read_text(p, 1024 * 1024)?).ok()
     };
     let manifest = agent_dir
         .join("npm/node_modules")
@@ -504,7 +504,7 @@ pub fn project_trust(agent_dir: &Path, cwd: &Path) -> Option<bool> {
         return Some(true);
     }
     let json = |p: &Path| -> Option<serde_json::Value> {
-        serde_json::from_str(&crate::workspace::read_text(p, 4 * 1024 * 1024)?).ok()
+        serde_json::from_str(&crate::fsio::read_text(p, 4 * 1024 * 1024)?).ok()
     };
     if let Some(store) = json(&agent_dir.join("trust.json")) {
         for dir in cwd.ancestors() {

@@ -1,7 +1,7 @@
 //! A simulation as data for the CLI and the editor: the deciding gate and
 //! rule with its position in the scope file, and the stable JSON shape.
 
-use crate::analysis::report::{DecidingRule, RulePlace, SCHEMA_VERSION, SimulationReport};
+use crate::contract::report::{DecidingRule, RulePlace, SCHEMA_VERSION, SimulationReport};
 use crate::formats::pi::engine::gates::{Call, GateRecord, Simulation};
 use crate::formats::pi::engine::policy::{LoadedPolicy, PolicyInputs};
 use crate::formats::pi::engine::rules::RuleSource;

@@ -271,7 +271,7 @@ fn rewrite(text: &str, line: &str, range: &Range<usize>, why: Dropped) -> Option
 /// is not read: YAML comments are the runtime's, so levels only) apply.
 pub fn analyze_agent_in_scopes(
     text: &str,
-    options: &crate::analysis::AnalysisOptions,
+    options: &crate::contract::AnalysisOptions,
     scopes: Option<&super::rule_order::ScopeRules>,
 ) -> Vec<Diagnostic> {
     use super::rule_lints::{ordered_rules, rule_order_diagnostics};

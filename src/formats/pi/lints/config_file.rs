@@ -1,7 +1,7 @@
 //! Diagnostics for one pi-permission-system config file.
 
 use super::WHOLE_FILE_DROPPED;
-use crate::analysis::AnalysisOptions;
+use crate::contract::AnalysisOptions;
 use crate::core::diagnostic::{Diagnostic, Fix, Related, TextEdit};
 use crate::formats::pi::codes::Code;
 use crate::formats::pi::model::read::ConfigFile;
@@ -11,9 +11,9 @@ use crate::syntax::js_order::{is_array_index, js_entries};
 use crate::syntax::strip::CommentKind;
 use crate::syntax::{Member, Node, SyntaxErrorKind, Value};
 
-impl From<ConfigAnalysis> for crate::formats::Analysis {
+impl From<ConfigAnalysis> for crate::contract::Analysis {
     fn from(a: ConfigAnalysis) -> Self {
-        crate::formats::Analysis {
+        crate::contract::Analysis {
             accepted: a.file.accepted(),
             root: a.file.parsed.root,
             diagnostics: a.diagnostics,
@@ -91,7 +91,7 @@ pub fn analyze_read_config(
         text,
         &file.stripped.comments,
         &mut out,
-        &crate::analysis::code_by_name,
+        &crate::formats::code_by_name,
     ) {
         out.push(Diagnostic::new(Code::IgnoreCommentCode, range, message));
     }

@@ -363,7 +363,7 @@ mod tests {
 
     #[test]
     fn auto_takes_the_lowest_version_that_accepts_every_key() {
-        use crate::formats::Format;
+        use crate::contract::prelude::*;
         let auto = crate::formats::pi::Pi.default_profile();
         let r = |keys: &[&str]| resolve(auto, None, keys.iter().copied());
         assert_eq!(r(&["permission"]), (DEFAULT_TARGET, Assumed::Default));

@@ -1,0 +1,86 @@
+//! What a format is asked in: the resolved settings, working directory,
+//! document and open buffers of one request or command (built by
+//! `crate::workspace::resolve`).
+
+use super::options::AnalysisOptions;
+use std::path::{Path, PathBuf};
+
+/// Open buffers by path: they win over disk.
+pub type OpenBuffers<'a> = &'a dyn Fn(&Path) -> Option<String>;
+
+/// Values given for one request or command, over the settings.
+#[derive(Debug, Clone, Default)]
+pub struct Overrides {
+    pub home: Option<String>,
+    pub agent: Option<String>,
+    pub agent_dir: Option<String>,
+    /// The session's working directory (the project directory).
+    pub cwd: Option<PathBuf>,
+    /// The user's global config file instead of the runtime's location.
+    pub global_config: Option<PathBuf>,
+}
+
+/// Everything resolved for one document or command.
+pub struct Context<'a> {
+    /// Profile, lint levels, home, agent, agent directory.
+    pub options: AnalysisOptions,
+    /// The session's working directory: the override, else the workspace
+    /// root, else the document's folder, else the current directory.
+    pub cwd: PathBuf,
+    /// `cwd` was given explicitly (it wins over what a document's location
+    /// implies).
+    pub cwd_explicit: bool,
+    /// `agent` was given explicitly (it wins over an agent file's own name).
+    pub agent_explicit: bool,
+    /// The document the request is about, if any.
+    pub document: Option<PathBuf>,
+    /// Explicit files in place of the default locations (CLI
+    /// `--config`): the user's global config.
+    pub global_config: Option<PathBuf>,
+    /// Open buffers, which win over disk.
+    pub open: OpenBuffers<'a>,
+}
+
+impl std::fmt::Debug for Context<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Context")
+            .field("options", &self.options)
+            .field("cwd", &self.cwd)
+            .field("document", &self.document)
+            .finish()
+    }
+}
+
+/// No open buffers.
+pub fn no_buffers(_: &Path) -> Option<String> {
+    None
+}
+
+impl<'a> Context<'a> {
+    /// This context with a request's overrides applied (explicit values
+    /// win over settings and over what the document's location implies).
+    pub fn with(&self, overrides: &Overrides) -> Context<'a> {
+        let mut options = self.options.clone();
+        if let Some(h) = &overrides.home {
+            options.home = h.clone();
+        }
+        if overrides.agent.is_some() {
+            options.agent = overrides.agent.clone();
+        }
+        if overrides.agent_dir.is_some() {
+            options.agent_dir = overrides.agent_dir.clone();
+        }
+        Context {
+            options,
+            cwd: overrides.cwd.clone().unwrap_or_else(|| self.cwd.clone()),
+            cwd_explicit: self.cwd_explicit || overrides.cwd.is_some(),
+            agent_explicit: self.agent_explicit || overrides.agent.is_some(),
+            document: self.document.clone(),
+            global_config: overrides
+                .global_config
+                .clone()
+                .or_else(|| self.global_config.clone()),
+            open: self.open,
+        }
+    }
+}

@@ -1,0 +1,210 @@
+//! What a format exchanges about past decisions: the record model a log
+//! reader emits (calls with their recorded decision and answer, the
+//! session they belong to), the reader's trait, the bounded line reader,
+//! and how a suggested rule is written. The replay and the suggestions
+//! themselves are in `crate::history`, above the formats.
+
+use serde_json::Value;
+use std::io::BufRead;
+
+pub use crate::core::decision::Decision;
+
+/// What the user (or the runtime in their place) answered to an ask.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Answer {
+    /// Approved once.
+    Approved,
+    /// Approved for the rest of the session (or permanently).
+    ApprovedForSession,
+    /// Allowed by an approval given earlier in the session.
+    SessionRule,
+    /// Refused by the user.
+    Denied,
+    /// Nobody could be asked (headless run): the runtime refused.
+    Unavailable,
+}
+
+impl Answer {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Answer::Approved => "approved",
+            Answer::ApprovedForSession => "approved_for_session",
+            Answer::SessionRule => "session_rule",
+            Answer::Denied => "denied",
+            Answer::Unavailable => "unavailable",
+        }
+    }
+
+    /// The user let the call run.
+    pub fn approved(self) -> bool {
+        matches!(
+            self,
+            Answer::Approved | Answer::ApprovedForSession | Answer::SessionRule
+        )
+    }
+}
+
+/// What the session a record belongs to tells about how it was decided.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct Session {
+    /// The session's working directory.
+    pub cwd: Option<String>,
+    /// The active agent.
+    pub agent: Option<String>,
+    /// Options of the runtime's command line, by name (as
+    /// [`crate::analysis::AnalysisOptions::runtime_args`]).
+    pub runtime_args: Vec<(String, String)>,
+}
+
+/// One past tool call, rebuilt from its records.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PastCall {
+    pub tool: String,
+    pub input: Value,
+    /// What the runtime's policy decided.
+    pub recorded: Decision,
+    /// A second decision that the record is as consistent with (a call
+    /// allowed by an approval given earlier in the session: the policy
+    /// said ask, or allowed it outright).
+    pub or: Option<Decision>,
+    /// The answer to an ask, when the log has it.
+    pub answer: Option<Answer>,
+    pub session: Session,
+    /// The line of the record that settled the decision (1-based).
+    pub line: u64,
+    /// How the call was rebuilt when it is not the whole call (pi logs one
+    /// record per gated unit of a bash command).
+    pub note: Option<&'static str>,
+}
+
+/// What a log reader makes of its records.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Item {
+    Call(PastCall),
+    /// A decision record the reader cannot turn into a call.
+    Unrebuildable {
+        line: u64,
+        why: String,
+    },
+    /// A record of an event the reader does not know (a newer runtime's),
+    /// by name.
+    Unknown {
+        line: u64,
+        event: String,
+    },
+}
+
+/// A format's reader of one log file: fed each record in order, it emits
+/// the calls once their decision is known. It keeps at most a bounded
+/// amount of state (pending calls waiting for their decision).
+pub trait LogReader {
+    /// The name of the log kind (`pi-permission-system review log`).
+    fn kind(&self) -> &'static str;
+    /// One JSON record (one line) of the file.
+    fn record(&mut self, line: u64, record: &Value, out: &mut Vec<Item>);
+    /// The end of the file: whatever is pending.
+    fn finish(&mut self, out: &mut Vec<Item>);
+}
+
+/// Pending entries a reader keeps at most; older ones are given up (and
+/// counted as unrebuildable).
+pub const MAX_PENDING: usize = 65_536;
+
+/// The longest record read; a longer line is skipped (and counted).
+pub const MAX_LINE: usize = 16 << 20;
+
+/// One line of a log, read with a bounded buffer.
+pub enum Line {
+    Text,
+    /// Longer than the cap: its bytes were skipped; the length is given.
+    TooLong(usize),
+    End,
+}
+
+/// Reads the next line into `buf` (without the newline), keeping at most
+/// `cap` bytes: a longer line is consumed and reported as too long, never
+/// held whole in memory.
+pub fn read_line(reader: &mut dyn BufRead, buf: &mut Vec<u8>, cap: usize) -> std::io::Result<Line> {
+    buf.clear();
+    let mut total = 0usize;
+    let mut seen = false;
+    loop {
+        let chunk = match reader.fill_buf() {
+            Ok(c) => c,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if chunk.is_empty() {
+            return Ok(if !seen {
+                Line::End
+            } else if total > cap {
+                Line::TooLong(total)
+            } else {
+                Line::Text
+            });
+        }
+        seen = true;
+        let (part, done) = match memchr(chunk) {
+            Some(i) => (&chunk[..i], Some(i + 1)),
+            None => (chunk, None),
+        };
+        total += part.len();
+        if total <= cap {
+            buf.extend_from_slice(part);
+        } else if !buf.is_empty() {
+            buf.clear();
+            buf.shrink_to(4096);
+        }
+        let used = done.unwrap_or(chunk.len());
+        reader.consume(used);
+        if done.is_some() {
+            if buf.last() == Some(&b'\r') {
+                buf.pop();
+            }
+            return Ok(if total > cap {
+                Line::TooLong(total)
+            } else {
+                Line::Text
+            });
+        }
+    }
+}
+
+fn memchr(bytes: &[u8]) -> Option<usize> {
+    bytes.iter().position(|&b| b == b'\n')
+}
+
+/// A string field of a record (`None` when absent, null or not a string).
+pub fn str_field<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
+    v.get(key).and_then(Value::as_str)
+}
+
+/// Where a suggested rule goes in a config file, as the format writes it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RuleText {
+    /// The keys leading to the object or array that holds the rule
+    /// (`["permission", "bash"]`, `["permissions", "allow"]`).
+    pub path: Vec<String>,
+    /// The member (`"npm run test *": "allow"`) or array element
+    /// (`"Bash(npm run test *)"`) to insert.
+    pub item: String,
+    /// The rule for people, with where it goes.
+    pub display: String,
+}
+
+impl RuleText {
+    /// A rule as a member `"pattern": "action"` of the object at `path`
+    /// (the map formats: pi's and OpenCode's `permission.<surface>`).
+    pub fn member(path: &[&str], pattern: &str, action: &str) -> Option<RuleText> {
+        let item = format!(
+            "{}: {}",
+            serde_json::to_string(pattern).ok()?,
+            serde_json::to_string(action).ok()?
+        );
+        Some(RuleText {
+            path: path.iter().map(|p| p.to_string()).collect(),
+            display: format!("{item} under `{}`", path.join(".")),
+            item,
+        })
+    }
+}

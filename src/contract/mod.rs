@@ -1,0 +1,306 @@
+//! What a format is: the one contract between the shared layers and each
+//! format folder. The `Format` trait in capability groups (`Describe`,
+//! `Locate`, `Check`, `Simulate`, `Explain`, `Compare`, `History`,
+//! `Editor`, in the manner of biome's file handlers) and every type they
+//! exchange: the options and context a format is asked in (`options`,
+//! `context`), the typed reports (`report`), the past-decision records
+//! (`history`), and the editor data (from `crate::ide`). It depends on
+//! `text`, `syntax`, `core`, `ide` and `fsio` only; the formats depend on
+//! it and never on `analysis`, `history`, `workspace`, `cli` or `lsp`.
+
+pub mod context;
+pub mod history;
+pub mod options;
+pub mod report;
+
+pub use context::{Context, OpenBuffers, Overrides};
+pub use options::AnalysisOptions;
+
+use crate::core::diagnostic::{CodeInfo, Diagnostic};
+use crate::core::profile::RuntimeProfile;
+use crate::ide::code_actions::Action;
+use crate::ide::items::{HoverInfo, Item};
+use crate::ide::symbols::Symbol;
+use crate::syntax::Node;
+use report::{EffectivePolicyReport, SimulationReport};
+use serde_json::Value;
+use std::ops::Range;
+
+/// What a document is to its format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// A config file (JSON / JSONC).
+    Config,
+    /// An agent definition (markdown with frontmatter).
+    Agent,
+}
+
+/// A recognised document: its format and role.
+#[derive(Clone, Copy)]
+pub struct DocumentKind {
+    pub format: &'static dyn Format,
+    pub role: Role,
+}
+
+impl std::fmt::Debug for DocumentKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{:?}", self.format.id(), self.role)
+    }
+}
+
+impl PartialEq for DocumentKind {
+    fn eq(&self, other: &Self) -> bool {
+        self.format.id() == other.format.id() && self.role == other.role
+    }
+}
+
+impl Eq for DocumentKind {}
+
+/// One analysed document: its JSON tree (config files) and its findings
+/// over every scope the runtime merges. Built once per document version
+/// and inputs; hover, code actions, symbols and lenses reuse it.
+#[derive(Debug, Clone, Default)]
+pub struct Analysis {
+    pub root: Option<Node>,
+    pub diagnostics: Vec<Diagnostic>,
+    /// The runtime uses the file (it does not drop it whole).
+    pub accepted: bool,
+}
+
+/// A file a session reads, where the runtime looks for it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionFile {
+    pub path: std::path::PathBuf,
+    pub role: Role,
+    /// The scope, as the format names it (`user`, `project`, `local`, …).
+    pub scope: String,
+}
+
+/// Where a session started in a context's working directory finds a
+/// format's files.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SessionFiles {
+    /// The files that exist, in the order the runtime reads them.
+    pub present: Vec<SessionFile>,
+    /// Every place the runtime looks, for people (`~/.claude/settings.json`).
+    pub looked_in: Vec<String>,
+}
+
+/// A tool call to decide.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallRequest {
+    pub tool: String,
+    pub input: Value,
+}
+
+/// A loaded policy that decides calls as the runtime does.
+pub trait Simulator {
+    fn simulate(&self, call: &CallRequest) -> SimulationReport;
+}
+
+/// Who the format is: its names, codes and runtime versions.
+pub trait Describe: Send + Sync + 'static {
+    /// The id: code namespace, docs folder, `--runtime` value (`pi`).
+    fn id(&self) -> &'static str;
+    /// The name users know (`pi-permission-system`).
+    fn display_name(&self) -> &'static str;
+    /// Other names `--runtime` accepts.
+    fn aliases(&self) -> &'static [&'static str] {
+        &[]
+    }
+    /// Every diagnostic code of the format.
+    fn codes(&self) -> &'static [CodeInfo];
+    /// The runtime version used when the user names none.
+    fn default_profile(&self) -> RuntimeProfile;
+    /// The profile for a version the user names (`20.9.0`).
+    fn profile(&self, version: &str) -> Result<RuntimeProfile, String>;
+    /// The versions `simulate --target-version all` answers for, side by
+    /// side, each with how its answer is known (observed on a runtime, or
+    /// documented and not verified).
+    fn versions_side_by_side(&self) -> Vec<(String, String)> {
+        vec![(
+            self.default_profile().version.to_string(),
+            "observed on the real runtime".into(),
+        )]
+    }
+    /// The runtime version installed where the runtime records it (for an
+    /// `auto` profile), with where it was found.
+    fn installed_version(
+        &self,
+        _options: &AnalysisOptions,
+    ) -> Option<(crate::core::profile::Version, String)> {
+        None
+    }
+}
+
+/// Where its files are: which documents are its own, and which files a session reads.
+pub trait Locate: Describe {
+    /// The role of a document, by its path (percent-decoded) and the start
+    /// of its text (`$schema`); `None` when it is not this format's.
+    fn detect(&self, path: &str, head: &str) -> Option<Role>;
+    /// How strongly a JSON document's content says it is this format's
+    /// config (0: not at all), for files whose path says nothing or that
+    /// several formats claim by path: a top-level `permissions` object
+    /// with rule arrays is Claude Code's, and so on.
+    fn content_score(&self, _root: &Node) -> u32 {
+        0
+    }
+    /// The files a session started in `ctx.cwd` (with `ctx`'s home and
+    /// options) reads, and where the runtime looks for them.
+    fn session_files(&self, ctx: &Context<'_>) -> SessionFiles;
+    /// Globs of the files whose changes can change other documents'
+    /// findings (scope files, agent files, server lists), relative to any
+    /// folder, and relative to the directory of the user's files under
+    /// `ctx` (for file watchers).
+    fn watch_globs(&self, ctx: &Context<'_>) -> (Vec<String>, Vec<(std::path::PathBuf, String)>);
+}
+
+/// Reading and checking a document as the runtime reads it.
+pub trait Check: Describe {
+    /// Findings for a document, with every scope the runtime merges.
+    fn analyse(&self, role: Role, text: &str, ctx: &Context<'_>) -> Analysis;
+    /// Findings for a file's bytes as the runtime reads them (invalid UTF-8
+    /// included): alone (`ctx` is `None`), or with every scope. Returns the
+    /// text as read.
+    fn analyse_file(
+        &self,
+        role: Role,
+        bytes: &[u8],
+        options: &AnalysisOptions,
+        ctx: Option<&Context<'_>>,
+    ) -> (String, Analysis);
+}
+
+/// Deciding tool calls as the runtime decides them.
+pub trait Simulate: Describe {
+    /// A tool call typed as a command line (`git push`, `read .env`).
+    fn parse_command_line(&self, line: &str) -> Option<CallRequest>;
+    /// The tool that runs shell commands (`simulate --command`), taking
+    /// the command line as `{"command": …}`.
+    fn shell_tool(&self) -> &'static str;
+    /// The policy of `ctx` (the document at `ctx.document` read from its
+    /// open buffer), loaded once, ready to decide any number of calls.
+    fn simulator(&self, ctx: &Context<'_>) -> Result<Box<dyn Simulator>, String>;
+    /// What the runtime decides for one call, with the policy of `ctx`.
+    fn simulate(&self, ctx: &Context<'_>, call: &CallRequest) -> Result<SimulationReport, String> {
+        Ok(self.simulator(ctx)?.simulate(call))
+    }
+    /// The decision as the runtime's log records it, from a simulation of
+    /// the call: by default the decision itself (a tool removed from the
+    /// agent: deny).
+    fn decision_as_logged(&self, report: &SimulationReport) -> crate::core::decision::Decision {
+        report.outcome()
+    }
+}
+
+/// The effective policy: every scope merged as the runtime merges them.
+pub trait Explain: Describe {
+    /// Every scope merged as the runtime merges them.
+    fn effective_policy(&self, ctx: &Context<'_>) -> Result<EffectivePolicyReport, String>;
+}
+
+/// What `diff` needs to compare two policies region by region.
+pub trait Compare: Describe {
+    /// For `diff`: the surface a rule of the merged policy decides calls
+    /// on, its pattern as written, and that pattern in the shared algebra
+    /// (`~` expanded against `home`); `None` when the rule has no such
+    /// pattern (the format does not support `diff` by default).
+    fn diff_pattern(
+        &self,
+        _rule: &report::EffectiveRule,
+        _home: &str,
+    ) -> Option<(String, String, crate::core::pattern_algebra::Pattern)> {
+        None
+    }
+    /// For `diff`: patterns (in the shared algebra) that mark where the
+    /// runtime decides values of `surface` by itself rather than by the
+    /// rules alone (a path outside the project, a read-only command): each
+    /// such region is visited with its own example.
+    fn diff_hints(
+        &self,
+        _surface: &str,
+        _home: &str,
+    ) -> Vec<crate::core::pattern_algebra::Pattern> {
+        Vec::new()
+    }
+    /// For `diff`: a call on `surface` whose matched value is `value`.
+    fn probe_call(&self, _surface: &str, _value: &str) -> Option<CallRequest> {
+        None
+    }
+}
+
+/// Past decisions: the runtime's logs, and rules suggested from approvals.
+pub trait History: Describe {
+    /// A reader for a log of past decisions that this record starts (or
+    /// belongs to), when the runtime writes such logs.
+    fn log_reader(&self, _record: &Value) -> Option<Box<dyn history::LogReader>> {
+        None
+    }
+
+    /// For rule suggestions: the surface of a call, the value its rules
+    /// match, and where that value may be cut to generalise (`' '` between
+    /// the words of a command, `'/'` between path segments); `None` when
+    /// the format suggests no rules for such calls.
+    fn suggestion_value(&self, _call: &CallRequest) -> Option<(String, String, char)> {
+        None
+    }
+    /// For rule suggestions: the rule `pattern` → `action` on `surface` as
+    /// the config writes it, and where it goes.
+    fn suggested_rule(
+        &self,
+        _surface: &str,
+        _pattern: &str,
+        _action: &str,
+    ) -> Option<history::RuleText> {
+        None
+    }
+}
+
+/// Editor answers: hover, completion, outline, lenses, refactorings.
+pub trait Editor: Describe {
+    /// What the rule or key under the cursor does.
+    fn hover(
+        &self,
+        role: Role,
+        text: &str,
+        analysis: &Analysis,
+        offset: usize,
+        ctx: &Context<'_>,
+    ) -> Option<HoverInfo>;
+    /// Completions at the cursor.
+    fn completions(
+        &self,
+        role: Role,
+        text: &str,
+        offset: usize,
+        ctx: &Context<'_>,
+        snippets: bool,
+    ) -> Vec<Item>;
+    /// The outline.
+    fn symbols(&self, role: Role, analysis: &Analysis) -> Vec<Symbol>;
+    /// Where the "simulate" and "effective policy" lenses go.
+    fn lens_anchor(&self, role: Role, analysis: &Analysis) -> Option<Range<usize>>;
+    /// Refactorings at a position (the quick fixes come from the
+    /// diagnostics' typed fixes).
+    fn assists(&self, role: Role, text: &str, analysis: &Analysis, at: Range<usize>)
+    -> Vec<Action>;
+}
+
+/// What one config format provides: every capability group. A format
+/// implements each group (most methods of the later groups have defaults)
+/// and is then a `Format` by the blanket impl.
+pub trait Format:
+    Describe + Locate + Check + Simulate + Explain + Compare + History + Editor
+{
+}
+
+impl<T> Format for T where
+    T: Describe + Locate + Check + Simulate + Explain + Compare + History + Editor
+{
+}
+
+/// Every capability group in scope at once, for code that calls them on a
+/// format's own type (`Pi.default_profile()`).
+pub mod prelude {
+    pub use super::{Check, Compare, Describe, Editor, Explain, Format, History, Locate, Simulate};
+}

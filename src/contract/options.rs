@@ -1,0 +1,42 @@
+//! The options every analysis and simulation takes: the runtime profile,
+//! lint levels, home, agent and the runtime's own command line.
+
+use crate::core::levels::LintLevels;
+use crate::core::profile::RuntimeProfile;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct AnalysisOptions {
+    /// The format and runtime version whose rules apply.
+    pub profile: RuntimeProfile,
+    pub levels: LintLevels,
+    /// The home directory `~/` in patterns expands to (the runtime uses the
+    /// user's); the default `~` leaves such patterns literal.
+    pub home: String,
+    /// The active agent, whose agent files join the other scopes.
+    pub agent: Option<String>,
+    /// The agent directory (pi: `$PI_CODING_AGENT_DIR` or `<home>/.pi/agent`).
+    pub agent_dir: Option<String>,
+    /// Options of the runtime's own command line for the simulated
+    /// session, by name (such as `permission-mode`); a format ignores names
+    /// it does not have.
+    pub runtime_args: Vec<(String, String)>,
+    /// The runtime version installed where the runtime records it, and
+    /// where it was found (filled by the format at the settings layer when
+    /// the profile is `auto`).
+    pub installed: Option<(crate::core::profile::Version, String)>,
+}
+
+impl AnalysisOptions {
+    /// Options for a profile, everything else at its default.
+    pub fn for_profile(profile: RuntimeProfile) -> AnalysisOptions {
+        AnalysisOptions {
+            profile,
+            levels: LintLevels::default(),
+            home: "~".into(),
+            agent: None,
+            agent_dir: None,
+            runtime_args: Vec::new(),
+            installed: None,
+        }
+    }
+}
