@@ -2,7 +2,7 @@
 //! quick fixes rewrite it into what the runtime reads, and — checked
 //! against the reference runtime — the rewritten rule then takes effect.
 
-mod common;
+use crate::common;
 
 use common::oracle::{oracle_or_skip, run_oracle};
 use permission_lsp::cli::render::{Style, human};

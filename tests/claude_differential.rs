@@ -16,8 +16,7 @@
 //! makes that a failure. `CLAUDE_DIFFERENTIAL_CASES` (default 30, ten calls
 //! each) and `CLAUDE_DIFFERENTIAL_SEED` choose the run.
 
-#[path = "claude/harness.rs"]
-mod harness;
+use crate::harness;
 
 use harness::{Call, Case, Verdict};
 use serde_json::{Value, json};

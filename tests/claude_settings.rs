@@ -5,6 +5,7 @@
 //! of `.claude/settings*.json` files from public repositories, from the
 //! project's shared corpus).
 
+#[path = "common/mod.rs"]
 mod common;
 
 use permission_lsp::analysis::AnalysisOptions;

@@ -6,8 +6,7 @@
 //! files and trust — and decided by `permission-lsp`'s simulator; the
 //! decision must be the CLI's verdict, call for call.
 
-#[path = "claude/harness.rs"]
-mod harness;
+use crate::harness;
 
 use harness::{Case, Verdict};
 

@@ -5,7 +5,7 @@
 //! (`*-26.3.1.jsonl`, written by `tests/differential/pi26/record_*.py`),
 //! replayed with the 26.3.1 profile.
 
-mod common;
+use crate::common;
 
 use permission_lsp::formats::pi::engine::bash::{command_units, executed_unit, parse};
 use permission_lsp::formats::pi::engine::check::{CheckResult, CheckSource, CommandContext};

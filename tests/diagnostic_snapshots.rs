@@ -1,7 +1,7 @@
 //! Snapshot of the diagnostics for every parser- and validation-level drift
 //! case of the catalogue (D01–D13), on the exact text the runtime was run on.
 
-mod common;
+use crate::common;
 
 use permission_lsp::analysis::AnalysisOptions;
 use permission_lsp::cli::render::{Style, human};

@@ -3,14 +3,13 @@
 //! `differential/setup.sh`) and by the engine; every disagreement is
 //! reported with the smallest failing variant found.
 //!
-//! `cargo test --test differential` runs a bounded batch (2,000 calls).
-//! Longer: `DIFFERENTIAL_CALLS=50000 DIFFERENTIAL_SEED=7 cargo test --release --test differential -- --nocapture`.
+//! `cargo test --test pi differential::` runs a bounded batch (2,000 calls).
+//! Longer: `DIFFERENTIAL_CALLS=50000 DIFFERENTIAL_SEED=7 cargo test --release --test pi differential:: -- --nocapture`.
 //! Without npm or the registry the test is skipped with a message, unless
 //! `DIFFERENTIAL_REQUIRED=1` (CI) makes that a failure.
 
-mod common;
-#[path = "differential/gen.rs"]
-mod generate;
+use crate::common;
+use crate::generate;
 
 use common::oracle::{HOME, oracle_dir, run_oracle};
 use permission_lsp::formats::pi::engine::check::{ToolKind, tool_kind};

@@ -12,9 +12,8 @@
 //! there) makes that a failure. `PI26_DIFFERENTIAL_CALLS` (default 2,000)
 //! and `PI26_DIFFERENTIAL_SEED` choose the run.
 
-mod common;
-#[path = "differential/gen.rs"]
-mod generate;
+use crate::common;
+use crate::generate;
 
 use common::oracle::{HOME, run_oracle};
 use permission_lsp::formats::pi::engine::gates::Call;

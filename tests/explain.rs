@@ -3,7 +3,7 @@
 //! matches is decided by the reference runtime; the rule that decides it
 //! there must be the last matching rule of the explained list.
 
-mod common;
+use crate::common;
 
 use common::oracle::{oracle_or_skip, run_oracle};
 use permission_lsp::core::pattern_algebra::Pattern;

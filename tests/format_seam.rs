@@ -268,6 +268,6 @@ fn the_docs_index_lists_every_code_with_its_summary() {
     }
     assert!(
         text == expected,
-        "docs/lints/README.md is out of date: run `UPDATE_DOCS=1 cargo test --test format_seam`"
+        "docs/lints/README.md is out of date: run `UPDATE_DOCS=1 cargo test --test shared format_seam::`"
     );
 }

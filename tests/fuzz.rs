@@ -1,6 +1,6 @@
 //! Seeded fuzzing in the test suite: a bounded number of cases in CI
 //! (`FUZZ_CASES`, default 1,000 per target), millions outside it
-//! (`FUZZ_CASES=1000000 cargo test --release --test fuzz`), and the same
+//! (`FUZZ_CASES=1000000 cargo test --release --test shared fuzz::`), and the same
 //! invariants under libFuzzer (`fuzz/`). Every case is reproducible from
 //! its seed, printed on failure.
 //!
@@ -12,7 +12,7 @@
 //!   never with an internal error (a panicking handler), and the session
 //!   stays alive.
 
-mod common;
+use crate::common;
 
 use common::Rng;
 use serde_json::{Value, json};

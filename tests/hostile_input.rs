@@ -2,7 +2,7 @@
 //! bounds. Mutations of real configs, seeded and repeatable (the fuzz
 //! target in `fuzz/` explores further).
 
-mod common;
+use crate::common;
 
 use permission_lsp::analysis::AnalysisOptions;
 use permission_lsp::formats::pi::lints::analyze_config_bytes;

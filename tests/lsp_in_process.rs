@@ -2,7 +2,7 @@
 //! editor would: open -> diagnostics -> edit -> new diagnostics, hover,
 //! encodings, and hostile input.
 
-mod common;
+use crate::common;
 
 use common::{LspClient, codes};
 use serde_json::json;

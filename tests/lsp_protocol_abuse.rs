@@ -2,7 +2,7 @@
 //! corner cases: the session survives every one and the protocol's rules
 //! on exit codes and unknown `$/` requests hold.
 
-mod common;
+use crate::common;
 
 use common::LspClient;
 use serde_json::{Value, json};

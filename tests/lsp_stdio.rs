@@ -1,6 +1,6 @@
 //! The real binary over stdio: a whole session from initialize to exit.
 
-mod common;
+use crate::common;
 
 use common::codes;
 use serde_json::json;

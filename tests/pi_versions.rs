@@ -5,7 +5,7 @@
 //! `simulate.mts`), decided again by the engine with the 26.3.1 profile;
 //! and the same configurations as 20.7.3 decides them.
 
-mod common;
+use crate::common;
 
 use common::oracle::HOME;
 use permission_lsp::formats::pi::engine::gates::Call;

@@ -7,7 +7,7 @@
 //! Needs the runtime from npm (see `differential.rs`); skipped without it
 //! unless `DIFFERENTIAL_REQUIRED=1`.
 
-mod common;
+use crate::common;
 
 use common::oracle::{HOME, oracle_or_skip, run_oracle};
 use permission_lsp::formats::pi::lints::rule_lints::ordered_rules;

@@ -3,7 +3,7 @@
 //! every corpus file gets the same verdict from the schema (via the
 //! `jsonschema` crate) and from the runtime.
 
-mod common;
+use crate::common;
 
 use permission_lsp::formats::pi::model::read::read_config;
 use permission_lsp::formats::pi::model::schema::{schema_accepts, schema_errors};

@@ -2,7 +2,7 @@
 
 use serde_json::{Value, json};
 
-pub use crate::common::Rng;
+pub use super::common::Rng;
 
 const SURFACES: &[&str] = &[
     "bash",
