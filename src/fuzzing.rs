@@ -85,42 +85,34 @@ pub fn document(bytes: &[u8]) {
 /// (an unsaved buffer): every answer is allow, ask or deny.
 fn simulated(bytes: &[u8], options: &AnalysisOptions, root: &Path) {
     let text = String::from_utf8_lossy(bytes).into_owned();
+    // Every JSON file a format reads is the bytes (an unsaved buffer).
     let open = |p: &Path| {
-        p.file_name()
-            .is_some_and(|n| n == "settings.json")
+        p.extension()
+            .is_some_and(|e| e == "json" || e == "jsonc")
             .then(|| text.clone())
     };
-    let doc = root.join(".claude/settings.json");
-    let ctx = crate::workspace::resolve(
-        options,
-        Some(root),
-        Some(&doc),
-        &Default::default(),
-        Some(&open),
-    );
+    let ctx =
+        crate::workspace::resolve(options, Some(root), None, &Default::default(), Some(&open));
     let line: String = text.chars().take(4096).collect();
+    // Every format's sample tools, asked of every format (a tool another
+    // format has is hostile input too).
+    let mut tools: Vec<(&str, &str)> = crate::formats::all()
+        .iter()
+        .flat_map(|f| f.sample_tools().iter().copied())
+        .collect();
+    tools.sort_unstable();
+    tools.dedup();
     for format in crate::formats::all() {
         let Ok(sim) = format.simulator(&ctx) else {
             continue;
         };
-        let mut calls: Vec<crate::formats::CallRequest> = [
-            ("Bash", "command"),
-            ("bash", "command"),
-            ("Read", "file_path"),
-            ("read", "path"),
-            ("Write", "file_path"),
-            ("WebFetch", "url"),
-            ("read", "filePath"),
-            ("edit", "filePath"),
-            ("webfetch", "url"),
-            ("glob", "pattern"),
-        ]
-        .iter()
-        .map(|(tool, key)| crate::formats::CallRequest {
-            tool: tool.to_string(),
-            input: serde_json::json!({ *key: line }),
-        })
-        .collect();
+        let mut calls: Vec<crate::formats::CallRequest> = tools
+            .iter()
+            .map(|(tool, key)| crate::formats::CallRequest {
+                tool: tool.to_string(),
+                input: serde_json::json!({ *key: line }),
+            })
+            .collect();
         calls.extend(format.parse_command_line(&line));
         for call in &calls {
             let r = sim.simulate(call);

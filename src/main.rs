@@ -18,11 +18,7 @@ struct Cli {
 /// `check`, `simulate` and `explain`.
 #[derive(clap::Args, Clone)]
 struct ScopeArgs {
-    /// The agent whose rules apply: claude (Claude Code), opencode
-    /// (OpenCode), pi (pi-permission-system). Default: every agent whose
-    /// files a session started in --cwd reads (project, user and managed
-    /// files), each answering side by side. `check` reads each file as the
-    /// format that recognises it, and files no format recognises as this one.
+    /// The agent whose rules apply (the help lists the registry's formats).
     #[arg(long, value_name = "FORMAT")]
     runtime: Option<String>,
     /// The runtime version whose rules apply (default: the format's; pi:
@@ -48,35 +44,15 @@ struct ScopeArgs {
     /// The user's global config file, instead of the runtime's location.
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
-    /// Claude Code: the session's `--permission-mode` (default, acceptEdits,
-    /// plan, dontAsk, bypassPermissions).
-    #[arg(long, value_name = "MODE")]
-    permission_mode: Option<String>,
-    /// Claude Code: the session's `--allowedTools` rules (repeatable; commas
-    /// or blanks separate rules).
-    #[arg(
-        long = "allowed-tools",
-        visible_alias = "allowedTools",
-        value_name = "RULES"
-    )]
-    allowed_tools: Vec<String>,
-    /// Claude Code: the session's `--disallowedTools` rules.
-    #[arg(
-        long = "disallowed-tools",
-        visible_alias = "disallowedTools",
-        value_name = "RULES"
-    )]
-    disallowed_tools: Vec<String>,
-    /// Claude Code: another working directory (`--add-dir`, repeatable).
-    #[arg(long = "add-dir", value_name = "DIR")]
-    add_dir: Vec<PathBuf>,
-    /// An environment variable of the simulated session, NAME=VALUE
-    /// (repeatable). OpenCode: `OPENCODE_PERMISSION`,
-    /// `OPENCODE_CONFIG_CONTENT`, `OPENCODE_CONFIG`, `OPENCODE_CONFIG_DIR`,
-    /// `OPENCODE_DISABLE_PROJECT_CONFIG`, `XDG_CONFIG_HOME`,
-    /// `XDG_DATA_HOME`, `TMPDIR`. The tool's own environment is never read.
+    /// An environment variable of the simulated session, NAME=VALUE (the
+    /// help lists each format's).
     #[arg(long = "runtime-env", value_name = "NAME=VALUE")]
     runtime_env: Vec<String>,
+    /// The formats' own session options (`--permission-mode`, …), as
+    /// `runtime_args`: their flags are built from the formats'
+    /// declarations, not listed here.
+    #[arg(skip)]
+    session: Vec<(String, String)>,
 }
 
 /// A command-line error: exit status 2.
@@ -124,31 +100,12 @@ impl ScopeArgs {
         if options.profile.auto {
             options.installed = format.installed_version(&options);
         }
-        if let Some(m) = &self.permission_mode {
-            options
-                .runtime_args
-                .push(("permission-mode".into(), m.clone()));
-        }
-        for v in &self.allowed_tools {
-            options
-                .runtime_args
-                .push(("allowedTools".into(), v.clone()));
-        }
-        for v in &self.disallowed_tools {
-            options
-                .runtime_args
-                .push(("disallowedTools".into(), v.clone()));
-        }
+        options.runtime_args.extend(self.session.iter().cloned());
         for kv in &self.runtime_env {
             let (k, v) = kv
                 .split_once('=')
                 .ok_or_else(|| UsageError(format!("--runtime-env: `{kv}` is not NAME=VALUE")))?;
             options.runtime_args.push((k.to_string(), v.to_string()));
-        }
-        for d in &self.add_dir {
-            options
-                .runtime_args
-                .push(("add-dir".into(), d.display().to_string()));
         }
         Ok(options)
     }
@@ -494,8 +451,99 @@ enum Command {
     },
 }
 
+/// The subcommands that take the scope flags.
+const SCOPED: &[&str] = &["check", "explain", "simulate", "diff", "suggest", "replay"];
+
+/// The command line with every format's declared session options on each
+/// scoped subcommand, and `--runtime-env` naming the variables each format
+/// reads.
+fn command_line() -> clap::Command {
+    use clap::CommandFactory;
+    let mut options: Vec<permission_lsp::contract::SessionOption> = Vec::new();
+    for f in permission_lsp::formats::all() {
+        for o in f.session_options() {
+            if !options.iter().any(|x| x.flag == o.flag) {
+                options.push(*o);
+            }
+        }
+    }
+    let env: Vec<String> = permission_lsp::formats::all()
+        .iter()
+        .filter(|f| !f.session_env().is_empty())
+        .map(|f| format!("{}: {}", f.display_name(), f.session_env().join(", ")))
+        .collect();
+    let env_help = format!(
+        "An environment variable of the simulated session, NAME=VALUE (repeatable), read by the format as its runtime reads it: {}",
+        env.join("; ")
+    );
+    let ids: Vec<String> = permission_lsp::formats::all()
+        .iter()
+        .map(|f| format!("{} ({})", f.id(), f.display_name()))
+        .collect();
+    let runtime_help = format!(
+        "The agent whose rules apply: {}. Default: every agent whose files a session started in --cwd reads (project, user and managed files), each answering side by side. `check` reads each file as the format that recognises it, and files no format recognises as this one",
+        ids.join(", ")
+    );
+    let mut cmd = Cli::command();
+    for name in SCOPED {
+        let options = options.clone();
+        let env_help = env_help.clone();
+        let runtime_help = runtime_help.clone();
+        cmd = cmd.mut_subcommand(*name, move |mut sub| {
+            sub = sub
+                .mut_arg("runtime_env", |a| a.help(env_help))
+                .mut_arg("runtime", |a| a.help(runtime_help));
+            for o in options {
+                let mut arg = clap::Arg::new(o.flag)
+                    .long(o.flag)
+                    .value_name(o.value_name)
+                    .help(o.help)
+                    .visible_aliases(o.aliases.iter().copied())
+                    .action(if o.repeatable {
+                        clap::ArgAction::Append
+                    } else {
+                        clap::ArgAction::Set
+                    });
+                if !o.values.is_empty() {
+                    arg = arg.value_parser(clap::builder::PossibleValuesParser::new(o.values));
+                }
+                sub = sub.arg(arg);
+            }
+            sub
+        });
+    }
+    cmd
+}
+
+/// The declared session options given to the subcommand, as runtime args.
+fn session_args(matches: &clap::ArgMatches) -> Vec<(String, String)> {
+    let Some((_, sub)) = matches.subcommand() else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let mut seen: Vec<&str> = Vec::new();
+    for f in permission_lsp::formats::all() {
+        for o in f.session_options() {
+            if seen.contains(&o.flag) {
+                continue;
+            }
+            seen.push(o.flag);
+            if let Ok(Some(values)) = sub.try_get_many::<String>(o.flag) {
+                out.extend(values.map(|v| (o.arg.to_string(), v.clone())));
+            }
+        }
+    }
+    out
+}
+
 fn main() {
-    let args = Cli::parse();
+    use clap::FromArgMatches;
+    let matches = command_line().get_matches();
+    let mut args = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    let session = session_args(&matches);
+    if let Some(scope) = args.command.as_mut().and_then(Command::scope_mut) {
+        scope.session = session;
+    }
     let result = match args.command {
         None if args.stdio => Ok(serve()),
         Some(Command::Serve { .. }) => Ok(serve()),
@@ -589,6 +637,21 @@ fn check(
     let code = cli::check::run(&inputs, format, &options, &mut out);
     let _ = std::io::Write::flush(&mut out);
     Ok(code)
+}
+
+impl Command {
+    /// The scope flags of a scoped subcommand.
+    fn scope_mut(&mut self) -> Option<&mut ScopeArgs> {
+        match self {
+            Command::Check { scope, .. }
+            | Command::Explain { scope, .. }
+            | Command::Simulate { scope, .. }
+            | Command::Diff { scope, .. }
+            | Command::Suggest { scope, .. }
+            | Command::Replay { scope, .. } => Some(scope),
+            Command::Serve { .. } | Command::Rule { .. } => None,
+        }
+    }
 }
 
 fn diff(

@@ -222,7 +222,9 @@ fn pi_diff_finds_every_change_brute_force_finds() {
             std::fs::create_dir_all(root.join("cwd")).unwrap();
             let mut options = AnalysisOptions::for_profile(pi.profile("20.7.3").unwrap());
             options.home = root.join("home").display().to_string();
-            options.agent_dir = Some(root.join("agent").display().to_string());
+            options
+                .runtime_args
+                .push(("agent-dir".into(), root.join("agent").display().to_string()));
             resolve(
                 &options,
                 None,

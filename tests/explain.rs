@@ -258,7 +258,7 @@ fn the_migration_recipe_is_reported_in_the_agent_file() {
     std::fs::write(&path, md).unwrap();
     let options = AnalysisOptions {
         home: dir.join("home").display().to_string(),
-        agent_dir: Some(agent_dir.display().to_string()),
+        runtime_args: vec![("agent-dir".into(), agent_dir.display().to_string())],
         ..AnalysisOptions::default()
     };
     let ctx = permission_lsp::workspace::resolve(

@@ -271,3 +271,48 @@ fn the_docs_index_lists_every_code_with_its_summary() {
         "docs/lints/README.md is out of date: run `UPDATE_DOCS=1 cargo test --test shared format_seam::`"
     );
 }
+
+/// The editor settings come from the formats' declarations: every declared
+/// session option is a setting `permissionLsp.<id>.<setting>` of the VS Code
+/// extension (with the declared values, when closed), each format with
+/// environment variables has `permissionLsp.<id>.env`, and the extension
+/// forwards every format id.
+#[test]
+fn every_declared_session_option_is_an_editor_setting() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let package: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root.join("editors/vscode/package.json")).unwrap(),
+    )
+    .unwrap();
+    let props = &package["contributes"]["configuration"]["properties"];
+    let config_ts = std::fs::read_to_string(root.join("editors/vscode/src/config.ts")).unwrap();
+    for f in permission_lsp::formats::all() {
+        assert!(
+            config_ts.contains(&format!("\"{}\"", f.id())),
+            "FORMAT_IDS in config.ts lacks {}",
+            f.id()
+        );
+        for o in f.session_options() {
+            let key = format!("permissionLsp.{}.{}", f.id(), o.setting);
+            let p = &props[&key];
+            assert!(p.is_object(), "{key} is not a setting of the extension");
+            let expected = if o.repeatable { "array" } else { "string" };
+            assert_eq!(p["type"], expected, "{key}");
+            for v in o.values {
+                assert!(
+                    p["enum"]
+                        .as_array()
+                        .is_some_and(|e| e.iter().any(|x| x == v)),
+                    "{key} lacks `{v}`"
+                );
+            }
+        }
+        if !f.session_env().is_empty() {
+            let key = format!("permissionLsp.{}.env", f.id());
+            assert!(
+                props[&key].is_object(),
+                "{key} is not a setting of the extension"
+            );
+        }
+    }
+}

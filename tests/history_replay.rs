@@ -69,7 +69,9 @@ fn pi_case(case: &Value, root: &Path) -> (Context<'static>, String) {
     let pi = formats::by_id("pi").unwrap();
     let mut options = AnalysisOptions::for_profile(pi.profile("20.7.3").unwrap());
     options.home = root.join("home").display().to_string();
-    options.agent_dir = Some(agent.display().to_string());
+    options
+        .runtime_args
+        .push(("agent-dir".into(), agent.display().to_string()));
     let ctx = resolve(&options, None, None, &Overrides::default(), None);
     let id = case["id"].as_str().unwrap();
     let log = std::fs::read_to_string(fixtures().join(format!("pi/recorded/{id}.jsonl")))

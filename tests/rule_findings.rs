@@ -4,7 +4,6 @@
 //! the runtime reads it, and re-analysed — the fix must remove its finding
 //! and add no error.
 
-
 use permission_lsp::analysis::{AnalysisOptions, Severity};
 use permission_lsp::cli::render::{Style, human};
 use permission_lsp::formats::pi::codes::Code;

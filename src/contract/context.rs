@@ -13,7 +13,9 @@ pub type OpenBuffers<'a> = &'a dyn Fn(&Path) -> Option<String>;
 pub struct Overrides {
     pub home: Option<String>,
     pub agent: Option<String>,
-    pub agent_dir: Option<String>,
+    /// Session options and environment variables (`runtime_args`), over
+    /// the settings' values of the same names.
+    pub runtime_args: Vec<(String, String)>,
     /// The session's working directory (the project directory).
     pub cwd: Option<PathBuf>,
     /// The user's global config file instead of the runtime's location.
@@ -22,7 +24,7 @@ pub struct Overrides {
 
 /// Everything resolved for one document or command.
 pub struct Context<'a> {
-    /// Profile, lint levels, home, agent, agent directory.
+    /// Profile, lint levels, home, agent, session options.
     pub options: AnalysisOptions,
     /// The session's working directory: the override, else the workspace
     /// root, else the document's folder, else the current directory.
@@ -67,9 +69,9 @@ impl<'a> Context<'a> {
         if overrides.agent.is_some() {
             options.agent = overrides.agent.clone();
         }
-        if overrides.agent_dir.is_some() {
-            options.agent_dir = overrides.agent_dir.clone();
-        }
+        options
+            .runtime_args
+            .extend(overrides.runtime_args.iter().cloned());
         Context {
             options,
             cwd: overrides.cwd.clone().unwrap_or_else(|| self.cwd.clone()),

@@ -86,6 +86,29 @@ pub struct SessionFiles {
     pub looked_in: Vec<String>,
 }
 
+/// An option of a format's sessions (a flag of its CLI, a knob of its
+/// environment), declared by the format: the command line's flags and the
+/// editor's settings are built from these declarations, and the values
+/// reach the format as [`AnalysisOptions::runtime_args`] under `arg`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SessionOption {
+    /// The command-line flag without dashes (`permission-mode`).
+    pub flag: &'static str,
+    /// Other spellings the flag accepts (`allowedTools`).
+    pub aliases: &'static [&'static str],
+    pub value_name: &'static str,
+    /// One line for `--help` and the editor's setting description.
+    pub help: &'static str,
+    /// Given more than once (a list in the editor's settings).
+    pub repeatable: bool,
+    /// The name it takes in `runtime_args`.
+    pub arg: &'static str,
+    /// The editor setting, under `permissionLsp.<format id>.` (camelCase).
+    pub setting: &'static str,
+    /// The valid values, when the list is closed (empty: any value).
+    pub values: &'static [&'static str],
+}
+
 /// A tool call to decide.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CallRequest {
@@ -122,6 +145,16 @@ pub trait Describe: Send + Sync + 'static {
             self.default_profile().version.to_string(),
             "observed on the real runtime".into(),
         )]
+    }
+    /// The options of the format's sessions (its CLI's flags), which the
+    /// command line and the editor settings offer.
+    fn session_options(&self) -> &'static [SessionOption] {
+        &[]
+    }
+    /// The environment variables a session of the format reads
+    /// (`--runtime-env NAME=VALUE`, the editor's `permissionLsp.<id>.env`).
+    fn session_env(&self) -> &'static [&'static str] {
+        &[]
     }
     /// The runtime version installed where the runtime records it (for an
     /// `auto` profile), with where it was found.
@@ -175,6 +208,12 @@ pub trait Check: Describe {
 pub trait Simulate: Describe {
     /// A tool call typed as a command line (`git push`, `read .env`).
     fn parse_command_line(&self, line: &str) -> Option<CallRequest>;
+    /// The tools a call can name and the input field each takes its main
+    /// value in (`("Bash", "command")`): sample calls for fuzzing and
+    /// for the editor's simulate prompt.
+    fn sample_tools(&self) -> &'static [(&'static str, &'static str)] {
+        &[]
+    }
     /// The tool that runs shell commands (`simulate --command`), taking
     /// the command line as `{"command": …}`.
     fn shell_tool(&self) -> &'static str;

@@ -14,8 +14,6 @@ pub struct AnalysisOptions {
     pub home: String,
     /// The active agent, whose agent files join the other scopes.
     pub agent: Option<String>,
-    /// The agent directory (pi: `$PI_CODING_AGENT_DIR` or `<home>/.pi/agent`).
-    pub agent_dir: Option<String>,
     /// Options of the runtime's own command line for the simulated
     /// session, by name (such as `permission-mode`); a format ignores names
     /// it does not have.
@@ -34,9 +32,20 @@ impl AnalysisOptions {
             levels: LintLevels::default(),
             home: "~".into(),
             agent: None,
-            agent_dir: None,
             runtime_args: Vec::new(),
             installed: None,
         }
+    }
+}
+
+impl AnalysisOptions {
+    /// The last value given for a session option or environment variable
+    /// (`runtime_args` by name).
+    pub fn runtime_arg(&self, name: &str) -> Option<&str> {
+        self.runtime_args
+            .iter()
+            .rev()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
     }
 }

@@ -12,13 +12,28 @@ export interface Settings {
   /** Decision logs to replay (paths or globs), and whether to mark rules they never use. */
   historyLogs?: string[];
   historyUnusedRules?: boolean;
+  /** Each format's session options (`permissionLsp.<id>.*`), by format id. */
+  formats?: Record<string, Record<string, unknown> | undefined>;
 }
+
+/** The formats whose session options are settings (`permissionLsp.<id>.*`). */
+export const FORMAT_IDS = ["pi", "claude", "opencode"] as const;
 
 type ServerOptions = {
   targetVersion?: string;
   lints: Record<string, string>;
   history?: { logs: string[]; unusedRules: boolean };
+  [format: string]: unknown;
 };
+
+/** A setting's value is given: not empty, not an empty list or object. */
+function given(v: unknown): boolean {
+  if (v === undefined || v === null) return false;
+  if (typeof v === "string") return v.trim().length > 0;
+  if (Array.isArray(v)) return v.length > 0;
+  if (typeof v === "object") return Object.keys(v as object).length > 0;
+  return true;
+}
 
 /** Arguments of `permission-lsp.simulateCommandLine`; empty settings are left out. */
 export function simulateArguments(uri: string, commandLine: string, s: Settings): Record<string, string> {
@@ -37,6 +52,10 @@ export function initializationOptions(s: Settings): { permissionLsp: ServerOptio
   const logs = (s.historyLogs ?? []).map((l) => l.trim()).filter((l) => l.length > 0);
   if (logs.length > 0 || s.historyUnusedRules) {
     opts.history = { logs, unusedRules: s.historyUnusedRules === true };
+  }
+  for (const [id, values] of Object.entries(s.formats ?? {})) {
+    const kept = Object.fromEntries(Object.entries(values ?? {}).filter(([, v]) => given(v)));
+    if (Object.keys(kept).length > 0) opts[id] = kept;
   }
   return { permissionLsp: opts };
 }

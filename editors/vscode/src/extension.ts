@@ -1,6 +1,6 @@
 import * as vscode from "vscode";
 import { LanguageClient, type LanguageClientOptions, type ServerOptions, TransportKind } from "vscode-languageclient/node";
-import { DOCUMENT_SELECTOR, formatDiff, formatReplay, formatSimulation, initializationOptions, resolveServerPath, simulateArguments, type Settings } from "./config";
+import { DOCUMENT_SELECTOR, FORMAT_IDS, formatDiff, formatReplay, formatSimulation, initializationOptions, resolveServerPath, simulateArguments, type Settings } from "./config";
 
 let client: LanguageClient | undefined;
 
@@ -15,6 +15,7 @@ function settings(): Settings {
     cwd: c.get("cwd"),
     historyLogs: c.get("history.logs"),
     historyUnusedRules: c.get("history.unusedRules"),
+    formats: Object.fromEntries(FORMAT_IDS.map((id) => [id, c.get<Record<string, unknown>>(id)])),
   };
 }
 

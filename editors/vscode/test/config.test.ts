@@ -13,6 +13,13 @@ test("settings become initializationOptions", () => {
   assert.deepEqual(initializationOptions({ historyLogs: [" logs/*.jsonl ", ""], historyUnusedRules: true }), {
     permissionLsp: { lints: {}, history: { logs: ["logs/*.jsonl"], unusedRules: true } },
   });
+  // Each format's session options go under its id; empty ones are left out.
+  assert.deepEqual(
+    initializationOptions({
+      formats: { claude: { permissionMode: "plan", allowedTools: [], env: {} }, pi: { agentDir: "" }, opencode: undefined },
+    }),
+    { permissionLsp: { lints: {}, claude: { permissionMode: "plan" } } },
+  );
 });
 
 test("the server is found on PATH or at the configured path", () => {

@@ -106,6 +106,57 @@ pub fn content_score(root: &Node) -> u32 {
     score
 }
 
+/// The CLI's session flags that change its decisions.
+static SESSION_OPTIONS: &[crate::contract::SessionOption] = &[
+    crate::contract::SessionOption {
+        flag: "permission-mode",
+        aliases: &[],
+        value_name: "MODE",
+        help: "Claude Code: the session's --permission-mode",
+        repeatable: false,
+        arg: "permission-mode",
+        setting: "permissionMode",
+        values: &[
+            "default",
+            "acceptEdits",
+            "plan",
+            "dontAsk",
+            "bypassPermissions",
+            "auto",
+        ],
+    },
+    crate::contract::SessionOption {
+        flag: "allowed-tools",
+        aliases: &["allowedTools"],
+        value_name: "RULES",
+        help: "Claude Code: the session's --allowedTools rules (repeatable; commas or blanks separate rules)",
+        repeatable: true,
+        arg: "allowedTools",
+        setting: "allowedTools",
+        values: &[],
+    },
+    crate::contract::SessionOption {
+        flag: "disallowed-tools",
+        aliases: &["disallowedTools"],
+        value_name: "RULES",
+        help: "Claude Code: the session's --disallowedTools rules (repeatable)",
+        repeatable: true,
+        arg: "disallowedTools",
+        setting: "disallowedTools",
+        values: &[],
+    },
+    crate::contract::SessionOption {
+        flag: "add-dir",
+        aliases: &[],
+        value_name: "DIR",
+        help: "Claude Code: another working directory (--add-dir, repeatable)",
+        repeatable: true,
+        arg: "add-dir",
+        setting: "addDirs",
+        values: &[],
+    },
+];
+
 impl Describe for Claude {
     fn id(&self) -> &'static str {
         codes::FORMAT
@@ -133,6 +184,14 @@ impl Describe for Claude {
 
     fn profile(&self, version: &str) -> Result<RuntimeProfile, String> {
         crate::core::profile::single_version(codes::FORMAT, "Claude Code", VERSION, version)
+    }
+
+    fn session_options(&self) -> &'static [crate::contract::SessionOption] {
+        SESSION_OPTIONS
+    }
+
+    fn session_env(&self) -> &'static [&'static str] {
+        &["CLAUDE_CONFIG_DIR"]
     }
 }
 
@@ -201,6 +260,15 @@ impl Check for Claude {
 impl Simulate for Claude {
     fn parse_command_line(&self, line: &str) -> Option<CallRequest> {
         simulation::parse_command_line(line)
+    }
+
+    fn sample_tools(&self) -> &'static [(&'static str, &'static str)] {
+        &[
+            ("Bash", "command"),
+            ("Read", "file_path"),
+            ("Write", "file_path"),
+            ("WebFetch", "url"),
+        ]
     }
 
     fn shell_tool(&self) -> &'static str {

@@ -147,6 +147,19 @@ impl Describe for OpenCode {
     fn profile(&self, version: &str) -> Result<RuntimeProfile, String> {
         crate::core::profile::single_version(codes::FORMAT, "OpenCode", VERSION, version)
     }
+
+    fn session_env(&self) -> &'static [&'static str] {
+        &[
+            "OPENCODE_PERMISSION",
+            "OPENCODE_CONFIG_CONTENT",
+            "OPENCODE_CONFIG",
+            "OPENCODE_CONFIG_DIR",
+            "OPENCODE_DISABLE_PROJECT_CONFIG",
+            "XDG_CONFIG_HOME",
+            "XDG_DATA_HOME",
+            "TMPDIR",
+        ]
+    }
 }
 
 impl Locate for OpenCode {
@@ -251,6 +264,16 @@ impl Check for OpenCode {
 impl Simulate for OpenCode {
     fn parse_command_line(&self, line: &str) -> Option<CallRequest> {
         simulation::parse_command_line(line)
+    }
+
+    fn sample_tools(&self) -> &'static [(&'static str, &'static str)] {
+        &[
+            ("bash", "command"),
+            ("read", "filePath"),
+            ("edit", "filePath"),
+            ("webfetch", "url"),
+            ("glob", "pattern"),
+        ]
     }
 
     fn shell_tool(&self) -> &'static str {

@@ -95,6 +95,19 @@ impl Describe for Pi {
         }
     }
 
+    fn session_options(&self) -> &'static [crate::contract::SessionOption] {
+        &[crate::contract::SessionOption {
+            flag: "agent-dir",
+            aliases: &[],
+            value_name: "DIR",
+            help: "pi-permission-system: the agent directory (default: $PI_CODING_AGENT_DIR, else ~/.pi/agent)",
+            repeatable: false,
+            arg: scopes::AGENT_DIR,
+            setting: "agentDir",
+            values: &[],
+        }]
+    }
+
     fn profile(&self, version: &str) -> Result<RuntimeProfile, String> {
         if version.trim() == "auto" {
             return Ok(self.default_profile());
@@ -282,6 +295,10 @@ impl Check for Pi {
 impl Simulate for Pi {
     fn parse_command_line(&self, line: &str) -> Option<CallRequest> {
         ide::sample_call::parse_command_line(line).map(|(tool, input)| CallRequest { tool, input })
+    }
+
+    fn sample_tools(&self) -> &'static [(&'static str, &'static str)] {
+        &[("bash", "command"), ("read", "path")]
     }
 
     fn shell_tool(&self) -> &'static str {

@@ -18,6 +18,10 @@ pub const MAX_SCOPE_FILE_BYTES: u64 = 64 * 1024 * 1024;
 /// merge with the other scopes (memory stays within budget up to 10 MB).
 pub const MAX_SCOPE_ANALYSIS_BYTES: usize = 4 * 1024 * 1024;
 
+/// The session option naming the agent directory (`--agent-dir`, the
+/// editor's `permissionLsp.pi.agentDir`), over `$PI_CODING_AGENT_DIR`.
+pub const AGENT_DIR: &str = "agent-dir";
+
 #[derive(Debug, Clone)]
 pub struct Locations {
     pub agent_dir: PathBuf,
@@ -239,7 +243,7 @@ pub fn locations(ctx: &Context<'_>) -> Locations {
         Some(doc) => locations_for_document(doc, &ctx.cwd, &home, agent, o.profile.version),
         None => Locations::from_env(ctx.cwd.clone(), Some(home), agent, o.profile.version),
     };
-    if let Some(dir) = &o.agent_dir
+    if let Some(dir) = o.runtime_arg(AGENT_DIR).filter(|d| !d.is_empty())
         && !matches!(role, Some(FileRole::GlobalConfig | FileRole::GlobalAgent))
     {
         loc.agent_dir = PathBuf::from(dir);
@@ -466,7 +470,7 @@ pub fn installed_version(
         h => PathBuf::from(h),
     };
     let env_dir = std::env::var("PI_CODING_AGENT_DIR").ok();
-    let agent_dir = match options.agent_dir.as_deref() {
+    let agent_dir = match options.runtime_arg(AGENT_DIR).filter(|d| !d.is_empty()) {
         Some(d) => PathBuf::from(d),
         None => locations::agent_dir(env_dir.as_deref(), &home),
     };

@@ -130,7 +130,7 @@ pub fn handle(server: &Server, params: ExecuteCommandParams) -> Result<Option<Va
     let overrides = Overrides {
         home: args["home"].as_str().map(String::from),
         agent: args["agent"].as_str().map(String::from),
-        agent_dir: None,
+        runtime_args: Vec::new(),
         cwd: args["cwd"].as_str().map(PathBuf::from),
         global_config: None,
     };
