@@ -403,8 +403,9 @@ enum Command {
     },
     /// What a config change newly allows, asks or denies, compared with the
     /// config at a git revision (default HEAD) or in another file, with an
-    /// example call for each difference (exit status 1 when anything is
-    /// newly allowed).
+    /// example call for each difference. Exit status: 0 no newly allowed
+    /// call, 1 something newly allowed, 2 a usage or input error, 3 nothing
+    /// newly allowed found but a tool not compared completely.
     Diff {
         /// The config file (default: every file the runtime reads from the
         /// current directory).
@@ -681,13 +682,21 @@ fn diff(
         permission_lsp::analysis::compare::Base::Rev(base.to_string())
     };
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    // Each agent compared on its own; newly allowed anywhere is exit 1.
-    let mut code = 0;
+    // Each agent compared on its own: newly allowed anywhere is exit 1,
+    // else an incomplete comparison anywhere is exit 3.
+    let mut codes = Vec::new();
     for (runtime, ctx, _) in &detected.answers {
-        let c =
-            cli::diff::run(*runtime, ctx, config, &base, format, &mut out).map_err(UsageError)?;
-        code = code.max(c);
+        codes.push(
+            cli::diff::run(*runtime, ctx, config, &base, format, &mut out).map_err(UsageError)?,
+        );
     }
+    let code = if codes.contains(&1) {
+        1
+    } else if codes.contains(&3) {
+        3
+    } else {
+        0
+    };
     let _ = std::io::Write::flush(&mut out);
     Ok(code)
 }

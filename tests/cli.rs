@@ -1018,3 +1018,44 @@ fn named_files_are_read_by_content_and_rule_prints_pages() {
     assert!(err.contains("/nonexistent/home"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `diff` never passes silently: when a tool is not compared completely and
+/// nothing newly allowed was found, the summary names the tool and the exit
+/// status is 3 (a real corpus settings file with many Bash rules).
+#[test]
+fn an_incomplete_diff_exits_3_and_says_which_tool() {
+    let (dir, project, home) = user_project("incomplete");
+    let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/claude/corpus/012090120901209__ahk-mcp__.claude__settings.json");
+    let text = std::fs::read_to_string(corpus).unwrap();
+    write_file(&project.join(".claude/settings.json"), &text);
+    // Trusted, so that the project's allow rules count.
+    write_file(
+        &home.join(".claude.json"),
+        &serde_json::json!({"projects": {project.display().to_string(): {"hasTrustDialogAccepted": true}}})
+            .to_string(),
+    );
+    git_in(&project, &["add", "-A"]);
+    git_in(&project, &["commit", "-qm", "base"]);
+    // An edit that adds a rule already covered.
+    let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    v["permissions"]["allow"]
+        .as_array_mut()
+        .unwrap()
+        .push(serde_json::json!("Bash(git status)"));
+    write_file(&project.join(".claude/settings.json"), &v.to_string());
+    // The region search runs out of budget on this file's Bash rules (the
+    // exact comparison that scales is still to come): the gate must not
+    // pass.
+    let (code, out, err) = run_as_user(&project, &home, &["diff"]);
+    assert_eq!(code, 3, "{out}{err}");
+    assert!(
+        out.contains("0 differences — INCOMPLETE: `Bash` not compared completely"),
+        "{out}"
+    );
+    let (code, json, _) = run_as_user(&project, &home, &["diff", "--format", "json"]);
+    assert_eq!(code, 3);
+    let j: serde_json::Value = serde_json::from_str(json.lines().next().unwrap()).unwrap();
+    assert_eq!(j["incomplete"], serde_json::json!(["Bash"]), "{json}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

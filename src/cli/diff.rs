@@ -53,7 +53,19 @@ pub fn run(
         }
         Format::Human => human(&report, &compared, &base_name, &runtime_name, out),
     }
-    Ok(i32::from(report.newly_allowed > 0))
+    Ok(exit_status(&report))
+}
+
+/// 1: something is newly allowed; 3: nothing is, but a tool was not
+/// compared completely (an incomplete answer is never a pass); 0 otherwise.
+pub fn exit_status(report: &DiffReport) -> i32 {
+    if report.newly_allowed > 0 {
+        1
+    } else if !report.incomplete.is_empty() {
+        3
+    } else {
+        0
+    }
 }
 
 fn rule_text(r: &Option<crate::analysis::report::DecidingRule>, at: Option<&str>) -> String {
@@ -122,7 +134,7 @@ fn human(
     let n = report.differences.len();
     let _ = writeln!(
         out,
-        "{runtime}: {} difference{}{}",
+        "{runtime}: {} difference{}{}{}",
         n,
         if n == 1 { "" } else { "s" },
         if n == 0 {
@@ -131,6 +143,15 @@ fn human(
             format!(
                 ": {} newly allowed, {} newly asked, {} newly denied",
                 report.newly_allowed, report.newly_asked, report.newly_denied
+            )
+        },
+        if report.incomplete.is_empty() {
+            String::new()
+        } else {
+            let tools: Vec<String> = report.incomplete.iter().map(|s| format!("`{s}`")).collect();
+            format!(
+                " — INCOMPLETE: {} not compared completely",
+                tools.join(", ")
             )
         }
     );

@@ -1,8 +1,10 @@
 //! allow / ask / deny: what a runtime decides for a call, shared by every
 //! format, the replay of past decisions and the comparison of configs.
 
-/// A policy decision.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// A policy decision: the one allow / ask / deny type of every format
+/// (pi calls it `State`, OpenCode `Action`), ordered allow < ask < deny.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Decision {
     Allow,
     Ask,
@@ -25,5 +27,20 @@ impl Decision {
             "deny" => Some(Decision::Deny),
             _ => None,
         }
+    }
+
+    /// deny > ask > allow.
+    pub fn restrictiveness(self) -> u8 {
+        match self {
+            Decision::Allow => 0,
+            Decision::Ask => 1,
+            Decision::Deny => 2,
+        }
+    }
+}
+
+impl std::fmt::Display for Decision {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }

@@ -1,13 +1,8 @@
 //! Precedence strategies: how a format picks the deciding rule among the
 //! rules that match a call.
 
-/// An action a rule can take.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Action {
-    Allow,
-    Ask,
-    Deny,
-}
+/// An action a rule can take: the shared decision type.
+pub use super::decision::Decision as Action;
 
 /// How the deciding rule is chosen among the matching ones.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -174,20 +174,11 @@ impl Read {
 pub const MAX_BYTES: u64 = 16 * 1024 * 1024;
 
 pub fn action(s: &str) -> Option<Action> {
-    match s {
-        "allow" => Some(Action::Allow),
-        "ask" => Some(Action::Ask),
-        "deny" => Some(Action::Deny),
-        _ => None,
-    }
+    Action::parse(s)
 }
 
 pub fn action_str(a: Action) -> &'static str {
-    match a {
-        Action::Allow => "allow",
-        Action::Ask => "ask",
-        Action::Deny => "deny",
-    }
+    a.as_str()
 }
 
 /// Reads an `opencode.json` / `opencode.jsonc` text.

@@ -65,14 +65,20 @@ pub fn handle(server: &Server, params: CodeLensParams) -> Option<Vec<CodeLens>> 
     // What the edit does compared with the file at git's HEAD.
     if let Some(c) = crate::lsp::history::head_diff(session, &snapshot, &settings) {
         let r = &c.report;
-        let title = if r.differences.is_empty() {
+        let mut title = if r.differences.is_empty() && r.incomplete.is_empty() {
             "Against HEAD: no decision changes".to_string()
+        } else if r.differences.is_empty() {
+            "Against HEAD: no decision changes found".to_string()
         } else {
             format!(
                 "Against HEAD: {} newly allowed, {} newly asked, {} newly denied",
                 r.newly_allowed, r.newly_asked, r.newly_denied
             )
         };
+        // An incomplete comparison says which tools it could not finish.
+        if !r.incomplete.is_empty() {
+            title.push_str(&format!(" (incomplete: {})", r.incomplete.join(", ")));
+        }
         lenses.push(lens(&title, DIFF));
     }
     Some(lenses)

@@ -98,6 +98,7 @@ pub fn handle(server: &Server, params: ExecuteCommandParams) -> Result<Option<Va
                     "newly_allowed": c.report.newly_allowed,
                     "newly_asked": c.report.newly_asked,
                     "newly_denied": c.report.newly_denied,
+                    "incomplete": c.report.incomplete,
                 })
             };
         return Ok(Some(value));

@@ -26,46 +26,8 @@ pub const KNOWN_SURFACES: &[&str] = &[
     "external_directory",
 ];
 
-/// A permission state.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum State {
-    Allow,
-    Ask,
-    Deny,
-}
-
-impl State {
-    pub fn parse(s: &str) -> Option<State> {
-        match s {
-            "allow" => Some(State::Allow),
-            "deny" => Some(State::Deny),
-            "ask" => Some(State::Ask),
-            _ => None,
-        }
-    }
-    pub fn as_str(self) -> &'static str {
-        match self {
-            State::Allow => "allow",
-            State::Ask => "ask",
-            State::Deny => "deny",
-        }
-    }
-    /// deny > ask > allow.
-    pub fn restrictiveness(self) -> u8 {
-        match self {
-            State::Allow => 0,
-            State::Ask => 1,
-            State::Deny => 2,
-        }
-    }
-}
-
-impl std::fmt::Display for State {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+/// A permission state: the shared decision type.
+pub use crate::core::decision::Decision as State;
 
 /// A pattern's value: a state, or a deny with an optional reason.
 #[derive(Debug, Clone, PartialEq, Eq)]
