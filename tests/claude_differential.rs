@@ -47,7 +47,85 @@ const BASH_RULES: &[&str] = &[
     "Bash(curl:*)",
     "Bash",
     "Bash(*)",
+    "Bash(rm -rf *)",
+    "Bash(sudo:*)",
+    "Bash(env:*)",
+    "Bash(xargs:*)",
+    "Bash(bash:*)",
+    "Bash(sh:*)",
+    "Bash(find:*)",
+    "Bash(exec:*)",
+    "Bash(nice:*)",
 ];
+
+/// Commands the wrappers below are put around.
+const TARGETS: &[&str] = &[
+    "rm -rf build",
+    "rm -fr build",
+    "rm -r -f build",
+    "rm x",
+    "rmdir d",
+    "git push",
+    "git status",
+    "npm run test",
+    "ls",
+    "cat .env",
+    "curl http://example.com",
+    "find . -name x",
+    // Only below `build/`: an allowed call runs for real in the oracle's
+    // project, whose settings the transcript replay reads afterwards.
+    "find build -delete",
+    "find build -exec rm {} ;",
+];
+
+/// Wrappers and indirections: `{}` is the target (the differential test
+/// composes them, once or twice).
+const WRAPPERS: &[&str] = &[
+    "sudo {}",
+    "sudo -u root {}",
+    "env {}",
+    "env FOO=1 {}",
+    "FOO=1 {}",
+    "nice {}",
+    "nice -n 5 {}",
+    "timeout 5 {}",
+    "command {}",
+    "exec {}",
+    "time {}",
+    "nohup {}",
+    "stdbuf -o0 {}",
+    "xargs {}",
+    "xargs -0 {}",
+    "builtin {}",
+    "echo x | xargs {}",
+    "bash -c '{}'",
+    "sh -c \"{}\"",
+    "bash -lc '{}'",
+    "eval '{}'",
+    "({})",
+    "{} &",
+    "{} | tail -5",
+    "{} 2>&1",
+    "cd sub && {}",
+    "echo a && {}",
+];
+
+/// A target behind one or two wrappers, or an absolute program path.
+fn composed_command(rng: &mut Rng) -> String {
+    let mut c = rng.pick(TARGETS).to_string();
+    if rng.chance(15) {
+        // `/usr/bin/rm …`, `/bin/git …`.
+        let dir = rng.pick(&["/usr/bin/", "/bin/"]);
+        c = format!("{dir}{c}");
+    }
+    for _ in 0..1 + rng.below(2) {
+        if rng.chance(20) {
+            break;
+        }
+        c = rng.pick(WRAPPERS).replace("{}", &c);
+    }
+    c
+}
 
 const PATH_RULES: &[&str] = &[
     "Read(./.env)",
@@ -122,9 +200,13 @@ fn random_call(rng: &mut Rng, n: usize, mcp: bool) -> Call {
         };
     }
     let (tool, input) = match rng.below(10) {
-        0..=5 => (
+        0..=2 => (
             "Bash",
             json!({ "command": rng.pick(COMMANDS), "description": "d" }),
+        ),
+        3..=5 => (
+            "Bash",
+            json!({ "command": composed_command(rng), "description": "d" }),
         ),
         6 | 7 => (
             "Read",

@@ -89,6 +89,17 @@ fn the_config_dir_probes() {
     replay("observed-config-dir.json", 4);
 }
 
+/// What a deny really blocks: wrappers and absolute paths are stripped
+/// before deny rules match (`sudo`, `env`, `xargs`, `nice`, `timeout`,
+/// `command`, `exec`, `time`, `nohup`, `/bin/rm`), shells' `-c`, `eval`
+/// and `find -exec` / `-delete` ask even when the wrapper is allowed, other
+/// flag spellings (`rm -fr`) get through `Bash(rm -rf *)`; environment
+/// prefixes, bare builtins, pipes into `head`/`tail`, `git -C`.
+#[test]
+fn the_wrapper_and_indirection_probes() {
+    replay("observed-wrappers.json", 250);
+}
+
 #[test]
 fn verdicts_parse() {
     assert_eq!(Verdict::parse("ALLOW"), Some(Verdict::Allow));

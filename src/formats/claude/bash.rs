@@ -526,7 +526,25 @@ pub fn path_args(words: &[String]) -> Option<Vec<String>> {
                 .find(|(n, _)| *n == name)
                 .map(|(_, a)| *a)
         })?;
-    Some(collect_paths(name, args, &words[1..]))
+    // `cd` alone goes home (observed: it asks outside the project), as
+    // `cd ~` does.
+    if name == "cd" && words.len() == 1 {
+        return Some(vec!["~".to_string()]);
+    }
+    // `$HOME` is the home, as the shell expands it (observed: `cd $HOME`
+    // asks like `cd ~`).
+    let mut paths = collect_paths(name, args, &words[1..]);
+    for p in &mut paths {
+        for var in ["${HOME}", "$HOME"] {
+            if let Some(rest) = p.strip_prefix(var)
+                && (rest.is_empty() || rest.starts_with('/'))
+            {
+                *p = format!("~{rest}");
+                break;
+            }
+        }
+    }
+    Some(paths)
 }
 
 fn collect_paths(name: &str, args: Args, rest: &[String]) -> Vec<String> {
@@ -592,7 +610,8 @@ pub fn read_only(words: &[String]) -> ReadOnlyAnswer {
         while i < words.len() && words[i].starts_with('-') {
             i += 1;
         }
-        return if i + 1 < words.len() {
+        // `timeout` cannot run a builtin: `timeout 5 cd sub` asks (observed).
+        return if i + 1 < words.len() && words[i + 1] != "cd" {
             read_only(&words[i + 1..])
         } else {
             ReadOnlyAnswer::No

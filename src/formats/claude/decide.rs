@@ -30,6 +30,11 @@ pub enum Why {
     /// A command substitution, a subshell, a background job or a
     /// redirection to a file.
     Shell(&'static str),
+    /// A safety check of the CLI that a whole-tool allow does not lift:
+    /// a background job (`&`: bypass mode lifts it), an `rm` that a deny
+    /// rule matches inside a shell's `-c` script (nothing lifts it) —
+    /// observed on 2.1.332.
+    Safety(&'static str, Lifted),
     /// `dontAsk` turns what would ask into a refusal.
     DontAsk(Box<Why>),
     /// In plan or auto mode the CLI's model-backed classifier decides.
@@ -38,6 +43,13 @@ pub enum Why {
     NoRule,
     /// The session has no such tool.
     Unavailable,
+}
+
+/// What lifts a safety check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lifted {
+    ByBypass,
+    Never,
 }
 
 /// The decision with its reason and the commands it was made of.
@@ -129,7 +141,15 @@ impl Policy {
     /// The steps after the tool's own: a whole-tool allow or the mode turn
     /// what is left into an allow; `dontAsk` turns an ask into a deny.
     fn finish(&self, mut o: Outcome, tool: &str) -> Outcome {
-        if o.decision == Decision::Ask && !matches!(o.why, Why::Rule(_)) {
+        if let Why::Safety(_, lifted) = o.why {
+            if lifted == Lifted::ByBypass && self.mode == Mode::BypassPermissions {
+                o = Outcome {
+                    decision: Decision::Allow,
+                    why: Why::Mode(Mode::BypassPermissions),
+                    parts: o.parts,
+                };
+            }
+        } else if o.decision == Decision::Ask && !matches!(o.why, Why::Rule(_)) {
             if self.mode == Mode::BypassPermissions {
                 o = Outcome {
                     decision: Decision::Allow,
@@ -287,6 +307,27 @@ impl Policy {
         let command = input["command"].as_str().unwrap_or_default();
         let parsed = bash::parse(command);
         let variants: Vec<Vec<String>> = parsed.commands.iter().map(match_texts).collect();
+        // Deny and ask rules also see the command behind `sudo`, `env`,
+        // `exec` and an absolute path (observed: `sudo -u root rm x`, `env
+        // -i rm x`, `/bin/rm x` are denied by `Bash(rm:*)`, `sudo npm run
+        // test` is asked by `Bash(npm run test:*)`; allow rules do not see
+        // through them).
+        let deny_variants: Vec<Vec<String>> = parsed
+            .commands
+            .iter()
+            .zip(&variants)
+            .map(|(c, v)| {
+                let mut v = v.clone();
+                let stripped = strip_for_deny(&c.words);
+                if !stripped.is_empty() {
+                    let t = stripped.join(" ");
+                    if !v.contains(&t) {
+                        v.push(t);
+                    }
+                }
+                v
+            })
+            .collect();
         let matches_any = |r: &Loaded, texts: &[String]| {
             r.tool == "Bash"
                 && !matches!(r.flaw, Some(Flaw::SpacedToolName | Flaw::ColonStarInside))
@@ -330,12 +371,12 @@ impl Policy {
         };
         let mut denied: Option<usize> = None;
         let mut asked: Option<usize> = None;
-        for (c, texts) in parsed.commands.iter().zip(&variants) {
-            let decided = if let Some(i) = self.first(List::Deny, |r| exactly(r, texts)) {
+        for (c, deny_texts) in parsed.commands.iter().zip(&deny_variants) {
+            let decided = if let Some(i) = self.first(List::Deny, |r| exactly(r, deny_texts)) {
                 Some((Decision::Deny, i))
-            } else if let Some(i) = self.first(List::Ask, |r| exactly(r, texts)) {
+            } else if let Some(i) = self.first(List::Ask, |r| exactly(r, deny_texts)) {
                 Some((Decision::Ask, i))
-            } else if let Some(i) = self.first(List::Deny, |r| matches_any(r, texts)) {
+            } else if let Some(i) = self.first(List::Deny, |r| matches_any(r, deny_texts)) {
                 Some((Decision::Deny, i))
             } else if let Some(i) = self.read_denied_by_command(c) {
                 // Read deny rules with a path reach the files a read-only
@@ -344,7 +385,7 @@ impl Policy {
                 // `Read` deny does not deny `cat a.txt`).
                 Some((Decision::Deny, i))
             } else {
-                self.first(List::Ask, |r| matches_any(r, texts))
+                self.first(List::Ask, |r| matches_any(r, deny_texts))
                     .map(|i| (Decision::Ask, i))
             };
             match decided {
@@ -363,6 +404,13 @@ impl Policy {
         if let Some(i) = asked {
             return outcome(Decision::Ask, Why::Rule(i));
         }
+        // The CLI's own safety checks: they ask whatever allows the command
+        // (observed, each with the CLI's reason).
+        for c in &parsed.commands {
+            if let Some(why) = self.safety_check(c, &matches_any) {
+                return outcome(Decision::Ask, why);
+            }
+        }
         if let Some(i) = self.first(List::Allow, |r| {
             r.tool == "Bash"
                 && r.content.as_deref().is_some_and(|c| c == whole)
@@ -380,9 +428,25 @@ impl Policy {
             return outcome(Decision::Ask, Why::Shell("a command substitution"));
         }
         if parsed.background {
+            // Commands the CLI would run as read-only: a whole-tool allow
+            // does not lift it (observed: `git status &`, `ls &`,
+            // `timeout 5 ls &` ask next to `Bash`; `rm -r -f build &`,
+            // `nice ls &` are allowed by it).
+            let read_only = parsed.commands.iter().all(|c| {
+                c.words.first().is_some_and(|w| w == "sleep")
+                    || matches!(
+                        bash::read_only(strip_builtin(&c.words)),
+                        ReadOnlyAnswer::Yes { .. }
+                    )
+            });
+            let why = "a command run in the background (`&`) defers execution past approval time";
             return outcome(
                 Decision::Ask,
-                Why::Shell("a command run in the background (`&`)"),
+                if read_only {
+                    Why::Safety(why, Lifted::ByBypass)
+                } else {
+                    Why::Shell(why)
+                },
             );
         }
         if parsed.commands.is_empty() {
@@ -408,8 +472,12 @@ impl Policy {
         for c in &parsed.commands {
             let allow_texts = allow_texts(c);
             let rule = self.first(List::Allow, |r| matches_any(r, &allow_texts));
-            let ro = bash::read_only(&c.words);
-            let accept_edit = self.mode == Mode::AcceptEdits && is_edit_command(&c.words);
+            let ro = bash::read_only(strip_builtin(&c.words));
+            // Wrappers are seen through, except what `xargs` runs (observed:
+            // `nohup rmdir d` runs, `xargs rmdir d` asks).
+            let accept_edit = self.mode == Mode::AcceptEdits
+                && c.words.first().is_none_or(|w| w != "xargs")
+                && is_edit_command(strip_wrappers(&c.words));
             // The files it touches must be inside the working directories,
             // or, for a read-only command, allowed by a Read rule (observed:
             // `Read(//etc/**)` lets `ls /etc` run, even in dontAsk; an
@@ -469,6 +537,228 @@ impl Policy {
     }
 }
 
+impl Policy {
+    /// A check of the CLI that asks for a command whatever allows it
+    /// (observed on 2.1.332, the reason in the CLI's words): `eval`,
+    /// `exec` and `alias` evaluate their arguments as shell code; what
+    /// `watch` and `ionice` start cannot be checked; `find` with `-exec`,
+    /// `-execdir`, `-ok`, `-okdir`, `-delete`, `-fprint*` or `-fls` cannot be
+    /// allowed by a prefix rule; a shell's `-c` script with an `rm` or
+    /// `rmdir` command that a deny rule matches.
+    fn safety_check(
+        &self,
+        c: &bash::Simple,
+        matches_any: &dyn Fn(&Loaded, &[String]) -> bool,
+    ) -> Option<Why> {
+        let words = strip_wrappers(&c.words);
+        let first = words.first().map(String::as_str)?;
+        // A whole-tool allow (`Bash`) or bypass mode lifts these (observed).
+        let shell = |why: &'static str| Some(Why::Shell(why));
+        match first {
+            "eval" => return shell("'eval' evaluates arguments as shell code"),
+            "exec" if words.len() > 1 => return shell("'exec' evaluates arguments as shell code"),
+            "alias" => return shell("'alias' evaluates arguments as shell code"),
+            "watch" => return shell("What 'watch' starts can't be checked before it runs"),
+            "ionice" => return shell("What 'ionice' starts can't be checked before it runs"),
+            "find" => {
+                const ACTIONS: &[&str] = &[
+                    "-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0",
+                    "-fprintf", "-fls",
+                ];
+                if words[1..].iter().any(|w| ACTIONS.contains(&w.as_str())) {
+                    return shell(
+                        "find with an action that executes commands or modifies files (`-exec`, `-delete`, …) — cannot be auto-allowed by a Bash(find:*) prefix rule",
+                    );
+                }
+            }
+            _ => {}
+        }
+        let script = shell_script(words)?;
+        let inner = bash::parse(script);
+        for ic in &inner.commands {
+            let stripped = strip_for_deny(&ic.words);
+            if !matches!(stripped.first().map(String::as_str), Some("rm" | "rmdir")) {
+                continue;
+            }
+            let mut texts = match_texts(ic);
+            texts.push(stripped.join(" "));
+            if self.first(List::Deny, |r| matches_any(r, &texts)).is_some() {
+                // Not even bypass mode lifts it (observed).
+                return Some(Why::Safety(
+                    "A permission rule denies a command in this shell -c script",
+                    Lifted::Never,
+                ));
+            }
+        }
+        None
+    }
+}
+
+/// The script of `bash -c '…'` (`sh`, `zsh`, `dash`, `ksh`; `-lc` and
+/// other flag groups with `c`).
+fn shell_script(words: &[String]) -> Option<&str> {
+    let first = words.first()?.rsplit('/').next()?;
+    if !matches!(first, "bash" | "sh" | "zsh" | "dash" | "ksh") {
+        return None;
+    }
+    let mut it = words[1..].iter();
+    while let Some(w) = it.next() {
+        if let Some(flags) = w.strip_prefix('-')
+            && !flags.starts_with('-')
+            && !flags.is_empty()
+        {
+            if flags.contains('c') {
+                return it.next().map(String::as_str);
+            }
+            continue;
+        }
+        return None;
+    }
+    None
+}
+
+/// The command behind every wrapper a deny or ask rule sees through
+/// (observed on 2.1.332): `sudo` (with its options), `env` (with its
+/// options and assignments), `exec` and an absolute path to the program,
+/// and between them the wrappers of [`strip_wrappers`] — except that
+/// `sudo` and `env` are seen through only in front or after `nice -n N` and
+/// `timeout N` (not after a bare `nice` or `stdbuf`), and what `xargs` runs
+/// is not taken apart. `sudo nice rm`, `nice -n 5 sudo rm`, `timeout 5 sudo
+/// rm` are `rm`; `nice sudo rm`, `stdbuf -o0 env rm` and `xargs sudo rm`
+/// are not.
+fn strip_for_deny(words: &[String]) -> Vec<String> {
+    let mut w: Vec<String> = words.to_vec();
+    let mut front = true;
+    for _ in 0..32 {
+        let first = w.first().cloned().unwrap_or_default();
+        let skip = match first.as_str() {
+            "sudo" if front => {
+                // Options (some take a value), then `--`.
+                let mut i = 1;
+                while i < w.len() && w[i].starts_with('-') {
+                    if w[i] == "--" {
+                        i += 1;
+                        break;
+                    }
+                    let takes_value = matches!(
+                        w[i].as_str(),
+                        "-u" | "-g" | "-h" | "-p" | "-C" | "-D" | "-r" | "-t" | "-T" | "-U"
+                    );
+                    i += if takes_value { 2 } else { 1 };
+                }
+                i
+            }
+            "env" if front => {
+                let mut i = 1;
+                while i < w.len() {
+                    let a = w[i].as_str();
+                    if a == "--" {
+                        i += 1;
+                        break;
+                    }
+                    if matches!(
+                        a,
+                        "-u" | "--unset" | "-C" | "--chdir" | "-S" | "--split-string"
+                    ) {
+                        i += 2;
+                    } else if a.starts_with('-') || (a.contains('=') && !a.starts_with('=')) {
+                        i += 1;
+                    } else {
+                        break;
+                    }
+                }
+                i
+            }
+            "exec" if front => {
+                let mut i = 1;
+                while i < w.len() && matches!(w[i].as_str(), "-c" | "-l") {
+                    i += 1;
+                }
+                if w.get(i).is_some_and(|a| a == "-a") {
+                    i += 2;
+                }
+                i
+            }
+            p if front && p.starts_with('/') && p.len() > 1 && !p.ends_with('/') => {
+                if let Some(base) = p.rsplit('/').next() {
+                    w[0] = base.to_string();
+                }
+                continue;
+            }
+            "nice" if w.len() > 1 && !w[1].starts_with('-') => {
+                front = false;
+                1
+            }
+            "xargs" => {
+                // Terminal: what it runs is not taken further apart.
+                let rest = strip_wrappers(&w);
+                if rest.len() != w.len() {
+                    return rest.to_vec();
+                }
+                0
+            }
+            _ => {
+                let rest = strip_wrappers(&w);
+                let n = w.len() - rest.len();
+                if n == 0 {
+                    break;
+                }
+                // One wrapper at a time: after `nice -n N` and `timeout N`
+                // the next may still be `sudo` or `env` (observed); after
+                // `stdbuf` (observed) and the others, not.
+                if !matches!(first.as_str(), "timeout" | "nice") {
+                    front = false;
+                }
+                one_wrapper(&w).min(n)
+            }
+        };
+        if skip == 0 || skip >= w.len() {
+            break;
+        }
+        w.drain(..skip);
+    }
+    w
+}
+
+/// The words the first wrapper of [`strip_wrappers`] takes (0: none).
+fn one_wrapper(w: &[String]) -> usize {
+    match w.first().map(String::as_str) {
+        Some("time" | "nohup" | "command" | "builtin") if w.len() > 1 => 1,
+        Some("stdbuf") if w.len() > 1 => {
+            let mut i = 1;
+            while i < w.len() && w[i].starts_with('-') {
+                i += if w[i].len() == 2 { 2 } else { 1 };
+            }
+            if i >= w.len() { 0 } else { i }
+        }
+        Some("nice") if w.len() > 1 => {
+            if w[1] == "-n" && w.len() > 3 {
+                3
+            } else if w[1].starts_with('-') && w.len() > 2 {
+                2
+            } else {
+                1
+            }
+        }
+        Some("timeout") if w.len() > 2 => {
+            let mut i = 1;
+            while i < w.len() && w[i].starts_with('-') {
+                i += 1;
+            }
+            if i + 1 >= w.len() { 0 } else { i + 1 }
+        }
+        _ => 0,
+    }
+}
+
+/// `builtin cd sub` is `cd sub` to the read-only check (observed).
+fn strip_builtin(words: &[String]) -> &[String] {
+    match words.first().map(String::as_str) {
+        Some("builtin") if words.len() > 1 => &words[1..],
+        _ => words,
+    }
+}
+
 /// The files a command names, when the CLI checks them.
 fn command_paths(words: &[String]) -> Vec<String> {
     let words = strip_wrappers(words);
@@ -484,13 +774,28 @@ fn is_edit_command(words: &[String]) -> bool {
     )
 }
 
-/// `timeout N`, `time`, `nice`, `nohup`, `command` in front of a command:
-/// rules see the command behind them (observed for deny and allow rules).
+/// `timeout N`, `time`, `nice`, `nohup`, `command`, `builtin`, `stdbuf`, and `xargs`
+/// without options in front of a command: rules see the command behind
+/// them (observed for deny and allow rules; `xargs -0 rm` is not `rm`).
 fn strip_wrappers(words: &[String]) -> &[String] {
     let mut w = words;
     loop {
         match w.first().map(String::as_str) {
-            Some("time" | "nohup" | "command") if w.len() > 1 => w = &w[1..],
+            Some("time" | "nohup" | "command" | "builtin") if w.len() > 1 => w = &w[1..],
+            // What `xargs` runs is not taken further apart (observed:
+            // `xargs nice rm` is not `rm`).
+            Some("xargs") if w.len() > 1 && !w[1].starts_with('-') => return &w[1..],
+            Some("stdbuf") if w.len() > 1 => {
+                let mut i = 1;
+                while i < w.len() && w[i].starts_with('-') {
+                    // `-o0` / `-o 0`.
+                    i += if w[i].len() == 2 { 2 } else { 1 };
+                }
+                if i >= w.len() {
+                    return w;
+                }
+                w = &w[i..];
+            }
             Some("nice") if w.len() > 1 => {
                 w = &w[1..];
                 if w.first().is_some_and(|a| a == "-n") && w.len() > 2 {

@@ -70,6 +70,12 @@ pub fn reason(policy: &Policy, why: &Why) -> String {
             p.display()
         ),
         Why::Shell(what) => format!("{what}: Claude Code asks"),
+        Why::Safety(what, super::decide::Lifted::ByBypass) => {
+            format!("{what}: Claude Code asks, whatever allows it (bypass mode aside)")
+        }
+        Why::Safety(what, super::decide::Lifted::Never) => {
+            format!("{what}: Claude Code asks, whatever allows it, even in bypass mode")
+        }
         Why::DontAsk(inner) => format!(
             "dontAsk mode refuses what would ask ({})",
             reason(policy, inner)
@@ -91,6 +97,7 @@ fn why_kind(why: &Why) -> &'static str {
         Why::Mode(_) => "mode",
         Why::OutsideWorkingDirectories(_) => "workingDirectory",
         Why::Shell(_) => "shell",
+        Why::Safety(..) => "safetyCheck",
         Why::DontAsk(_) => "dontAsk",
         Why::Classifier(_) => "classifier",
         Why::NoRule => "default",
