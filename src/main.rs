@@ -843,11 +843,17 @@ fn simulate(
         return result.map_err(UsageError);
     }
     let mut calls = Vec::new();
+    let mut refused = Vec::new();
     for (runtime, ctx, _) in &detected.answers {
         let tool = match &tool {
             Some(t) => t.clone(),
             None => runtime.shell_tool().to_string(),
         };
+        // A name the agent has no tool for: said, never simulated.
+        if let Err(e) = runtime.check_tool(&tool) {
+            refused.push(e);
+            continue;
+        }
         calls.push((
             *runtime,
             ctx,
@@ -856,6 +862,12 @@ fn simulate(
                 input: input.clone(),
             },
         ));
+    }
+    if calls.is_empty() {
+        return Err(UsageError(format!("--tool: {}", refused.join("; "))));
+    }
+    for e in &refused {
+        eprintln!("permission-lsp: --tool: {e}");
     }
     let result = cli::simulate::run_side_by_side(calls, format, &mut out);
     let _ = std::io::Write::flush(&mut out);

@@ -1059,3 +1059,78 @@ fn an_incomplete_diff_exits_3_and_says_which_tool() {
     assert_eq!(j["incomplete"], serde_json::json!(["Bash"]), "{json}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A tool name the agent does not have is an error with a did-you-mean
+/// (exit 2), never an answer; with several agents here, the others answer.
+#[test]
+fn a_tool_the_agent_lacks_is_refused_with_a_did_you_mean() {
+    let (dir, project, home) = user_project("tools");
+    write_file(
+        &project.join(".claude/settings.json"),
+        r#"{"permissions": {"deny": ["Bash(rm:*)"]}}"#,
+    );
+    let (code, out, err) = run_as_user(
+        &project,
+        &home,
+        &[
+            "simulate",
+            "--tool",
+            "bash",
+            "--input",
+            r#"{"command":"rm x"}"#,
+        ],
+    );
+    assert_eq!(code, 2, "{out}");
+    assert!(
+        err.contains(
+            "`bash` is not a Claude Code tool (did you mean `Bash`? tool names are case-sensitive)"
+        ),
+        "{err}"
+    );
+    let (code, _, err) = run_as_user(&project, &home, &["simulate", "--tool", "Reed"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("did you mean `Read`?"), "{err}");
+    // MCP tools are the servers' own.
+    let (code, _, _) = run_as_user(&project, &home, &["simulate", "--tool", "mcp__srv__x"]);
+    assert_eq!(code, 0);
+    // With OpenCode here too, `bash` is OpenCode's tool: it answers, and
+    // Claude Code's refusal is said.
+    write_file(
+        &project.join("opencode.json"),
+        r#"{"permission": {"bash": "ask"}}"#,
+    );
+    let (code, out, err) = run_as_user(
+        &project,
+        &home,
+        &[
+            "simulate",
+            "--tool",
+            "bash",
+            "--input",
+            r#"{"command":"rm x"}"#,
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("ask   bash `rm x`"), "{out}");
+    assert!(err.contains("`bash` is not a Claude Code tool"), "{err}");
+    // An unknown --permission-mode is refused with the valid list.
+    let (code, _, err) = run_as_user(
+        &project,
+        &home,
+        &[
+            "simulate",
+            "--runtime",
+            "claude",
+            "--permission-mode",
+            "yolo",
+            "--command",
+            "ls",
+        ],
+    );
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("default, acceptEdits, plan, dontAsk, bypassPermissions"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

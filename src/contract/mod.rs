@@ -214,6 +214,12 @@ pub trait Simulate: Describe {
     fn sample_tools(&self) -> &'static [(&'static str, &'static str)] {
         &[]
     }
+    /// Whether a call may name `tool` (for `simulate`): an error with a
+    /// did-you-mean for a name the runtime has no tool for. Formats whose
+    /// tools are open-ended (extension and MCP tools) accept every name.
+    fn check_tool(&self, _tool: &str) -> Result<(), String> {
+        Ok(())
+    }
     /// The tool that runs shell commands (`simulate --command`), taking
     /// the command line as `{"command": …}`.
     fn shell_tool(&self) -> &'static str;

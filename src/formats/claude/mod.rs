@@ -275,6 +275,36 @@ impl Simulate for Claude {
         "Bash"
     }
 
+    fn check_tool(&self, tool: &str) -> Result<(), String> {
+        // The CLI's tools, the older names it still decides, MCP tools.
+        const OLDER: &[&str] = &["MultiEdit", "LS", "NotebookRead"];
+        if rules::TOOLS.contains(&tool) || OLDER.contains(&tool) || tool.starts_with("mcp__") {
+            return Ok(());
+        }
+        let shown: String = tool.chars().take(80).collect();
+        let case = rules::TOOLS
+            .iter()
+            .chain(OLDER)
+            .copied()
+            .find(|t| t.eq_ignore_ascii_case(tool));
+        let near = rules::TOOLS
+            .iter()
+            .copied()
+            .filter(|t| crate::text::edit_distance(t, tool) <= 2)
+            .min_by_key(|t| crate::text::edit_distance(t, tool));
+        Err(match (case, near) {
+            (Some(t), _) => format!(
+                "`{shown}` is not a Claude Code tool (did you mean `{t}`? tool names are case-sensitive)"
+            ),
+            (None, Some(t)) => {
+                format!("`{shown}` is not a Claude Code tool (did you mean `{t}`?)")
+            }
+            (None, None) => format!(
+                "`{shown}` is not a Claude Code tool (its tools: Bash, Read, Edit, Write, WebFetch, …, and mcp__server__tool)"
+            ),
+        })
+    }
+
     fn simulator(&self, ctx: &Context<'_>) -> Result<Box<dyn Simulator>, String> {
         Ok(Box::new(simulation::ClaudeSimulator::load(ctx)))
     }
