@@ -497,14 +497,18 @@ fn command_line() -> clap::Command {
             for o in options {
                 let mut arg = clap::Arg::new(o.flag)
                     .long(o.flag)
-                    .value_name(o.value_name)
                     .help(o.help)
                     .visible_aliases(o.aliases.iter().copied())
-                    .action(if o.repeatable {
+                    .action(if o.switch {
+                        clap::ArgAction::SetTrue
+                    } else if o.repeatable {
                         clap::ArgAction::Append
                     } else {
                         clap::ArgAction::Set
                     });
+                if !o.switch {
+                    arg = arg.value_name(o.value_name);
+                }
                 if !o.values.is_empty() {
                     arg = arg.value_parser(clap::builder::PossibleValuesParser::new(o.values));
                 }
@@ -529,7 +533,11 @@ fn session_args(matches: &clap::ArgMatches) -> Vec<(String, String)> {
                 continue;
             }
             seen.push(o.flag);
-            if let Ok(Some(values)) = sub.try_get_many::<String>(o.flag) {
+            if o.switch {
+                if sub.try_get_one::<bool>(o.flag).ok().flatten() == Some(&true) {
+                    out.push((o.arg.to_string(), "true".to_string()));
+                }
+            } else if let Ok(Some(values)) = sub.try_get_many::<String>(o.flag) {
                 out.extend(values.map(|v| (o.arg.to_string(), v.clone())));
             }
         }

@@ -185,9 +185,10 @@ async fn an_editor_session_on_a_settings_file() {
     )
     .await;
     let diags = c.diagnostics(uri, Some(1)).await;
-    assert_eq!(common::codes(&diags), ["CC005", "CC018"]);
+    // CC017: the project is not trusted here (the allow rules are ignored).
+    assert_eq!(common::codes(&diags), ["CC017", "CC005", "CC018"]);
     // The quick fix is sent as data and offered as a code action.
-    let d = &diags["diagnostics"][0];
+    let d = &diags["diagnostics"][1];
     let actions = c
         .request(
             "textDocument/codeAction",
@@ -279,17 +280,24 @@ fn project_rules_next_to_the_user_settings_and_the_trust_state() {
             })
             .collect()
     };
-    // Claude Code has not run here (no ~/.claude.json): nothing about trust.
+    // Claude Code has not run here (no ~/.claude.json): the project is not
+    // trusted yet, said once on the allow list.
     let a = analyse_in(text);
     assert_eq!(
         codes(&a),
         [
+            ("CC017".to_string(), "\"allow\"".to_string()),
             ("CC014".to_string(), "\"Bash(npm run deploy)\"".to_string()),
             ("CC014".into(), "\"WebFetch(domain:example.com)\"".into()),
             ("CC016".into(), "\"bypassPermissions\"".into()),
         ]
     );
-    assert!(a.diagnostics[0].message.contains("your user settings"));
+    assert!(
+        a.diagnostics[0]
+            .message
+            .contains("Claude Code has not run here")
+    );
+    assert!(a.diagnostics[1].message.contains("your user settings"));
     // Not trusted: every allow rule of the project is ignored.
     let key = project.display().to_string();
     std::fs::write(
@@ -306,7 +314,7 @@ fn project_rules_next_to_the_user_settings_and_the_trust_state() {
         .filter(|(c, _)| c == "CC017")
         .collect();
     assert_eq!(untrusted.len(), 3, "{:?}", codes(&a));
-    // Trusted: back to the first answer.
+    // Trusted: the findings without the trust warning.
     std::fs::write(
         home.join(".claude.json"),
         serde_json::to_string(&json!({"projects": {key: {"hasTrustDialogAccepted": true}}}))

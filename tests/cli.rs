@@ -1134,3 +1134,34 @@ fn a_tool_the_agent_lacks_is_refused_with_a_did_you_mean() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Trust is never silent: without `~/.claude.json` (every CI runner) the
+/// CLI ignores the project's allow rules, and `check` says so on the allow
+/// list; `simulate` says it in its answer; `--trusted` assumes the project
+/// is trusted.
+#[test]
+fn an_untrusted_project_is_said_and_trusted_assumes_it() {
+    let (dir, project, home) = user_project("trust");
+    write_file(
+        &project.join(".claude/settings.json"),
+        r#"{"permissions": {"allow": ["Bash(npm run build)"]}}"#,
+    );
+    let (code, out, _) = run_as_user(&project, &home, &["check"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("warning[CC017]: Claude Code has not run here (no ~/.claude.json), so this project is not trusted yet: it ignores the 1 allow rule of the project settings"),
+        "{out}"
+    );
+    let (_, out, _) = run_as_user(&project, &home, &["check", "--trusted"]);
+    assert!(!out.contains("CC017"), "{out}");
+    let (_, out, _) = run_as_user(&project, &home, &["simulate", "--command", "npm run build"]);
+    assert!(out.contains("this workspace has not been trusted"), "{out}");
+    assert!(out.contains("\nask   Bash `npm run build`"), "{out}");
+    let (_, out, _) = run_as_user(
+        &project,
+        &home,
+        &["simulate", "--trusted", "--command", "npm run build"],
+    );
+    assert!(out.starts_with("allow Bash `npm run build`"), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

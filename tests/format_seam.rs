@@ -296,7 +296,13 @@ fn every_declared_session_option_is_an_editor_setting() {
             let key = format!("permissionLsp.{}.{}", f.id(), o.setting);
             let p = &props[&key];
             assert!(p.is_object(), "{key} is not a setting of the extension");
-            let expected = if o.repeatable { "array" } else { "string" };
+            let expected = if o.switch {
+                "boolean"
+            } else if o.repeatable {
+                "array"
+            } else {
+                "string"
+            };
             assert_eq!(p["type"], expected, "{key}");
             for v in o.values {
                 assert!(

@@ -107,6 +107,8 @@ pub struct SessionOption {
     pub setting: &'static str,
     /// The valid values, when the list is closed (empty: any value).
     pub values: &'static [&'static str],
+    /// A switch without a value (`--trusted`): given, it is `true`.
+    pub switch: bool,
 }
 
 /// A tool call to decide.

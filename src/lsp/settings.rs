@@ -77,6 +77,14 @@ fn session_args(v: &Value, problems: &mut Vec<String>) -> Vec<(String, String)> 
             else {
                 continue;
             };
+            if o.switch {
+                match value {
+                    Value::Bool(true) => out.push((o.arg.to_string(), "true".to_string())),
+                    Value::Bool(false) | Value::Null => {}
+                    _ => problems.push(format!("{}.{}: expected true or false", f.id(), o.setting)),
+                }
+                continue;
+            }
             let values: Vec<&str> = match value {
                 Value::String(s) => vec![s.as_str()],
                 Value::Array(items) if o.repeatable => {

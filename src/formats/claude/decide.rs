@@ -477,6 +477,8 @@ impl Policy {
             // `nohup rmdir d` runs, `xargs rmdir d` asks).
             let accept_edit = self.mode == Mode::AcceptEdits
                 && c.words.first().is_none_or(|w| w != "xargs")
+                // `FOO=1 rm x` asks (observed).
+                && c.env.iter().all(|e| bash::SAFE_ENV.contains(&e.as_str()))
                 && is_edit_command(strip_wrappers(&c.words));
             // The files it touches must be inside the working directories,
             // or, for a read-only command, allowed by a Read rule (observed:
@@ -554,6 +556,12 @@ impl Policy {
         let first = words.first().map(String::as_str)?;
         // A whole-tool allow (`Bash`) or bypass mode lifts these (observed).
         let shell = |why: &'static str| Some(Why::Shell(why));
+        // `find` is also seen through the wrappers a deny rule sees
+        // through (observed: `env find build -exec …` asks).
+        let behind = strip_for_deny(&c.words);
+        if behind.first().is_some_and(|w| w == "find") && first != "find" {
+            return self.safety_check_words(&behind);
+        }
         match first {
             "eval" => return shell("'eval' evaluates arguments as shell code"),
             "exec" if words.len() > 1 => return shell("'exec' evaluates arguments as shell code"),
@@ -573,6 +581,11 @@ impl Policy {
             }
             _ => {}
         }
+        // What `xargs` runs is not looked into (observed: `xargs bash -lc
+        // 'rm -rf build'` runs under `Bash(xargs:*)`).
+        if c.words.iter().take(4).any(|w| w == "xargs") {
+            return None;
+        }
         let script = shell_script(words)?;
         let inner = bash::parse(script);
         for ic in &inner.commands {
@@ -591,6 +604,22 @@ impl Policy {
             }
         }
         None
+    }
+}
+
+impl Policy {
+    /// The `find` check on words already taken apart.
+    fn safety_check_words(&self, words: &[String]) -> Option<Why> {
+        const ACTIONS: &[&str] = &[
+            "-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf",
+            "-fls",
+        ];
+        words[1..]
+            .iter()
+            .any(|w| ACTIONS.contains(&w.as_str()))
+            .then_some(Why::Shell(
+                "find with an action that executes commands or modifies files (`-exec`, `-delete`, …) — cannot be auto-allowed by a Bash(find:*) prefix rule",
+            ))
     }
 }
 

@@ -109,6 +109,17 @@ pub fn content_score(root: &Node) -> u32 {
 /// The CLI's session flags that change its decisions.
 static SESSION_OPTIONS: &[crate::contract::SessionOption] = &[
     crate::contract::SessionOption {
+        flag: "trusted",
+        aliases: &[],
+        value_name: "",
+        help: "Claude Code: assume the project is trusted (as after its trust dialog) even without ~/.claude.json saying so",
+        repeatable: false,
+        arg: scopes::TRUSTED,
+        setting: "trusted",
+        values: &[],
+        switch: true,
+    },
+    crate::contract::SessionOption {
         flag: "permission-mode",
         aliases: &[],
         value_name: "MODE",
@@ -124,6 +135,7 @@ static SESSION_OPTIONS: &[crate::contract::SessionOption] = &[
             "bypassPermissions",
             "auto",
         ],
+        switch: false,
     },
     crate::contract::SessionOption {
         flag: "allowed-tools",
@@ -134,6 +146,7 @@ static SESSION_OPTIONS: &[crate::contract::SessionOption] = &[
         arg: "allowedTools",
         setting: "allowedTools",
         values: &[],
+        switch: false,
     },
     crate::contract::SessionOption {
         flag: "disallowed-tools",
@@ -144,6 +157,7 @@ static SESSION_OPTIONS: &[crate::contract::SessionOption] = &[
         arg: "disallowedTools",
         setting: "disallowedTools",
         values: &[],
+        switch: false,
     },
     crate::contract::SessionOption {
         flag: "add-dir",
@@ -154,6 +168,7 @@ static SESSION_OPTIONS: &[crate::contract::SessionOption] = &[
         arg: "add-dir",
         setting: "addDirs",
         values: &[],
+        switch: false,
     },
 ];
 

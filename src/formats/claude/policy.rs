@@ -234,8 +234,7 @@ impl Policy {
         // A project whose folder is the home directory: its settings file is
         // the user's, read once.
         let mut seen_paths: Vec<PathBuf> = Vec::new();
-        let trusted =
-            scopes::trusted(&scopes::state_dir(ctx).unwrap_or(home.clone()), &cwd).unwrap_or(false);
+        let trusted = scopes::trust(ctx, &cwd).unwrap_or(false);
         let mut policy = Policy {
             rules: Vec::new(),
             mode: Mode::Default,

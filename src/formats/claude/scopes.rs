@@ -51,6 +51,24 @@ pub fn home(ctx: &Context<'_>) -> Option<PathBuf> {
     std::env::var_os("HOME").map(PathBuf::from)
 }
 
+/// The session option that assumes the project is trusted (`--trusted`,
+/// the editor's `permissionLsp.claude.trusted`).
+pub const TRUSTED: &str = "trusted";
+
+/// The project's trust for a session in `ctx`: `Some(true)` trusted,
+/// `Some(false)` not trusted in the state file, `None` no state file (the
+/// CLI has not run here: not trusted either). `--trusted` makes it true.
+pub fn trust(ctx: &Context<'_>, project: &Path) -> Option<bool> {
+    if ctx
+        .options
+        .runtime_arg(TRUSTED)
+        .is_some_and(|v| v == "true")
+    {
+        return Some(true);
+    }
+    state_dir(ctx).and_then(|h| trusted(&h, project))
+}
+
 /// `CLAUDE_CONFIG_DIR` of the session (`--runtime-env`, else the
 /// environment): where the CLI keeps the user's settings and its state
 /// file instead of `~/.claude` and `~/.claude.json` (observed on 2.1.332:
@@ -338,11 +356,30 @@ pub fn cross_file(root: Option<&Node>, ctx: &Context<'_>, out: &mut Vec<Diagnost
     }
     // An untrusted project: its allow rules are ignored.
     // Read only when the file has allow rules it could concern.
-    let untrusted = matches!(source, Source::Project | Source::Local)
-        && !lints::list_items(p, List::Allow).is_empty()
-        && state_dir(ctx)
-            .and_then(|h| trusted(&h, &project))
-            .is_some_and(|t| !t);
+    let allows = lints::list_items(p, List::Allow);
+    let project_scoped = matches!(source, Source::Project | Source::Local);
+    let trust = if project_scoped && !allows.is_empty() {
+        trust(ctx, &project)
+    } else {
+        Some(true)
+    };
+    let untrusted = trust == Some(false);
+    // No state file at all (a fresh machine, every CI runner): the CLI
+    // treats the project as untrusted — said once, on the allow list.
+    if trust.is_none()
+        && let Some(m) = p.iter().rev().find(|m| m.key == "allow")
+    {
+        let n = allows.len();
+        out.push(Diagnostic::new(
+            Code::UntrustedAllowIgnored,
+            m.key_range.clone(),
+            format!(
+                "Claude Code has not run here (no ~/.claude.json), so this project is not trusted yet: it ignores the {n} allow rule{} of {} until the trust dialog is accepted (ask and deny rules apply); `--trusted` (permissionLsp.claude.trusted) assumes it is trusted",
+                if n == 1 { "" } else { "s" },
+                source.describe()
+            ),
+        ));
+    }
     // The other files' Bash rules by shape, per list (`shape.rs`): what
     // contains a rule of this file.
     let all: Vec<(List, &str, Source)> = others

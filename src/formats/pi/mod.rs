@@ -105,6 +105,7 @@ impl Describe for Pi {
             arg: scopes::AGENT_DIR,
             setting: "agentDir",
             values: &[],
+            switch: false,
         }]
     }
 
