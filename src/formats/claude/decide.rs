@@ -465,6 +465,19 @@ impl Policy {
         {
             return outcome(Decision::Ask, Why::Shell("`cd` with `git` in one command"));
         }
+        // `cd` before a command that changes files asks too (observed:
+        // `cd sub && rm x` in acceptEdits, `cd sub && rm -rf build` next to
+        // `Bash(rm -rf:*)`).
+        if let Some(cd) = parsed.commands.iter().position(first_word)
+            && parsed.commands[cd + 1..]
+                .iter()
+                .any(|c| is_edit_command(strip_wrappers(&c.words)))
+        {
+            return outcome(
+                Decision::Ask,
+                Why::Shell("`cd` with a command that changes files in one command"),
+            );
+        }
         let mut parts = Vec::new();
         let mut first_rule: Option<usize> = None;
         let mut all_read_only = true;
@@ -556,11 +569,13 @@ impl Policy {
         let first = words.first().map(String::as_str)?;
         // A whole-tool allow (`Bash`) or bypass mode lifts these (observed).
         let shell = |why: &'static str| Some(Why::Shell(why));
-        // `find` is also seen through the wrappers a deny rule sees
-        // through (observed: `env find build -exec …` asks).
-        let behind = strip_for_deny(&c.words);
-        if behind.first().is_some_and(|w| w == "find") && first != "find" {
-            return self.safety_check_words(&behind);
+        // `find` is also seen through `env` (observed: `env find build
+        // -exec …` asks; `sudo find build -exec …` runs under `Bash(sudo:*)`).
+        if c.words.first().is_some_and(|w| w == "env") {
+            let behind = strip_for_deny(&c.words);
+            if behind.first().is_some_and(|w| w == "find") && first != "find" {
+                return self.safety_check_words(&behind);
+            }
         }
         match first {
             "eval" => return shell("'eval' evaluates arguments as shell code"),
