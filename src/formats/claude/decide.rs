@@ -465,11 +465,13 @@ impl Policy {
         {
             return outcome(Decision::Ask, Why::Shell("`cd` with `git` in one command"));
         }
-        // `cd` before a command that changes files asks too (observed:
-        // `cd sub && rm x` in acceptEdits, `cd sub && rm -rf build` next to
-        // `Bash(rm -rf:*)`).
-        if let Some(cd) = parsed.commands.iter().position(first_word)
-            && parsed.commands[cd + 1..]
+        // `cd` with a command that changes files, in either order, asks too
+        // (observed: `cd sub && rm x` in acceptEdits, `mkdir -p build && cd
+        // build` next to `Bash(mkdir:*)`).
+        if parsed.commands.len() > 1
+            && parsed.commands.iter().any(first_word)
+            && parsed
+                .commands
                 .iter()
                 .any(|c| is_edit_command(strip_wrappers(&c.words)))
         {
