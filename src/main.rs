@@ -171,7 +171,7 @@ impl ScopeArgs {
     /// format whose files a session started in `--cwd` reads (from the
     /// project and from the home). None found is an error that says where
     /// each format looks. `pinned` is true when the user chose.
-    fn formats(&self) -> Result<Detected, UsageError> {
+    fn formats(&self) -> Result<Answering, UsageError> {
         // `--target-version all` is answered version by version later.
         let mut this = self.clone();
         if this.target_version.as_deref() == Some("all") {
@@ -180,7 +180,7 @@ impl ScopeArgs {
         let this = &this;
         if this.runtime.is_some() {
             let f = this.format()?;
-            return Ok(Detected {
+            return Ok(Answering {
                 answers: vec![(f, this.context()?, Vec::new())],
                 pinned: true,
             });
@@ -196,7 +196,7 @@ impl ScopeArgs {
             };
             let mut one = this.clone();
             one.runtime = Some(f.id().to_string());
-            return Ok(Detected {
+            return Ok(Answering {
                 answers: vec![(f, one.context()?, Vec::new())],
                 pinned: true,
             });
@@ -246,7 +246,7 @@ impl ScopeArgs {
             one.runtime = Some(f.id().to_string());
             answers.push((f, one.context()?, files.present));
         }
-        Ok(Detected {
+        Ok(Answering {
             answers,
             pinned: false,
         })
@@ -254,7 +254,7 @@ impl ScopeArgs {
 }
 
 /// The formats a command answers for.
-struct Detected {
+struct Answering {
     answers: Vec<(
         DynFormat,
         permission_lsp::workspace::Context<'static>,
@@ -264,7 +264,7 @@ struct Detected {
     pinned: bool,
 }
 
-impl Detected {
+impl Answering {
     /// Tells, on standard error, which agent answers and from which files
     /// when it was found rather than named.
     fn announce(&self, cwd: Option<&std::path::Path>) {

@@ -193,11 +193,5 @@ pub fn shown(path: &Path, cwd: &Path, home: &str) -> String {
             return format!("{}{}", "../".repeat(ups), rest.display());
         }
     }
-    if home != "~"
-        && home != "/"
-        && let Ok(rest) = path.strip_prefix(home)
-    {
-        return format!("~/{}", rest.display());
-    }
-    path.display().to_string()
+    crate::contract::tilde(path, Path::new(home))
 }

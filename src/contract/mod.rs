@@ -111,6 +111,17 @@ pub struct SessionOption {
     pub switch: bool,
 }
 
+/// `path` for people: `~/…` inside `home` (unless the home is `/` or
+/// unknown, `~`), else as it is.
+pub fn tilde(path: &std::path::Path, home: &std::path::Path) -> String {
+    match path.strip_prefix(home) {
+        Ok(rest) if home != std::path::Path::new("/") && home != std::path::Path::new("~") => {
+            format!("~/{}", rest.display())
+        }
+        _ => path.display().to_string(),
+    }
+}
+
 /// A tool call to decide.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CallRequest {

@@ -576,7 +576,7 @@ impl Policy {
         if c.words.first().is_some_and(|w| w == "env") {
             let behind = strip_for_deny(&c.words);
             if behind.first().is_some_and(|w| w == "find") && first != "find" {
-                return self.safety_check_words(&behind);
+                return find_action(&behind);
             }
         }
         match first {
@@ -586,14 +586,8 @@ impl Policy {
             "watch" => return shell("What 'watch' starts can't be checked before it runs"),
             "ionice" => return shell("What 'ionice' starts can't be checked before it runs"),
             "find" => {
-                const ACTIONS: &[&str] = &[
-                    "-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0",
-                    "-fprintf", "-fls",
-                ];
-                if words[1..].iter().any(|w| ACTIONS.contains(&w.as_str())) {
-                    return shell(
-                        "find with an action that executes commands or modifies files (`-exec`, `-delete`, …) — cannot be auto-allowed by a Bash(find:*) prefix rule",
-                    );
+                if let Some(why) = find_action(words) {
+                    return Some(why);
                 }
             }
             _ => {}
@@ -624,20 +618,18 @@ impl Policy {
     }
 }
 
-impl Policy {
-    /// The `find` check on words already taken apart.
-    fn safety_check_words(&self, words: &[String]) -> Option<Why> {
-        const ACTIONS: &[&str] = &[
-            "-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf",
-            "-fls",
-        ];
-        words[1..]
-            .iter()
-            .any(|w| ACTIONS.contains(&w.as_str()))
-            .then_some(Why::Shell(
-                "find with an action that executes commands or modifies files (`-exec`, `-delete`, …) — cannot be auto-allowed by a Bash(find:*) prefix rule",
-            ))
-    }
+/// `find` with an action that runs commands or writes files: no prefix
+/// rule allows it (observed, in the CLI's words).
+fn find_action(words: &[String]) -> Option<Why> {
+    const ACTIONS: &[&str] = &[
+        "-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls",
+    ];
+    words[1..]
+        .iter()
+        .any(|w| ACTIONS.contains(&w.as_str()))
+        .then_some(Why::Shell(
+            "find with an action that executes commands or modifies files (`-exec`, `-delete`, …) — cannot be auto-allowed by a Bash(find:*) prefix rule",
+        ))
 }
 
 /// The script of `bash -c '…'` (`sh`, `zsh`, `dash`, `ksh`; `-lc` and
@@ -744,18 +736,13 @@ fn strip_for_deny(words: &[String]) -> Vec<String> {
                 0
             }
             _ => {
-                let rest = strip_wrappers(&w);
-                let n = w.len() - rest.len();
-                if n == 0 {
-                    break;
-                }
                 // One wrapper at a time: after `nice -n N` and `timeout N`
                 // the next may still be `sudo` or `env` (observed); after
                 // `stdbuf` (observed) and the others, not.
                 if !matches!(first.as_str(), "timeout" | "nice") {
                     front = false;
                 }
-                one_wrapper(&w).min(n)
+                one_wrapper(&w)
             }
         };
         if skip == 0 || skip >= w.len() {
@@ -766,7 +753,9 @@ fn strip_for_deny(words: &[String]) -> Vec<String> {
     w
 }
 
-/// The words the first wrapper of [`strip_wrappers`] takes (0: none).
+/// The words the wrapper in front takes — `time`, `nohup`, `command`,
+/// `builtin`, `stdbuf` with its options, `nice` with its option, `timeout`
+/// with its options and duration — leaving a command (0: none).
 fn one_wrapper(w: &[String]) -> usize {
     match w.first().map(String::as_str) {
         Some("time" | "nohup" | "command" | "builtin") if w.len() > 1 => 1,
@@ -826,41 +815,14 @@ fn is_edit_command(words: &[String]) -> bool {
 fn strip_wrappers(words: &[String]) -> &[String] {
     let mut w = words;
     loop {
-        match w.first().map(String::as_str) {
-            Some("time" | "nohup" | "command" | "builtin") if w.len() > 1 => w = &w[1..],
-            // What `xargs` runs is not taken further apart (observed:
-            // `xargs nice rm` is not `rm`).
-            Some("xargs") if w.len() > 1 && !w[1].starts_with('-') => return &w[1..],
-            Some("stdbuf") if w.len() > 1 => {
-                let mut i = 1;
-                while i < w.len() && w[i].starts_with('-') {
-                    // `-o0` / `-o 0`.
-                    i += if w[i].len() == 2 { 2 } else { 1 };
-                }
-                if i >= w.len() {
-                    return w;
-                }
-                w = &w[i..];
-            }
-            Some("nice") if w.len() > 1 => {
-                w = &w[1..];
-                if w.first().is_some_and(|a| a == "-n") && w.len() > 2 {
-                    w = &w[2..];
-                } else if w.first().is_some_and(|a| a.starts_with('-')) && w.len() > 1 {
-                    w = &w[1..];
-                }
-            }
-            Some("timeout") if w.len() > 2 => {
-                let mut i = 1;
-                while i < w.len() && w[i].starts_with('-') {
-                    i += 1;
-                }
-                if i + 1 >= w.len() {
-                    return w;
-                }
-                w = &w[i + 1..];
-            }
-            _ => return w,
+        // What `xargs` runs is not taken further apart (observed: `xargs
+        // nice rm` is not `rm`).
+        if w.len() > 1 && w[0] == "xargs" && !w[1].starts_with('-') {
+            return &w[1..];
+        }
+        match one_wrapper(w) {
+            0 => return w,
+            n => w = &w[n..],
         }
     }
 }

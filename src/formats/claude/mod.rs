@@ -55,14 +55,6 @@ pub fn is_settings_path(path: &str) -> bool {
         || (path.contains("/managed-settings.d/") && path.ends_with(".json"))
 }
 
-/// `path` with the home directory written `~`.
-fn tilde(path: &std::path::Path, home: &std::path::Path) -> String {
-    match path.strip_prefix(home) {
-        Ok(rest) if home != std::path::Path::new("/") => format!("~/{}", rest.display()),
-        _ => path.display().to_string(),
-    }
-}
-
 /// How surely a JSON document is a Claude Code settings file: a top-level
 /// `permissions` object whose `allow`, `ask` or `deny` is an array of rule
 /// strings, or other keys only Claude Code settings have.
@@ -225,7 +217,7 @@ impl Locate for Claude {
         let (home, _, candidates) = policy::candidate_files(ctx);
         let mut out = crate::contract::SessionFiles::default();
         for (source, path) in candidates {
-            out.looked_in.push(tilde(&path, &home));
+            out.looked_in.push(crate::contract::tilde(&path, &home));
             if path.is_file() && !out.present.iter().any(|f| f.path == path) {
                 out.present.push(crate::contract::SessionFile {
                     path,

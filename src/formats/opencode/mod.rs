@@ -181,10 +181,7 @@ impl Locate for OpenCode {
     fn session_files(&self, ctx: &Context<'_>) -> crate::contract::SessionFiles {
         let policy = Policy::load(ctx);
         let env = &policy.env;
-        let show = |p: &std::path::Path| match p.strip_prefix(&env.home) {
-            Ok(rest) if env.home != std::path::Path::new("/") => format!("~/{}", rest.display()),
-            _ => p.display().to_string(),
-        };
+        let show = |p: &std::path::Path| crate::contract::tilde(p, &env.home);
         let mut out = crate::contract::SessionFiles::default();
         out.looked_in.push(format!(
             "{}/{{opencode.json,opencode.jsonc,config.json}}",

@@ -163,10 +163,7 @@ impl Locate for Pi {
 
     fn session_files(&self, ctx: &Context<'_>) -> crate::contract::SessionFiles {
         let loc = scopes::locations(ctx);
-        let show = |p: &std::path::Path| match p.strip_prefix(&loc.home) {
-            Ok(rest) if loc.home != std::path::Path::new("/") => format!("~/{}", rest.display()),
-            _ => p.display().to_string(),
-        };
+        let show = |p: &std::path::Path| crate::contract::tilde(p, &loc.home);
         let mut out = crate::contract::SessionFiles::default();
         let add = |path: std::path::PathBuf,
                    role: Role,
