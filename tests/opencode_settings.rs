@@ -301,3 +301,74 @@ fn a_home_read_rule_moves_to_external_directory_and_takes_effect() {
     assert!(!b.diagnostics.iter().any(|d| d.code.as_str() == "OC006"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// OC005 and OC015 come from the shared exact last-match-wins analysis:
+/// a rule the later rules cover only together is found, a rule the
+/// earlier rules already decide the same way is redundant (with a fix that
+/// removes it and nothing else), and nothing is claimed against OpenCode's
+/// built-in rules or for a live rule.
+#[test]
+fn precedence_is_exact_over_unions_and_finds_redundant_rules() {
+    let dir = std::env::temp_dir().join(format!("permission-lsp-oc-prec-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let (home, project) = (dir.join("home"), dir.join("project"));
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::create_dir_all(project.join(".git")).unwrap();
+    let text = r#"{
+  "permission": {
+    "bash": {
+      "git *": "deny",
+      "git": "allow",
+      "git ?*": "ask",
+      "git ": "ask",
+      "npm *": "allow",
+      "npm test": "allow",
+      "ls *": "allow"
+    },
+    "webfetch": "allow"
+  }
+}
+"#;
+    let doc = project.join("opencode.json");
+    std::fs::write(&doc, text).unwrap();
+    let a = analyse(&home, &project, &doc, text, Role::Config);
+    let at = |code: &str| -> Vec<&str> {
+        a.diagnostics
+            .iter()
+            .filter(|d| d.code.as_str() == code)
+            .map(|d| &text[d.range.clone()])
+            .collect()
+    };
+    assert_eq!(at("OC005"), ["\"git *\""], "{:#?}", a.diagnostics);
+    let union = a
+        .diagnostics
+        .iter()
+        .find(|d| d.code.as_str() == "OC005")
+        .unwrap();
+    assert!(union.message.contains("together"), "{}", union.message);
+    assert_eq!(union.related.len(), 3, "{:#?}", union.related);
+    assert_eq!(at("OC015"), ["\"npm test\""], "{:#?}", a.diagnostics);
+    let redundant = a
+        .diagnostics
+        .iter()
+        .find(|d| d.code.as_str() == "OC015")
+        .unwrap();
+    assert!(
+        redundant.message.contains("`npm *` allow"),
+        "{}",
+        redundant.message
+    );
+    // The fix removes the rule and nothing else, and the finding is gone.
+    let actions = code_actions::code_actions(
+        text,
+        a.root.as_ref(),
+        std::slice::from_ref(redundant),
+        redundant.range.clone(),
+    );
+    assert_eq!(actions.len(), 1);
+    let fixed = code_actions::apply(text, &actions[0].edits);
+    assert_eq!(fixed, text.replace("      \"npm test\": \"allow\",\n", ""));
+    let b = analyse(&home, &project, &doc, &fixed, Role::Config);
+    assert!(b.diagnostics.iter().all(|d| d.code.as_str() != "OC015"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

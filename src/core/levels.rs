@@ -37,9 +37,9 @@ impl LintLevels {
         Ok(())
     }
 
-    /// The severity to report `code` with, or `None` when it is off.
-    /// The findings at their configured severity (those turned off go), in
-    /// document order: by start, end and code.
+    /// The findings at their configured severity (those turned off go;
+    /// an unconfigured code keeps the severity its finding was made with,
+    /// by default the code's), in document order: by start, end and code.
     pub fn apply(
         &self,
         diagnostics: Vec<crate::core::diagnostic::Diagnostic>,
@@ -47,7 +47,9 @@ impl LintLevels {
         let mut out: Vec<crate::core::diagnostic::Diagnostic> = diagnostics
             .into_iter()
             .filter_map(|mut d| {
-                d.severity = self.severity(d.code)?;
+                if let Some(level) = self.overrides.get(&d.code) {
+                    d.severity = (*level)?;
+                }
                 Some(d)
             })
             .collect();
@@ -57,6 +59,7 @@ impl LintLevels {
         out
     }
 
+    /// The severity to report `code` with, or `None` when it is off.
     pub fn severity(&self, code: impl Into<DiagnosticCode>) -> Option<Severity> {
         let code = code.into();
         match self.overrides.get(&code) {

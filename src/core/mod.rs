@@ -5,6 +5,7 @@
 
 pub mod decision;
 pub mod diagnostic;
+pub mod last_match;
 pub mod levels;
 pub mod pattern_algebra;
 pub mod precedence;

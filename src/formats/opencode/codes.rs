@@ -5,7 +5,7 @@
 pub const FORMAT: &str = "opencode";
 
 crate::code_table! {
-    unnecessary: [RuleNeverDecides, DuplicateKey];
+    unnecessary: [RuleNeverDecides, DuplicateKey, RedundantRule];
     InvalidJsonc = "OC001", "invalid-jsonc", Error, "The file is not valid JSON(C): OpenCode refuses to start (`Config file at … is not valid JSON(C)`).";
     ConfigInvalid = "OC002", "config-invalid", Error, "A permission value OpenCode's schema rejects (`Configuration is invalid at …`): OpenCode refuses to start, in every session this file is part of.";
     V2Permissions = "OC003", "v2-permissions", Error, "A V2 `permissions` array in a V1 config: OpenCode 1.x refuses to start.";
@@ -20,4 +20,5 @@ crate::code_table! {
     DuplicateKey = "OC012", "duplicate-key", Warning, "A repeated key: the last value counts, at the first key's position.";
     AsksHeadless = "OC013", "asks-headless", Hint, "A rule that can still ask: in a headless run (`opencode run`) nobody answers, and the call is rejected.";
     FileRefused = "OC014", "file-refused", Error, "Another file of the session makes OpenCode refuse to start, so none of this file's rules apply.";
+    RedundantRule = "OC015", "redundant-rule", Hint, "A rule whose every call the earlier rules you wrote already decide the same way: removing it changes no decision.";
 }

@@ -8,10 +8,8 @@
 use super::codes::Code;
 use super::config::{self, Fatal, PermMap, PermValue, Read};
 use super::policy::{Layer, Policy, Rule, SourceFile};
-use super::wildcard;
 use crate::contract::Role;
 use crate::core::diagnostic::{Diagnostic, Fix, Related, Severity};
-use crate::core::pattern_algebra::{Inclusion, included_in};
 use crate::core::precedence::Action;
 use crate::syntax::js_order::js_entries;
 use crate::syntax::{Member, Node};
@@ -280,7 +278,7 @@ fn hint_for(message: &str) -> &'static str {
 }
 
 /// Every permission map of the file: top level and each agent's.
-fn all_perm_maps(r: &Read) -> Vec<(&PermMap, Option<&str>)> {
+pub(super) fn all_perm_maps(r: &Read) -> Vec<(&PermMap, Option<&str>)> {
     let mut out = Vec::new();
     if let Some(p) = &r.permission {
         out.push((p, None));
@@ -531,119 +529,16 @@ pub fn session_findings(policy: &Policy, doc: usize, out: &mut Vec<Diagnostic>) 
             agents.push(b.name.clone());
         }
     }
-    let mut budget = PAIR_BUDGET;
+    super::precedence::precedence(policy, doc, &agents, out);
     let mut hidden = Vec::new();
-    for (ai, agent) in agents.iter().enumerate() {
+    for agent in &agents {
         let rules = policy.rules(agent);
-        for (i, r) in rules.iter().enumerate() {
-            if r.origin.file != Some(doc) || r.origin.range.is_empty() {
-                continue;
-            }
-            // Each rule once: top-level ones with the default agent, agent
-            // rules with their agent.
-            let check = if ai == 0 {
-                !r.agent_rule || f.read.agents.iter().any(|b| b.name == *agent)
-            } else {
-                r.agent_rule
-            };
-            if !check {
-                continue;
-            }
-            if let Some(d) = never_decides(policy, &rules, i, r, agent, &mut budget) {
-                out.push(d);
-            }
-        }
         hidden_tools(policy, &rules, doc, agent, &mut hidden);
     }
     hidden_findings(hidden, out);
 }
 
-/// Pairwise inclusion checks allowed per document.
-const PAIR_BUDGET: usize = 200_000;
-
-fn never_decides(
-    policy: &Policy,
-    rules: &[Rule],
-    i: usize,
-    r: &Rule,
-    agent: &str,
-    budget: &mut usize,
-) -> Option<Diagnostic> {
-    let example = r.pattern_glob.example();
-    let perm_example = r.permission_glob.example();
-    for later in rules[i + 1..].iter().rev() {
-        // Top-level rules are judged against later top-level rules (and the
-        // trailer), which every agent has.
-        if !r.agent_rule && later.agent_rule {
-            continue;
-        }
-        if *budget == 0 {
-            return None;
-        }
-        *budget -= 1;
-        if !later.matches(&perm_example, &example) {
-            continue;
-        }
-        let covers_perm = wildcard::is_catch_all(&later.permission)
-            || later.permission == r.permission
-            || matches!(
-                included_in(&r.permission_glob, &later.permission_glob),
-                Inclusion::Included
-            );
-        if !covers_perm {
-            continue;
-        }
-        if !matches!(
-            included_in(&r.pattern_glob, &later.pattern_glob),
-            Inclusion::Included
-        ) {
-            continue;
-        }
-        let place = describe(policy, later, agent);
-        let call = example_call(&r.permission, &example);
-        let msg = if later.action == r.action {
-            format!(
-                "This rule never decides: {place} also {} every call it matches (last match wins), e.g. {call}. It can go.",
-                verb(later.action)
-            )
-        } else {
-            format!(
-                "This rule never decides: {place} {} every call it matches (last match wins), e.g. {call} is {} , not {}. Put the broader rule first.",
-                verb(later.action),
-                past(later.action),
-                past(r.action)
-            )
-            .replace(" , ", ", ")
-        };
-        let mut d = Diagnostic::new(Code::RuleNeverDecides, r.origin.range.clone(), msg);
-        if later.origin.file == r.origin.file && !later.origin.range.is_empty() {
-            d.related.push(Related {
-                range: later.origin.range.clone(),
-                message: format!("the later `{}` `{}` rule", later.permission, later.pattern),
-            });
-            // In the same map: moving the rule after the broader one makes
-            // it decide what it matches, and changes nothing else.
-            if later.action != r.action
-                && later.permission == r.permission
-                && later.agent_rule == r.agent_rule
-            {
-                d.fixes.push(Fix::MoveAfter {
-                    after: later.origin.range.clone(),
-                    overriders: vec![later.origin.range.clone()],
-                });
-            }
-        }
-        if later.action != r.action {
-            d.severity = Severity::Warning;
-        } else {
-            d.severity = Severity::Hint;
-        }
-        return Some(d);
-    }
-    None
-}
-
-fn verb(a: Action) -> &'static str {
+pub(super) fn verb(a: Action) -> &'static str {
     match a {
         Action::Allow => "allows",
         Action::Ask => "asks about",
@@ -651,7 +546,7 @@ fn verb(a: Action) -> &'static str {
     }
 }
 
-fn past(a: Action) -> &'static str {
+pub(super) fn past(a: Action) -> &'static str {
     match a {
         Action::Allow => "allowed",
         Action::Ask => "asked about",

@@ -12,6 +12,7 @@ pub mod config;
 pub mod decide;
 pub mod lints;
 pub mod policy;
+mod precedence;
 pub mod simulation;
 pub mod wildcard;
 pub mod yaml;

@@ -1,0 +1,424 @@
+//! The state of one analysis, kept so that a list that differs in a few
+//! rules (a keystroke inside a pattern) is analysed again only where those
+//! rules can change a finding. The result is the same as a fresh analysis:
+//! a rule's outcome depends only on its own contents, the rules whose
+//! literal prefixes are compatible with its own (its only possible
+//! overlaps), the group's catch-alls and the rules after the last one, and
+//! on the shared budgets (see [`Outcome`]).
+
+use super::index::PrefixIndex;
+use super::verdict::ValueOrder;
+use super::{Finding, Head, List, budgets};
+use crate::core::pattern_algebra::{Pattern, PatternLanguage, Work};
+use std::ops::Range;
+use std::sync::{Arc, Mutex};
+
+/// What the findings depend on: the groups and the rules' contents in
+/// order, not where they are written — every field, length-prefixed, in
+/// one buffer (compared whole on a hit: exact, not a hash). `spans`
+/// locates each rule's fields, so two lists can be compared rule by rule.
+pub(super) struct Key {
+    bytes: Vec<u8>,
+    spans: Vec<Range<usize>>,
+}
+
+impl PartialEq for Key {
+    fn eq(&self, other: &Key) -> bool {
+        self.bytes == other.bytes
+    }
+}
+
+fn put(b: &mut Vec<u8>, s: &[u8]) {
+    b.extend_from_slice(&(s.len() as u64).to_le_bytes());
+    b.extend_from_slice(s);
+}
+
+fn put_n(b: &mut Vec<u8>, n: usize) {
+    b.extend_from_slice(&(n as u64).to_le_bytes());
+}
+
+impl Key {
+    pub(super) fn new(list: &List<'_>) -> Key {
+        let mut b: Vec<u8> = Vec::with_capacity(list.rules.len() * 40 + list.salt.len() + 16);
+        put(&mut b, list.salt);
+        for n in budgets() {
+            put_n(&mut b, n);
+        }
+        put_n(&mut b, list.groups.len());
+        for g in list.groups {
+            put_n(&mut b, g.members.len());
+            for (&m, &j) in g.members.iter().zip(&g.judged) {
+                put_n(&mut b, m);
+                b.push(j as u8);
+            }
+            b.push(g.single_valued as u8);
+            b.push(g.values as u8);
+        }
+        let mut spans = Vec::with_capacity(list.rules.len());
+        for r in list.rules {
+            let from = b.len();
+            put(&mut b, r.source.as_bytes());
+            b.push(r.action as u8);
+            match r.effect {
+                Some(x) => {
+                    b.push(1);
+                    put(&mut b, x.as_bytes());
+                }
+                None => b.push(0),
+            }
+            b.push(r.keeps_lower as u8);
+            spans.push(from..b.len());
+        }
+        Key { bytes: b, spans }
+    }
+
+    /// The salt, the budgets and the groups: everything before the rules.
+    fn head(&self) -> &[u8] {
+        &self.bytes[..self.spans.first().map_or(self.bytes.len(), |s| s.start)]
+    }
+
+    fn rule(&self, i: usize) -> &[u8] {
+        &self.bytes[self.spans[i].clone()]
+    }
+}
+
+/// One member's result, and how it met the two shared budgets (overlap
+/// checks, search steps): what was left when it started, what it spent,
+/// whether a step was refused. Its answer is a function of the rules it
+/// can overlap and of those budgets — and for each budget, starting with
+/// the same amount, or with at least what it spent when nothing was
+/// refused, gives the same answer.
+#[derive(Clone, Default)]
+struct Outcome {
+    /// False for the rest of a group after the overlap budget ran out.
+    reached: bool,
+    finding: Option<Finding>,
+    start: [usize; 2],
+    spent: [usize; 2],
+    refused: [bool; 2],
+}
+
+impl Outcome {
+    /// Would this member get the same answer with these budgets?
+    fn holds(&self, budgets: [&Work; 2]) -> bool {
+        self.reached
+            && (0..2).all(|b| {
+                budgets[b].left == self.start[b]
+                    || (!self.refused[b] && budgets[b].left >= self.spent[b])
+            })
+    }
+}
+
+/// Member `k`'s outcome with the budgets as they are, and whether the
+/// overlap budget ran out (the group ends there).
+fn measured(ctx: &ValueOrder<'_>, k: usize, budget: &mut Work, work: &mut Work) -> (Outcome, bool) {
+    let start = [budget.left, work.left];
+    budget.refused = false;
+    work.refused = false;
+    let r = ctx.outcome(k, budget, work);
+    let outcome = Outcome {
+        reached: true,
+        finding: r.clone().flatten(),
+        start,
+        spent: [start[0] - budget.left, start[1] - work.left],
+        refused: [budget.refused, work.refused],
+    };
+    (outcome, r.is_none())
+}
+
+/// What was found for one group.
+struct GroupState<F> {
+    /// The format's own findings for the group (redone on every update).
+    head: Vec<F>,
+    /// The members' outcomes, by group position (value groups only).
+    outcomes: Vec<Outcome>,
+    index: PrefixIndex,
+}
+
+/// Everything one analysis of a list computed.
+pub(super) struct State<F> {
+    key: Key,
+    patterns: Vec<Pattern>,
+    prefixes: Vec<Vec<u16>>,
+    suffixes: Vec<Vec<u16>>,
+    groups: Vec<GroupState<F>>,
+    pub(super) findings: Arc<Vec<F>>,
+}
+
+fn member_patterns<'p>(members: &[usize], patterns: &'p [Pattern]) -> Vec<&'p Pattern> {
+    members.iter().map(|&i| &patterns[i]).collect()
+}
+
+/// Findings in the order of a fresh analysis: group by group, the group's
+/// own first, then rule by rule.
+fn assemble<F: Clone + From<Finding>>(groups: &[GroupState<F>]) -> Vec<F> {
+    let mut out = Vec::new();
+    for g in groups {
+        out.extend(g.head.iter().cloned());
+        out.extend(
+            g.outcomes
+                .iter()
+                .filter_map(|o| o.finding.clone().map(F::from)),
+        );
+    }
+    out
+}
+
+impl<F: Clone + From<Finding>> State<F> {
+    /// A fresh analysis of the whole list.
+    pub(super) fn analyse(
+        list: &List<'_>,
+        language: &dyn PatternLanguage,
+        head: Head<'_, F>,
+        key: Key,
+    ) -> State<F> {
+        let patterns: Vec<Pattern> = list
+            .rules
+            .iter()
+            .map(|r| language.compile(r.source))
+            .collect();
+        let prefixes: Vec<Vec<u16>> = patterns.iter().map(Pattern::literal_prefix).collect();
+        let suffixes: Vec<Vec<u16>> = patterns.iter().map(Pattern::literal_suffix).collect();
+        let [overlap_budget, search_budget] = budgets();
+        let mut budget = Work::new(overlap_budget);
+        let mut work = Work::new(search_budget);
+        let mut groups = Vec::with_capacity(list.groups.len());
+        for (gi, group) in list.groups.iter().enumerate() {
+            let pats = member_patterns(&group.members, &patterns);
+            let mut state = GroupState {
+                head: head(gi, &pats),
+                outcomes: Vec::new(),
+                index: PrefixIndex::default(),
+            };
+            if group.values {
+                state.index = PrefixIndex::new(&group.members, &prefixes);
+                let n = group.members.len();
+                let mut outcomes = vec![Outcome::default(); n];
+                let ctx = ValueOrder::new(
+                    list.rules,
+                    &group.members,
+                    &group.judged,
+                    group.single_valued,
+                    pats,
+                    &state.index,
+                    &prefixes,
+                    &suffixes,
+                );
+                for (k, o) in outcomes.iter_mut().enumerate() {
+                    let (outcome, ends) = measured(&ctx, k, &mut budget, &mut work);
+                    *o = outcome;
+                    if ends {
+                        // The budget is spent: no finding for the rest of
+                        // the group (and the later groups start with none).
+                        break;
+                    }
+                }
+                state.outcomes = outcomes;
+            }
+            groups.push(state);
+        }
+        State {
+            key,
+            findings: Arc::new(assemble(&groups)),
+            patterns,
+            prefixes,
+            suffixes,
+            groups,
+        }
+    }
+
+    /// The rules that differ between this analysis and `key` when the
+    /// lists are a small edit of each other: same length, salt and groups.
+    fn changed_rules(&self, key: &Key) -> Option<Vec<usize>> {
+        if self.key.spans.len() != key.spans.len() || self.key.head() != key.head() {
+            return None;
+        }
+        let mut changed = Vec::new();
+        for i in 0..key.spans.len() {
+            if self.key.rule(i) != key.rule(i) {
+                if changed.len() == UPDATE_LIMIT {
+                    return None;
+                }
+                changed.push(i);
+            }
+        }
+        Some(changed)
+    }
+
+    /// Analyse again after `changed` rules were edited (nothing else
+    /// moved): the members whose overlaps may involve a changed rule are
+    /// examined again, and so is every member whose budgets would not give
+    /// the same answer as before (around the place where a budget runs
+    /// out). `Err` gives the key back when a rule became or stopped being a
+    /// catch-all (every rule before it changes): then only a fresh analysis
+    /// will do.
+    fn update(
+        mut self,
+        changed: &[usize],
+        list: &List<'_>,
+        language: &dyn PatternLanguage,
+        head: Head<'_, F>,
+        key: Key,
+    ) -> Result<State<F>, Key> {
+        let mut old_prefix: Vec<(usize, Vec<u16>)> = Vec::with_capacity(changed.len());
+        for &j in changed {
+            let p = language.compile(list.rules[j].source);
+            if p.is_universal() || self.patterns[j].is_universal() {
+                return Err(key);
+            }
+            let new = p.literal_prefix();
+            old_prefix.push((j, std::mem::replace(&mut self.prefixes[j], new)));
+            self.suffixes[j] = p.literal_suffix();
+            self.patterns[j] = p;
+        }
+        let [overlap_budget, search_budget] = budgets();
+        let mut budget = Work::new(overlap_budget);
+        let mut work = Work::new(search_budget);
+        for (gi, (group, state)) in list.groups.iter().zip(&mut self.groups).enumerate() {
+            let pats = member_patterns(&group.members, &self.patterns);
+            state.head = head(gi, &pats);
+            if !group.values {
+                continue;
+            }
+            // A rule before the last catch-all names its decider from the
+            // rules after it that match its example — and such a rule's
+            // prefix is compatible with its own (both begin the example),
+            // so it is among the compatible members too.
+            let mut dirty: Vec<usize> = Vec::new();
+            let mut moved: Vec<(usize, &[u16])> = Vec::new();
+            for (j, old) in &old_prefix {
+                if let Ok(k) = group.members.binary_search(j) {
+                    if *old != self.prefixes[*j] {
+                        moved.push((k, old));
+                    }
+                    dirty.push(k);
+                }
+            }
+            if !moved.is_empty() {
+                state.index.moved(&group.members, &moved, &self.prefixes);
+            }
+            for (j, old) in &old_prefix {
+                if group.members.binary_search(j).is_ok() {
+                    state
+                        .index
+                        .compatible(&group.members, old, &self.prefixes, &mut dirty);
+                    state.index.compatible(
+                        &group.members,
+                        &self.prefixes[*j],
+                        &self.prefixes,
+                        &mut dirty,
+                    );
+                }
+            }
+            dirty.sort_unstable();
+            dirty.dedup();
+            let ctx = ValueOrder::new(
+                list.rules,
+                &group.members,
+                &group.judged,
+                group.single_valued,
+                pats,
+                &state.index,
+                &self.prefixes,
+                &self.suffixes,
+            );
+            let mut fresh: Vec<(usize, Outcome)> = Vec::new();
+            let mut end = state.outcomes.len();
+            for (k, o) in state.outcomes.iter().enumerate() {
+                if dirty.binary_search(&k).is_err() && o.holds([&budget, &work]) {
+                    budget.left -= o.spent[0];
+                    work.left -= o.spent[1];
+                    continue;
+                }
+                let (outcome, ends) = measured(&ctx, k, &mut budget, &mut work);
+                fresh.push((k, outcome));
+                if ends {
+                    end = k + 1;
+                    break;
+                }
+            }
+            for (k, o) in fresh {
+                state.outcomes[k] = o;
+            }
+            for o in &mut state.outcomes[end..] {
+                *o = Outcome::default();
+            }
+        }
+        #[cfg(test)]
+        super::testing::UPDATES.with(|u| u.set(u.get() + 1));
+        self.key = key;
+        self.findings = Arc::new(assemble(&self.groups));
+        Ok(self)
+    }
+}
+
+/// An update handles at most this many changed rules; more is a new list.
+const UPDATE_LIMIT: usize = 16;
+/// Analyses kept (a few documents' worth).
+const ENTRIES: usize = 8;
+
+/// Recent analyses of one caller (a format keeps one in a static): the
+/// same list again is answered from here, a small edit of one is an
+/// update, anything else a fresh analysis — with the answer of a fresh
+/// analysis every time (tested against it on random edits).
+pub struct Memo<F> {
+    states: Mutex<Vec<State<F>>>,
+}
+
+impl<F> Memo<F> {
+    pub const fn new() -> Memo<F> {
+        Memo {
+            states: Mutex::new(Vec::new()),
+        }
+    }
+}
+
+impl<F> Default for Memo<F> {
+    fn default() -> Memo<F> {
+        Memo::new()
+    }
+}
+
+impl<F: Clone + From<Finding>> Memo<F> {
+    /// [`super::analyse`], memoised: an edit that changes no rule
+    /// (spacing, comments, a reason's position) reuses the findings of the
+    /// last analysis of the same rules; an edit that changes a few rules
+    /// re-examines only the rules they can affect.
+    pub fn analyse(
+        &self,
+        list: &List<'_>,
+        language: &dyn PatternLanguage,
+        head: Head<'_, F>,
+    ) -> Arc<Vec<F>> {
+        let key = Key::new(list);
+        let mut base: Option<(State<F>, Vec<usize>)> = None;
+        if let Ok(mut cache) = self.states.lock() {
+            if let Some(i) = cache.iter().position(|s| s.key == key) {
+                let hit = cache.remove(i);
+                let findings = hit.findings.clone();
+                cache.insert(0, hit);
+                return findings;
+            }
+            // The most recent state this list is a small edit of.
+            if let Some((i, changed)) = cache
+                .iter()
+                .enumerate()
+                .find_map(|(i, s)| s.changed_rules(&key).map(|c| (i, c)))
+            {
+                base = Some((cache.remove(i), changed));
+            }
+        }
+        let state = match base {
+            Some((old, changed)) => old
+                .update(&changed, list, language, head, key)
+                .unwrap_or_else(|key| State::analyse(list, language, head, key)),
+            None => State::analyse(list, language, head, key),
+        };
+        let findings = state.findings.clone();
+        if let Ok(mut cache) = self.states.lock() {
+            cache.insert(0, state);
+            cache.truncate(ENTRIES);
+        }
+        findings
+    }
+}

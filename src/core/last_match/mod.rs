@@ -1,0 +1,250 @@
+//! The exact precedence analysis of a last-match-wins rule list (pattern
+//! analysis spec §5), shared by every format whose runtime lets the last
+//! matching rule decide (pi-permission-system, OpenCode): which rules never
+//! decide anything (overridden by a later rule with another action, or
+//! shadowed by later rules with the same one), and which decide calls that
+//! the earlier rules would decide the same way (removing them changes
+//! nothing). Every finding carries a concrete example; a question the
+//! bounded search cannot answer produces no finding.
+//!
+//! A format describes its list as [`Rule`]s (pattern sources in runtime
+//! order) and [`Group`]s (the rules that compete for the same calls — one
+//! tool, one permission), with a [`PatternLanguage`] that compiles its
+//! pattern syntax. [`Memo`] keeps the last analyses so that an edit of a
+//! few rules (a keystroke inside a pattern) is analysed again only where
+//! it can change a finding, with the same answer as a fresh analysis.
+//!
+//! - `index`: the literal-prefix index that finds every rule a rule can
+//!   overlap;
+//! - `verdict`: one rule's finding (dead, shadowed, redundant);
+//! - `memo`: the analysis state, its updates and the cache.
+
+mod index;
+mod memo;
+mod verdict;
+
+pub use memo::Memo;
+
+use crate::core::decision::Decision;
+use crate::core::pattern_algebra::{Pattern, PatternLanguage};
+
+/// One rule of the list, in runtime order.
+#[derive(Debug, Clone, Copy)]
+pub struct Rule<'a> {
+    /// The pattern as written (compiled by the format's language).
+    pub source: &'a str,
+    pub action: Decision,
+    /// What the agent sees besides the action (a deny's reason): two rules
+    /// decide a call alike when action and effect are equal.
+    pub effect: Option<&'a str>,
+    /// Removing this rule would bring back one of another scope (same
+    /// key): "it can go" is not claimed.
+    pub keeps_lower: bool,
+}
+
+/// The rules that compete for one set of calls (one tool, one
+/// permission), by index into the list, ascending.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Group {
+    pub members: Vec<usize>,
+    /// Per member: report findings for it (the document's own rules that
+    /// belong to this group as written; a rule of another file or one
+    /// written for a wider set of calls is only a possible decider).
+    pub judged: Vec<bool>,
+    /// Each call of this group is decided by one value, so a rule whose
+    /// every call is decided alike by the earlier rules can go. False where
+    /// a call carries several values (aliases, candidates) and a rule's
+    /// removal may change which one decides.
+    pub single_valued: bool,
+    /// Analyse the values at all (false: only the group's own findings,
+    /// e.g. a tool whose rules only see one value).
+    pub values: bool,
+}
+
+/// A rule list to analyse.
+#[derive(Debug, Clone, Copy)]
+pub struct List<'a> {
+    pub rules: &'a [Rule<'a>],
+    pub groups: &'a [Group],
+    /// Everything the language's compilation depends on besides a
+    /// pattern's source (the home directory, …): part of the memo's key.
+    pub salt: &'a [u8],
+}
+
+/// What the analysis found about one judged rule (indices into the list).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Finding {
+    /// Never decides: a later rule with another action decides every call
+    /// it matches, e.g. `example` is decided by `decided_by`; `all_by` is
+    /// the broader rule that covers it on its own.
+    Overridden {
+        rule: usize,
+        decided_by: usize,
+        example: String,
+        all_by: Vec<usize>,
+    },
+    /// Never decides, and every call it matches gets its action anyway
+    /// (from the rules in `all_by`).
+    Shadowed {
+        rule: usize,
+        decided_by: usize,
+        example: String,
+        all_by: Vec<usize>,
+    },
+    /// Decides some calls (`example`), but the earlier rules would decide
+    /// each of them the same way (`instead` decides `example`).
+    Redundant {
+        rule: usize,
+        instead: usize,
+        example: String,
+    },
+}
+
+impl Finding {
+    /// The rule the finding is about.
+    pub fn rule(&self) -> usize {
+        match self {
+            Finding::Overridden { rule, .. }
+            | Finding::Shadowed { rule, .. }
+            | Finding::Redundant { rule, .. } => *rule,
+        }
+    }
+}
+
+/// A group's own findings besides the value analysis (a format's hook:
+/// pi's "tool hidden by a catch-all deny"), given the members' patterns;
+/// computed again on every analysis (it must be cheap).
+pub type Head<'h, F> = &'h dyn Fn(usize, &[&Pattern]) -> Vec<F>;
+
+/// A fresh analysis: the findings group by group, the group's own
+/// (`head`) first, then rule by rule.
+pub fn analyse<F: Clone + From<Finding>>(
+    list: &List<'_>,
+    language: &dyn PatternLanguage,
+    head: Head<'_, F>,
+) -> Vec<F> {
+    let key = memo::Key::new(list);
+    let state = memo::State::analyse(list, language, head, key);
+    std::sync::Arc::try_unwrap(state.findings).unwrap_or_else(|a| (*a).clone())
+}
+
+/// Limits that keep the analysis of any list bounded.
+const OVERLAP_BUDGET: usize = 4_000_000;
+/// Rules after the last catch-all that are scanned for each earlier rule.
+const TAIL_LIMIT: usize = 256;
+/// Possible overlaps examined per rule (a rule starting with `*` may
+/// overlap every other one).
+const CANDIDATE_LIMIT: usize = 512;
+const MAX_UNION: usize = 48;
+/// Search work for the whole list (see `pattern_algebra::search_within`).
+const SEARCH_BUDGET: usize = 10_000;
+
+/// The two budgets of one analysis (tests make them small to reach the
+/// places where they run out).
+fn budgets() -> [usize; 2] {
+    #[cfg(test)]
+    if let Some(b) = testing::BUDGETS.with(|b| b.get()) {
+        return b;
+    }
+    [OVERLAP_BUDGET, SEARCH_BUDGET]
+}
+
+/// Hooks for tests of the analysis and of the formats that use it.
+#[cfg(test)]
+pub mod testing {
+    thread_local! {
+        pub(super) static BUDGETS: std::cell::Cell<Option<[usize; 2]>> = const { std::cell::Cell::new(None) };
+        /// Updates made on this thread (tests check the path is taken).
+        pub(super) static UPDATES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    }
+
+    /// Use these budgets (overlap checks, search steps) on this thread.
+    pub fn set_budgets(b: Option<[usize; 2]>) {
+        BUDGETS.with(|c| c.set(b));
+    }
+
+    /// How many analyses were updates of an earlier one on this thread.
+    pub fn updates() -> usize {
+        UPDATES.with(|u| u.get())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::pattern_algebra::Pattern;
+    use Decision::*;
+
+    struct Glob;
+    impl PatternLanguage for Glob {
+        fn compile(&self, source: &str) -> Pattern {
+            Pattern::from_expanded(source)
+        }
+    }
+
+    fn findings(spec: &[(&str, Decision)]) -> Vec<Finding> {
+        let rules: Vec<Rule> = spec
+            .iter()
+            .map(|(p, a)| Rule {
+                source: p,
+                action: *a,
+                effect: None,
+                keeps_lower: false,
+            })
+            .collect();
+        let groups = [Group {
+            members: (0..rules.len()).collect(),
+            judged: vec![true; rules.len()],
+            single_valued: true,
+            values: true,
+        }];
+        let list = List {
+            rules: &rules,
+            groups: &groups,
+            salt: b"",
+        };
+        analyse(&list, &Glob, &|_, _| Vec::<Finding>::new())
+    }
+
+    #[test]
+    fn an_exception_before_its_broader_rule_is_overridden() {
+        assert_eq!(
+            findings(&[("git push *", Deny), ("*", Ask)]),
+            [Finding::Overridden {
+                rule: 0,
+                decided_by: 1,
+                example: "git push".into(),
+                all_by: vec![1]
+            }]
+        );
+    }
+
+    #[test]
+    fn shadowed_by_a_union_and_redundant_after_a_broader_rule() {
+        let f = findings(&[
+            ("git *", Deny),
+            ("git", Allow),
+            ("git ?*", Ask),
+            ("git ", Ask),
+            ("npm *", Allow),
+            ("npm test", Allow),
+        ]);
+        // No single later rule includes `git *`: shadowed by the three
+        // together.
+        assert!(
+            matches!(&f[0], Finding::Shadowed { rule: 0, all_by, .. } if all_by == &vec![1, 2, 3])
+        );
+        assert!(f.contains(&Finding::Redundant {
+            rule: 5,
+            instead: 4,
+            example: "npm test".into()
+        }));
+        assert_eq!(f.len(), 2);
+    }
+
+    #[test]
+    fn live_rules_have_no_finding() {
+        assert!(findings(&[("*", Ask), ("git *", Allow), ("git push *", Deny)]).is_empty());
+        assert!(findings(&[("rm *", Ask)]).is_empty());
+    }
+}

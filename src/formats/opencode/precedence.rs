@@ -1,0 +1,341 @@
+//! OC005 and OC015: the shared exact last-match-wins analysis
+//! (`core::last_match`) run on each agent's merged rule list. A rule
+//! never decides when the later rules together match every call it matches
+//! (overridden when one broader later rule has another action); it is
+//! redundant when every call it decides is decided the same way by the
+//! earlier rules the user wrote.
+//!
+//! Top-level rules are judged in the default agent's list without the
+//! agents' own rules (those follow the top level in every agent, so a
+//! top-level rule is only reported where it is dead for every agent); an
+//! agent's own rules in that agent's list.
+
+use super::codes::Code;
+use super::config::PermMap;
+use super::lints::{all_perm_maps, describe, example_call, past, verb};
+use super::policy::{Layer, Policy, Rule};
+use super::wildcard;
+use crate::core::diagnostic::{Diagnostic, Fix, Related, Severity};
+use crate::core::last_match::{self, Finding, Group, List, Memo};
+use crate::core::pattern_algebra::{Inclusion, included_in};
+
+/// Recent analyses (a few documents' agents).
+static MEMO: Memo<Finding> = Memo::new();
+
+/// One list to analyse: rules of an agent's list (indices into it), and
+/// which of them are judged.
+struct Pass<'r> {
+    agent: &'r str,
+    rules: &'r [Rule],
+    keep: Vec<usize>,
+    judged: Vec<bool>,
+}
+
+/// The precedence findings for the document's rules in the agents given
+/// (the default agent first).
+pub fn precedence(policy: &Policy, doc: usize, agents: &[String], out: &mut Vec<Diagnostic>) {
+    let f = &policy.files[doc];
+    let own = |r: &Rule| r.origin.file == Some(doc) && !r.origin.range.is_empty();
+    let mut seen: Vec<std::ops::Range<usize>> = Vec::new();
+    for (ai, agent) in agents.iter().enumerate() {
+        let rules = policy.rules(agent);
+        let mut passes = Vec::new();
+        if ai == 0 {
+            let keep: Vec<usize> = (0..rules.len()).filter(|&i| !rules[i].agent_rule).collect();
+            let judged = keep.iter().map(|&i| own(&rules[i])).collect();
+            passes.push(Pass {
+                agent,
+                rules: &rules,
+                keep,
+                judged,
+            });
+        }
+        let defines = f.read.agents.iter().any(|b| b.name == *agent);
+        if ai > 0 || defines {
+            let keep: Vec<usize> = (0..rules.len()).collect();
+            let judged = keep
+                .iter()
+                .map(|&i| rules[i].agent_rule && own(&rules[i]))
+                .collect();
+            passes.push(Pass {
+                agent,
+                rules: &rules,
+                keep,
+                judged,
+            });
+        }
+        for pass in passes {
+            if !pass.judged.iter().any(|j| *j) {
+                continue;
+            }
+            for d in judge(policy, doc, &pass) {
+                if !seen.contains(&d.range) {
+                    seen.push(d.range.clone());
+                    out.push(d);
+                }
+            }
+        }
+    }
+}
+
+fn is_literal(permission: &str) -> bool {
+    !permission.contains(['*', '?', '\\'])
+}
+
+/// The groups of one list: every literal permission name (its rules are
+/// the ones that apply to it), and every wildcard permission a judged rule
+/// has (the rules that apply to every name it matches; no redundancy is
+/// claimed there, since a narrower rule may decide some of its names).
+fn groups(rules: &[&Rule], judged: &[bool]) -> Vec<Group> {
+    let mut literal: Vec<&str> = rules
+        .iter()
+        .map(|r| r.permission.as_str())
+        .filter(|p| is_literal(p))
+        .collect();
+    literal.sort_unstable();
+    literal.dedup();
+    let mut out = Vec::new();
+    for name in literal {
+        let members: Vec<usize> = (0..rules.len())
+            .filter(|&i| rules[i].applies_to(name))
+            .collect();
+        let judged = members
+            .iter()
+            .map(|&i| judged[i] && rules[i].permission == name)
+            .collect();
+        out.push(Group {
+            members,
+            judged,
+            single_valued: true,
+            values: true,
+        });
+    }
+    let mut wild: Vec<&Rule> = (0..rules.len())
+        .filter(|&i| judged[i] && !is_literal(&rules[i].permission))
+        .map(|i| rules[i])
+        .collect();
+    wild.sort_by(|a, b| a.permission.cmp(&b.permission));
+    wild.dedup_by(|a, b| a.permission == b.permission);
+    for w in wild {
+        let members: Vec<usize> = (0..rules.len())
+            .filter(|&i| {
+                rules[i].permission == w.permission
+                    || wildcard::is_catch_all(&rules[i].permission)
+                    || included_in(&w.permission_glob, &rules[i].permission_glob)
+                        == Inclusion::Included
+            })
+            .collect();
+        let judged = members
+            .iter()
+            .map(|&i| judged[i] && rules[i].permission == w.permission)
+            .collect();
+        out.push(Group {
+            members,
+            judged,
+            single_valued: false,
+            values: true,
+        });
+    }
+    out
+}
+
+/// Another file sets the same permission key in the same place: removing
+/// this rule would bring that file's value back, so "it can go" is not
+/// claimed.
+fn set_elsewhere(policy: &Policy, doc: usize, r: &Rule, agent: &str) -> bool {
+    policy.files.iter().enumerate().any(|(i, g)| {
+        i != doc
+            && all_perm_maps(&g.read)
+                .into_iter()
+                .any(|(pm, a): (&PermMap, _)| {
+                    (if r.agent_rule {
+                        a == Some(agent)
+                    } else {
+                        a.is_none()
+                    }) && pm.entries.iter().any(|e| e.key == r.permission)
+                })
+    })
+}
+
+fn judge(policy: &Policy, doc: usize, pass: &Pass<'_>) -> Vec<Diagnostic> {
+    let sub: Vec<&Rule> = pass.keep.iter().map(|&i| &pass.rules[i]).collect();
+    let groups = groups(&sub, &pass.judged);
+    let core: Vec<last_match::Rule> = sub
+        .iter()
+        .map(|r| last_match::Rule {
+            source: &r.pattern,
+            action: r.action,
+            effect: None,
+            keeps_lower: set_elsewhere(policy, doc, r, pass.agent),
+        })
+        .collect();
+    let list = List {
+        rules: &core,
+        groups: &groups,
+        salt: b"",
+    };
+    let findings = MEMO.analyse(&list, &wildcard::Wildcard, &|_, _| Vec::new());
+    let mut out = Vec::new();
+    for f in findings.iter() {
+        if let Some(d) = diagnostic(policy, pass, &sub, f) {
+            out.push(d);
+        }
+    }
+    out
+}
+
+fn diagnostic(policy: &Policy, pass: &Pass<'_>, sub: &[&Rule], f: &Finding) -> Option<Diagnostic> {
+    let agent = pass.agent;
+    let r = sub[f.rule()];
+    let place = |x: &Rule| describe(policy, x, agent);
+    let mut d = match f {
+        Finding::Overridden {
+            decided_by,
+            example,
+            all_by,
+            ..
+        } => {
+            let broader = sub[all_by[0]];
+            let decider = sub[*decided_by];
+            let call = example_call(&r.permission, example);
+            let by = if std::ptr::eq(decider, broader) {
+                String::new()
+            } else {
+                format!(" (by {})", place(decider))
+            };
+            let mut d = Diagnostic::new(
+                Code::RuleNeverDecides,
+                r.origin.range.clone(),
+                format!(
+                    "This rule never decides: {} {} every call it matches (last match wins), e.g. {call} is {}{by}, not {}. Put the broader rule first.",
+                    place(broader),
+                    verb(broader.action),
+                    past(decider.action),
+                    past(r.action)
+                ),
+            );
+            related(&mut d, r, broader, "later");
+            // In the same map: moving the rule after the broader one makes
+            // it decide what it matches.
+            if broader.origin.file == r.origin.file
+                && !broader.origin.range.is_empty()
+                && broader.permission == r.permission
+                && broader.agent_rule == r.agent_rule
+            {
+                d.fixes.push(Fix::MoveAfter {
+                    after: broader.origin.range.clone(),
+                    overriders: vec![broader.origin.range.clone()],
+                });
+            }
+            d.severity = Severity::Warning;
+            d
+        }
+        Finding::Shadowed {
+            decided_by,
+            example,
+            all_by,
+            ..
+        } => {
+            let decider = sub[*decided_by];
+            let call = example_call(&r.permission, example);
+            let same = all_by.iter().all(|&j| sub[j].action == r.action);
+            let msg = if all_by.len() <= 1 {
+                format!(
+                    "This rule never decides: {} {}{} every call it matches (last match wins), e.g. {call}. It can go.",
+                    place(decider),
+                    if same { "also " } else { "" },
+                    verb(decider.action)
+                )
+            } else {
+                // The decider first, then a few more; the related places
+                // list them all.
+                let mut order: Vec<usize> = vec![*decided_by];
+                order.extend(all_by.iter().copied().filter(|j| j != decided_by));
+                let mut names: Vec<String> = order.iter().take(3).map(|&j| place(sub[j])).collect();
+                if order.len() > 3 {
+                    names.push(format!("{} more", order.len() - 3));
+                }
+                let last = names.pop().unwrap_or_default();
+                let names = if names.is_empty() {
+                    last
+                } else {
+                    format!("{} and {last}", names.join(", "))
+                };
+                format!(
+                    "This rule never decides: {names} together match every call it matches (last match wins); e.g. {call} is {} by {}. {}",
+                    past(decider.action),
+                    place(decider),
+                    if same {
+                        "It can go."
+                    } else {
+                        "Removing it changes no decision: move it after them if it says what you mean."
+                    }
+                )
+            };
+            let mut d = Diagnostic::new(Code::RuleNeverDecides, r.origin.range.clone(), msg);
+            for &j in all_by {
+                related(&mut d, r, sub[j], "later");
+            }
+            d.severity = if same {
+                Severity::Hint
+            } else {
+                Severity::Warning
+            };
+            d
+        }
+        Finding::Redundant {
+            instead, example, ..
+        } => {
+            let earlier = sub[*instead];
+            // Only against rules the user wrote: OpenCode's built-in rules
+            // change between releases.
+            if matches!(
+                earlier.origin.layer,
+                Layer::Default | Layer::BuiltinAgent | Layer::Trailer
+            ) {
+                return None;
+            }
+            // Removing the rule must not hide the tool (the last rule for a
+            // permission being a `*` deny removes the tool).
+            let without: Vec<Rule> = pass
+                .rules
+                .iter()
+                .filter(|x| !std::ptr::eq(*x, r))
+                .cloned()
+                .collect();
+            if super::decide::hidden_by(pass.rules, &r.permission).is_some()
+                != super::decide::hidden_by(&without, &r.permission).is_some()
+            {
+                return None;
+            }
+            let call = example_call(&r.permission, example);
+            let mut d = Diagnostic::new(
+                Code::RedundantRule,
+                r.origin.range.clone(),
+                format!(
+                    "Removing this rule changes no decision: every call it decides (e.g. {call}) is {} the same way by {} before it.",
+                    past(r.action),
+                    place(earlier).replacen("the later ", "the ", 1)
+                ),
+            );
+            related(&mut d, r, earlier, "earlier");
+            d.fixes.push(Fix::RemoveMember);
+            d
+        }
+    };
+    if r.origin.layer == Layer::AgentFile {
+        // Fixes edit JSON members; an agent file's frontmatter is YAML.
+        d.fixes.clear();
+    }
+    Some(d)
+}
+
+/// The other rule, as a related place when it is in the same file.
+fn related(d: &mut Diagnostic, r: &Rule, other: &Rule, when: &str) {
+    if other.origin.file == r.origin.file && !other.origin.range.is_empty() {
+        d.related.push(Related {
+            range: other.origin.range.clone(),
+            message: format!("the {when} `{}` `{}` rule", other.permission, other.pattern),
+        });
+    }
+}
