@@ -7,7 +7,7 @@
 //! no finding claims a CLI message the CLI did not print.
 
 use permission_lsp::analysis::AnalysisOptions;
-use permission_lsp::formats::claude::rules::{self, List, Reading};
+use permission_lsp::formats::claude::model::rules::{self, List, Reading};
 use permission_lsp::formats::{self, Role};
 use serde_json::Value;
 use std::collections::BTreeSet;

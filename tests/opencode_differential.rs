@@ -21,8 +21,8 @@
 use permission_lsp::analysis::AnalysisOptions;
 use permission_lsp::contract::prelude::*;
 use permission_lsp::formats::opencode::OpenCode;
-use permission_lsp::formats::opencode::policy::Policy;
-use permission_lsp::formats::opencode::simulation::OpenCodeSimulator;
+use permission_lsp::formats::opencode::engine::policy::Policy;
+use permission_lsp::formats::opencode::ide::simulation::OpenCodeSimulator;
 use permission_lsp::formats::{CallRequest, Simulator};
 use permission_lsp::workspace::{self, Overrides};
 use serde_json::{Map, Value, json};

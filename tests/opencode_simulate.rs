@@ -6,9 +6,10 @@
 
 use permission_lsp::analysis::AnalysisOptions;
 use permission_lsp::contract::prelude::*;
-use permission_lsp::formats::opencode::policy::Policy;
-use permission_lsp::formats::opencode::simulation::OpenCodeSimulator;
-use permission_lsp::formats::opencode::{OpenCode, config};
+use permission_lsp::formats::opencode::OpenCode;
+use permission_lsp::formats::opencode::engine::policy::Policy;
+use permission_lsp::formats::opencode::ide::simulation::OpenCodeSimulator;
+use permission_lsp::formats::opencode::model::config;
 use permission_lsp::formats::{CallRequest, Simulator};
 use permission_lsp::workspace::{self, Overrides};
 use serde_json::Value;
@@ -292,9 +293,11 @@ fn corpus_files_are_read_as_the_cli_read_them() {
             failures.push(format!(
                 "{name}: CLI refused={refused}, ours refused={} (reported {reported}) — {:?}",
                 policy.refused.is_some(),
-                policy
-                    .refused
-                    .map(|i| permission_lsp::formats::opencode::policy::refusal(&policy.files[i]))
+                policy.refused.map(
+                    |i| permission_lsp::formats::opencode::engine::policy::refusal(
+                        &policy.files[i]
+                    )
+                )
             ));
         } else if !refused {
             let ours: Vec<Vec<String>> = policy

@@ -3,22 +3,30 @@
 //! read as Claude Code 2.1.332 reads it. What the CLI was seen to do is in
 //! `tests/fixtures/claude/oracle/`. Each file is checked, and its rules are
 //! set against the other settings files and the project's trust state
-//! (`scopes.rs`). Calls are decided over every file at once (`policy.rs`
-//! loads them, `decide.rs` decides, `bash.rs` takes commands apart,
-//! `paths.rs` matches path rules, `simulation.rs` reports).
+//! (`scopes.rs`). The folder has the floor plan of every format:
+//!
+//! - `model/`: a rule as the CLI reads it (`rules`), the shapes of Bash
+//!   rules (`shape`), what a rule's text says it does (`rule_text`);
+//! - `engine/`: calls decided over every file at once (`policy` loads
+//!   them, `decide` decides, `bash` takes commands apart, `paths` matches
+//!   path rules);
+//! - `lints/`: the findings of one file;
+//! - `ide/`: what the editor and the CLI show (`hover`, `completion`,
+//!   `symbols`, `simulation`);
+//! - `scopes.rs` (the files and the trust state), `history.rs` (the
+//!   session logs), `codes.rs`.
 
-pub mod bash;
 pub mod codes;
-pub mod decide;
+pub mod engine;
 pub mod history;
+pub mod ide;
 pub mod lints;
-pub mod paths;
-pub mod policy;
-pub mod rule_text;
-pub mod rules;
+pub mod model;
 pub mod scopes;
-pub mod shape;
-pub mod simulation;
+
+use engine::{bash, policy};
+use ide::simulation;
+use model::rules;
 
 use crate::contract::Context;
 use crate::contract::report::EffectivePolicyReport;
@@ -29,10 +37,9 @@ use crate::contract::{
 use crate::core::diagnostic::CodeInfo;
 use crate::core::profile::{RuntimeProfile, Version};
 use crate::ide::code_actions::Action;
-use crate::ide::items::{HoverInfo, Item, ItemKind};
-use crate::ide::symbols::{Symbol, SymbolKind};
+use crate::ide::items::{HoverInfo, Item};
+use crate::ide::symbols::Symbol;
 use crate::syntax::{Node, Value};
-use rules::{List, Reading};
 use std::ops::Range;
 
 /// The Claude Code settings format.
@@ -438,37 +445,7 @@ impl Editor for Claude {
         offset: usize,
         ctx: &Context<'_>,
     ) -> Option<HoverInfo> {
-        let root = analysis.root.as_ref()?;
-        let at = crate::ide::locate::locate(root, offset)?;
-        match at.path.as_slice() {
-            [p, l, _] if p == "permissions" => {
-                let list = List::from_key(l)?;
-                let rule = at.node.value.as_str()?;
-                let mut markdown = rule_hover(rule, list);
-                // What it decides with every settings file (the unsaved
-                // buffer included), when the file is one the CLI reads.
-                if analysis.accepted
-                    && ctx.document.as_deref().is_some_and(|d| {
-                        scopes::source_of(d, scopes::home(ctx).as_deref()).is_some()
-                    })
-                {
-                    let sim = simulation::ClaudeSimulator::load(ctx);
-                    if let Some(line) = simulation::decides(&sim.policy, rule, list) {
-                        markdown.push_str("\n\n");
-                        markdown.push_str(&line);
-                    }
-                }
-                Some(HoverInfo {
-                    range: Some(at.range.clone()),
-                    markdown,
-                })
-            }
-            [p, k] if p == "permissions" && at.on_key => Some(HoverInfo {
-                range: Some(at.range.clone()),
-                markdown: key_hover(k)?,
-            }),
-            _ => None,
-        }
+        ide::hover::hover(analysis, offset, ctx)
     }
 
     fn completions(
@@ -479,112 +456,15 @@ impl Editor for Claude {
         ctx: &Context<'_>,
         _snippets: bool,
     ) -> Vec<Item> {
-        let root = lints::analyse(text).root;
-        let Some(root) = root else {
-            return Vec::new();
-        };
-        let Some(at) = crate::ide::locate::locate(&root, offset) else {
-            return Vec::new();
-        };
-        let quoted = |r: &Range<usize>| r.start + 1..r.end.saturating_sub(1).max(r.start + 1);
-        match at.path.as_slice() {
-            [p, l, _] if p == "permissions" && List::from_key(l).is_some() => {
-                if at.node.value.as_str().is_none() {
-                    return Vec::new();
-                }
-                let mut items: Vec<Item> = rules::TOOLS
-                    .iter()
-                    .filter(|t| **t != "Task")
-                    .map(|t| Item {
-                        label: t.to_string(),
-                        kind: ItemKind::Surface,
-                        detail: Some("Claude Code tool".into()),
-                        insert: t.to_string(),
-                        snippet: false,
-                        range: quoted(&at.range),
-                    })
-                    .collect();
-                // Every tool of each MCP server the project's configs define.
-                let home = scopes::home(ctx);
-                let project = policy::project_dir(ctx, home.as_deref());
-                for server in scopes::mcp_servers(&project, home.as_deref(), ctx) {
-                    items.push(Item {
-                        label: format!("mcp__{server}"),
-                        kind: ItemKind::Surface,
-                        detail: Some(format!("every tool of the MCP server `{server}`")),
-                        insert: format!("mcp__{server}"),
-                        snippet: false,
-                        range: quoted(&at.range),
-                    });
-                }
-                items
-            }
-            [p, _] if p == "permissions" && at.on_key => lints::PERMISSIONS_KEYS
-                .iter()
-                .map(|k| Item {
-                    label: k.to_string(),
-                    kind: ItemKind::Key,
-                    detail: key_hover(k).map(|h| h.lines().next().unwrap_or("").to_string()),
-                    insert: k.to_string(),
-                    snippet: false,
-                    range: quoted(&at.range),
-                })
-                .collect(),
-            [p, m] if p == "permissions" && m == "defaultMode" && !at.on_key => lints::MODES
-                .iter()
-                .map(|k| Item {
-                    label: k.to_string(),
-                    kind: ItemKind::Value,
-                    detail: None,
-                    insert: k.to_string(),
-                    snippet: false,
-                    range: quoted(&at.range),
-                })
-                .collect(),
-            _ => Vec::new(),
-        }
+        ide::completion::completions(text, offset, ctx)
     }
 
     fn symbols(&self, _role: Role, analysis: &Analysis) -> Vec<Symbol> {
-        let Some(members) = analysis.root.as_ref().and_then(|r| r.value.as_object()) else {
-            return Vec::new();
-        };
-        members
-            .iter()
-            .map(|m| {
-                let children = if m.key == "permissions" {
-                    m.value
-                        .value
-                        .as_object()
-                        .map(|ps| ps.iter().map(list_symbol).collect())
-                        .unwrap_or_default()
-                } else {
-                    Vec::new()
-                };
-                Symbol {
-                    name: m.key.clone(),
-                    detail: None,
-                    kind: SymbolKind::Key,
-                    range: m.key_range.start..m.value.range.end,
-                    selection: m.key_range.clone(),
-                    children,
-                }
-            })
-            .collect()
+        ide::symbols::symbols(analysis)
     }
 
     fn lens_anchor(&self, _role: Role, analysis: &Analysis) -> Option<Range<usize>> {
-        // Over the `permissions` key, else the start of the file.
-        let root = analysis.root.as_ref()?;
-        let members = root.value.as_object()?;
-        Some(
-            members
-                .iter()
-                .rev()
-                .find(|m| m.key == "permissions")
-                .map(|m| m.key_range.clone())
-                .unwrap_or(root.range.start..root.range.start),
-        )
+        ide::symbols::lens_anchor(analysis)
     }
 
     fn assists(
@@ -659,101 +539,4 @@ fn checked(
     }
     a.diagnostics = levels.apply(a.diagnostics);
     a
-}
-
-fn list_symbol(m: &crate::syntax::Member) -> Symbol {
-    let children = match &m.value.value {
-        Value::Array(items) if List::from_key(&m.key).is_some() => items
-            .iter()
-            .filter_map(|i: &Node| {
-                i.value.as_str().map(|s| Symbol {
-                    name: s.to_string(),
-                    detail: Some(m.key.clone()),
-                    kind: SymbolKind::Rule,
-                    range: i.range.clone(),
-                    selection: i.range.clone(),
-                    children: Vec::new(),
-                })
-            })
-            .collect(),
-        _ => Vec::new(),
-    };
-    Symbol {
-        name: m.key.clone(),
-        detail: match &m.value.value {
-            Value::Array(items) => Some(format!(
-                "{} rule{}",
-                items.len(),
-                if items.len() == 1 { "" } else { "s" }
-            )),
-            Value::String(s) => Some(s.clone()),
-            _ => None,
-        },
-        kind: SymbolKind::Surface,
-        range: m.key_range.start..m.value.range.end,
-        selection: m.key_range.clone(),
-        children,
-    }
-}
-
-fn key_hover(key: &str) -> Option<String> {
-    let text = match key {
-        "allow" => {
-            "Rules Claude Code runs without asking. Deny and ask rules win over them, in any settings file."
-        }
-        "deny" => {
-            "Rules Claude Code refuses without asking. They win over ask and allow rules in every settings file; a bare tool name removes the tool."
-        }
-        "ask" => {
-            "Rules Claude Code always asks about, even when an allow rule matches. Deny rules win over them."
-        }
-        "defaultMode" => {
-            "The permission mode a session starts in: `default`, `acceptEdits`, `plan`, `dontAsk`, `auto` or `bypassPermissions` (the last is ignored in project settings)."
-        }
-        "additionalDirectories" => {
-            "More working directories: reads there are allowed like in the project."
-        }
-        "disableBypassPermissionsMode" => "`\"disable\"` forbids bypassPermissions mode.",
-        "disableAutoMode" => "`\"disable\"` forbids auto mode.",
-        _ => return None,
-    };
-    Some(format!("**permissions.{key}**\n\n{text}"))
-}
-
-fn rule_hover(rule: &str, list: List) -> String {
-    let mut md = format!(
-        "**{} rule** `{rule}` — Claude Code {VERSION}\n\n",
-        list.key()
-    );
-    match rules::read(rule, list) {
-        Reading::Skipped(skip) => {
-            md.push_str(&format!(
-                "Skipped when the file loads: {}",
-                rules::skip_reason(&skip, rule)
-            ));
-        }
-        Reading::Loaded(r, flaw) => {
-            let what = match (r.tool, r.content) {
-                ("Bash", c) => format!("Bash commands: {}", rules::bash_meaning(c)),
-                (t, None) => format!("every call of `{t}`"),
-                ("WebFetch", Some(c)) => format!(
-                    "fetches from exactly the host `{}` (not its subdomains)",
-                    c.trim_start_matches("domain:")
-                ),
-                (t, Some(c)) => format!("`{t}` calls matching `{c}`"),
-            };
-            md.push_str(&format!("Matches {what}.\n\n"));
-            md.push_str(match list {
-                List::Deny => "Deny wins over ask and allow rules in every settings file.",
-                List::Ask => "Asks even when an allow rule matches; a deny rule wins over it.",
-                List::Allow => "Runs without asking unless a deny or ask rule in any settings file also matches.",
-            });
-            if let Some(f) = flaw
-                && let Some(w) = rules::flaw_warning(&f, rule, list)
-            {
-                md.push_str(&format!("\n\nClaude Code warns: {w}"));
-            }
-        }
-    }
-    md
 }

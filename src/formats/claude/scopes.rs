@@ -8,8 +8,8 @@
 
 use super::codes::Code;
 use super::lints;
-use super::rules::{self, List, Reading};
-use super::shape;
+use super::model::rules::{self, List, Reading};
+use super::model::shape;
 use crate::contract::Context;
 use crate::core::diagnostic::Diagnostic;
 use crate::syntax::Node;

@@ -1,21 +1,30 @@
 //! OpenCode (`opencode.json`, `opencode.jsonc`, `.opencode/opencode.json`,
 //! agent markdown files): the V1 `permission` config read as OpenCode
-//! 1.18.33 reads it. `config.rs` reads one file (`yaml.rs` an agent's
-//! frontmatter), `policy.rs` finds and merges the session's files into each
-//! agent's ordered rule list, `decide.rs` decides a call (`bash.rs` takes
-//! commands apart), `lints.rs` finds the mistakes, `simulation.rs` reports.
-//! What the CLI was seen to do is recorded in `tests/fixtures/opencode/`.
+//! 1.18.33 reads it. What the CLI was seen to do is recorded in
+//! `tests/fixtures/opencode/`. The folder has the floor plan of every
+//! format:
+//!
+//! - `model/`: one file as OpenCode reads it (`config`; `yaml` an agent
+//!   file's frontmatter);
+//! - `scopes.rs`: the files a session reads, in merge order, and the
+//!   session's places (home, worktree, data folders);
+//! - `engine/`: the files merged into each agent's ordered rule list
+//!   (`policy`), a call decided over it (`decide`; `bash` takes commands
+//!   apart, `wildcard` is the pattern language);
+//! - `lints/`: the findings (`precedence`: the shared exact last-match-wins
+//!   analysis on each agent's list);
+//! - `ide/`: hover, completion, symbols and the simulation report.
 
-pub mod bash;
 pub mod codes;
-pub mod config;
-pub mod decide;
+pub mod engine;
+pub mod ide;
 pub mod lints;
-pub mod policy;
-mod precedence;
-pub mod simulation;
-pub mod wildcard;
-pub mod yaml;
+pub mod model;
+pub mod scopes;
+
+use engine::{policy, wildcard};
+use ide::simulation;
+use model::config;
 
 use crate::contract::Context;
 use crate::contract::report::EffectivePolicyReport;
@@ -26,8 +35,8 @@ use crate::contract::{
 use crate::core::diagnostic::{CodeInfo, Diagnostic};
 use crate::core::profile::{RuntimeProfile, Version};
 use crate::ide::code_actions::Action;
-use crate::ide::items::{HoverInfo, Item, ItemKind};
-use crate::ide::symbols::{Symbol, SymbolKind};
+use crate::ide::items::{HoverInfo, Item};
+use crate::ide::symbols::Symbol;
 use crate::syntax::{Node, Value};
 use policy::{Layer, Policy, SourceFile};
 use std::ops::Range;
@@ -385,23 +394,7 @@ impl Editor for OpenCode {
         offset: usize,
         ctx: &Context<'_>,
     ) -> Option<HoverInfo> {
-        let root = analysis.root.as_ref()?;
-        let at = crate::ide::locate::locate(root, offset)?;
-        let (policy, doc) = session(role, text, Some(ctx));
-        if let Some((range, permission, pattern)) = lints::rule_at(&policy, doc, offset) {
-            return Some(HoverInfo {
-                range: Some(range),
-                markdown: rule_hover(&policy, doc, &permission, &pattern, ctx),
-            });
-        }
-        let key = at.path.last()?;
-        if at.on_key && at.path.len() >= 2 && at.path[at.path.len() - 2] == "permission" {
-            return Some(HoverInfo {
-                range: Some(at.range.clone()),
-                markdown: permission_hover(key),
-            });
-        }
-        None
+        ide::hover::hover(role, text, analysis, offset, ctx)
     }
 
     fn completions(
@@ -412,67 +405,15 @@ impl Editor for OpenCode {
         _ctx: &Context<'_>,
         _snippets: bool,
     ) -> Vec<Item> {
-        let own = lints::read(role, text, "");
-        let Some(root) = own.read.root else {
-            return Vec::new();
-        };
-        let Some(at) = crate::ide::locate::locate(&root, offset) else {
-            return Vec::new();
-        };
-        let quoted = |r: &Range<usize>| r.start + 1..r.end.saturating_sub(1).max(r.start + 1);
-        let n = at.path.len();
-        let under_permission = n >= 2 && at.path[n - 2] == "permission";
-        let in_map = n >= 3 && at.path[n - 3] == "permission";
-        if under_permission && at.on_key {
-            return config::PERMISSIONS
-                .iter()
-                .filter(|p| !p.starts_with("plan_"))
-                .map(|p| Item {
-                    label: p.to_string(),
-                    kind: ItemKind::Surface,
-                    detail: Some(short_permission(p).into()),
-                    insert: p.to_string(),
-                    snippet: false,
-                    range: quoted(&at.range),
-                })
-                .collect();
-        }
-        if (under_permission || in_map || (n >= 1 && at.path[n - 1] == "permission"))
-            && !at.on_key
-            && at.node.value.as_str().is_some()
-        {
-            return ["allow", "ask", "deny"]
-                .iter()
-                .map(|a| Item {
-                    label: a.to_string(),
-                    kind: ItemKind::Value,
-                    detail: None,
-                    insert: a.to_string(),
-                    snippet: false,
-                    range: quoted(&at.range),
-                })
-                .collect();
-        }
-        Vec::new()
+        ide::completion::completions(role, text, offset)
     }
 
     fn symbols(&self, _role: Role, analysis: &Analysis) -> Vec<Symbol> {
-        let Some(members) = analysis.root.as_ref().and_then(|r| r.value.as_object()) else {
-            return Vec::new();
-        };
-        members.iter().map(member_symbol).collect()
+        ide::symbols::symbols(analysis)
     }
 
     fn lens_anchor(&self, _role: Role, analysis: &Analysis) -> Option<Range<usize>> {
-        let root = analysis.root.as_ref()?;
-        let members = root.value.as_object()?;
-        Some(
-            members
-                .iter()
-                .find(|m| m.key == "permission")
-                .map(|m| m.key_range.clone())
-                .unwrap_or(root.range.start..root.range.start),
-        )
+        ide::symbols::lens_anchor(analysis)
     }
 
     fn assists(
@@ -489,7 +430,7 @@ impl Editor for OpenCode {
 /// The context with the working directory a document implies (when none
 /// was given).
 fn document_context<'a>(ctx: &Context<'a>) -> Context<'a> {
-    let env = policy::Env::from_context(ctx);
+    let env = scopes::Env::from_context(ctx);
     let cwd = match (&ctx.document, ctx.cwd_explicit) {
         (Some(d), false) => project_of(d, &env.config_dir).unwrap_or_else(|| ctx.cwd.clone()),
         _ => ctx.cwd.clone(),
@@ -518,7 +459,7 @@ fn session(role: Role, text: &str, ctx: Option<&Context<'_>>) -> (Policy, usize)
                 .and_then(Path::parent)
                 .map(Path::to_path_buf)
                 .unwrap_or_default();
-            policy::agent_name(&dir, p)
+            scopes::agent_name(&dir, p)
         })
         .unwrap_or_default();
     if let (Some(ctx), Some(doc)) = (ctx, doc_path.as_deref()) {
@@ -555,8 +496,8 @@ fn session(role: Role, text: &str, ctx: Option<&Context<'_>>) -> (Policy, usize)
         return (Policy::merge(env, files), i);
     }
     let env = match ctx {
-        Some(c) => policy::Env::from_context(c),
-        None => policy::Env::detached(),
+        Some(c) => scopes::Env::from_context(c),
+        None => scopes::Env::detached(),
     };
     let f = source(
         role,
@@ -573,7 +514,7 @@ fn source(
     path: PathBuf,
     text: &str,
     name: &str,
-    env: Option<&policy::Env>,
+    env: Option<&scopes::Env>,
 ) -> SourceFile {
     let mut own = lints::read(role, text, name);
     if role == Role::Config
@@ -617,141 +558,5 @@ fn checked(
         root: own.read.root.clone(),
         diagnostics: levels.apply(diagnostics),
         accepted: own.read.accepted() && own.yaml_error.is_none(),
-    }
-}
-
-fn short_permission(p: &str) -> &'static str {
-    match p {
-        "read" => "reading a file (path relative to the worktree)",
-        "edit" => "edit, write and apply_patch (path relative to the worktree)",
-        "glob" => "file search (the glob pattern)",
-        "grep" => "content search (the regex)",
-        "list" => "listing a folder",
-        "bash" => "shell commands (each command's text)",
-        "task" => "starting a subagent (its name)",
-        "external_directory" => "any path outside the project (`<folder>/*`)",
-        "lsp" => "language-server queries",
-        "skill" => "loading a skill (its name)",
-        "todowrite" => "the todo list (one action)",
-        "question" => "asking the user a question (one action)",
-        "webfetch" => "fetching a URL (one action)",
-        "websearch" => "web search (one action)",
-        "codesearch" => "code search (the query)",
-        "doom_loop" => "the same call repeated three times (one action)",
-        _ => "",
-    }
-}
-
-fn permission_hover(key: &str) -> String {
-    let what = short_permission(key);
-    if what.is_empty() {
-        if key.contains(['*', '?']) {
-            return format!(
-                "**`{key}`** — a wildcard over permission names: its rules apply to every permission it matches (`*`: every tool). Placed after other keys it overrides them (last match wins)."
-            );
-        }
-        return format!(
-            "**`{key}`** — no built-in tool asks for this permission; an MCP or custom tool with exactly this id does (its calls check `*`)."
-        );
-    }
-    format!(
-        "**`{key}`** — {what}.\n\nA string is one rule with pattern `*`; a map is one rule per pattern, in order. The last matching rule in the merged list decides (none: ask)."
-    )
-}
-
-fn rule_hover(
-    policy: &Policy,
-    doc: usize,
-    permission: &str,
-    pattern: &str,
-    ctx: &Context<'_>,
-) -> String {
-    let agent = policy.agent_name(ctx.options.agent.as_deref());
-    let rules = policy.rules(&agent);
-    let mut md =
-        format!("**`{permission}` `{pattern}`** — OpenCode {VERSION}, agent `{agent}`\n\n");
-    let home = policy.env.home.display().to_string();
-    let expanded = policy::expand_home(pattern, &home);
-    let Some(i) = rules.iter().position(|r| {
-        r.origin.file == Some(doc) && r.permission == permission && r.pattern == expanded
-    }) else {
-        md.push_str("This rule is not in the agent's merged list (another agent's, or a value a later file replaces).");
-        return md;
-    };
-    let r = &rules[i];
-    md.push_str(&format!(
-        "Rule {} of {} in the merged list: it {} `{permission}` calls whose pattern matches `{}`.\n\n",
-        i + 1,
-        rules.len(),
-        match r.action {
-            crate::core::precedence::Action::Allow => "allows",
-            crate::core::precedence::Action::Ask => "asks about",
-            crate::core::precedence::Action::Deny => "denies",
-        },
-        r.pattern
-    ));
-    if matches!(permission, "read" | "edit") {
-        md.push_str("Paths are matched relative to the worktree (`src/a.ts`).\n\n");
-    }
-    let later: Vec<String> = rules[i + 1..]
-        .iter()
-        .filter(|l| {
-            l.action != r.action
-                && crate::core::pattern_algebra::overlaps(&r.pattern_glob, &l.pattern_glob)
-                    != Some(false)
-                && (l.applies_to(permission) || r.applies_to(&l.permission))
-        })
-        .take(5)
-        .map(|l| format!("- {}", simulation::rule_line(policy, l)))
-        .collect();
-    if later.is_empty() {
-        md.push_str("No later rule with another action overlaps it.");
-    } else {
-        md.push_str("Later rules with another action that can override it:\n");
-        md.push_str(&later.join("\n"));
-    }
-    // What it decides for an example it matches, with every file.
-    let example = r.pattern_glob.example();
-    let perm = if r.permission.contains(['*', '?']) {
-        "bash".to_string()
-    } else {
-        r.permission.clone()
-    };
-    let c = decide::evaluate(&rules, &perm, &example);
-    let by = match c.rule {
-        Some(j) if j == i => "this rule".to_string(),
-        Some(j) => simulation::rule_line(policy, &rules[j]),
-        None => "no rule (ask)".into(),
-    };
-    md.push_str(&format!(
-        "\n\n**Example:** `{perm}` `{example}` → **{}** by {by}",
-        config::action_str(c.action)
-    ));
-    md
-}
-
-fn member_symbol(m: &crate::syntax::Member) -> Symbol {
-    let children = match &m.value.value {
-        Value::Object(ms)
-            if matches!(m.key.as_str(), "permission" | "agent" | "mode" | "tools")
-                || ms.len() < 64 =>
-        {
-            ms.iter().map(member_symbol).collect()
-        }
-        _ => Vec::new(),
-    };
-    Symbol {
-        name: m.key.clone(),
-        detail: match &m.value.value {
-            Value::String(s) => Some(s.clone()),
-            _ => None,
-        },
-        kind: match &m.value.value {
-            Value::String(s) if config::action(s).is_some() => SymbolKind::Rule,
-            _ => SymbolKind::Key,
-        },
-        range: m.key_range.start..m.value.range.end,
-        selection: m.key_range.clone(),
-        children,
     }
 }

@@ -19,8 +19,9 @@
 //!   agent type, `skill` the name, `lsp` `*` (after the file's folder
 //!   check); any other tool (MCP included) its own name with `*`.
 
-use super::policy::{Env, Policy, Rule, normalise, relative};
+use super::policy::{Policy, Rule};
 use crate::core::precedence::Action;
+use crate::formats::opencode::scopes::{Env, normalise, relative};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 

@@ -10,14 +10,14 @@
 //! top-level rule is only reported where it is dead for every agent); an
 //! agent's own rules in that agent's list.
 
-use super::codes::Code;
-use super::config::PermMap;
-use super::lints::{all_perm_maps, describe, example_call, past, verb};
-use super::policy::{Layer, Policy, Rule};
-use super::wildcard;
+use super::{all_perm_maps, describe, example_call, past, verb};
 use crate::core::diagnostic::{Diagnostic, Fix, Related, Severity};
 use crate::core::last_match::{self, Finding, Group, List, Memo};
 use crate::core::pattern_algebra::{Inclusion, included_in};
+use crate::formats::opencode::codes::Code;
+use crate::formats::opencode::engine::policy::{Layer, Policy, Rule};
+use crate::formats::opencode::engine::wildcard;
+use crate::formats::opencode::model::config::PermMap;
 
 /// Recent analyses (a few documents' agents).
 static MEMO: Memo<Finding> = Memo::new();
@@ -303,8 +303,10 @@ fn diagnostic(policy: &Policy, pass: &Pass<'_>, sub: &[&Rule], f: &Finding) -> O
                 .filter(|x| !std::ptr::eq(*x, r))
                 .cloned()
                 .collect();
-            if super::decide::hidden_by(pass.rules, &r.permission).is_some()
-                != super::decide::hidden_by(&without, &r.permission).is_some()
+            if crate::formats::opencode::engine::decide::hidden_by(pass.rules, &r.permission)
+                .is_some()
+                != crate::formats::opencode::engine::decide::hidden_by(&without, &r.permission)
+                    .is_some()
             {
                 return None;
             }

@@ -1,15 +1,15 @@
 //! The typed reports of the simulate and effective-policy commands for
 //! Claude Code settings.
 
-use super::VERSION;
-use super::decide::{Outcome, Why};
-use super::policy::{Loaded, Mode, Origin, Policy, Session};
 use crate::contract::Context;
 use crate::contract::report::{
     DecidingRule, EffectivePolicyReport, EffectiveRule, FileStatus, RulePlace, SCHEMA_VERSION,
     SimulationReport,
 };
 use crate::contract::{CallRequest, Simulator};
+use crate::formats::claude::VERSION;
+use crate::formats::claude::engine::decide::{Outcome, Why};
+use crate::formats::claude::engine::policy::{Loaded, Mode, Origin, Policy, Session};
 use serde_json::{Map, Value, json};
 
 /// The merged settings of a session, ready to decide calls.
@@ -70,10 +70,10 @@ pub fn reason(policy: &Policy, why: &Why) -> String {
             p.display()
         ),
         Why::Shell(what) => format!("{what}: Claude Code asks"),
-        Why::Safety(what, super::decide::Lifted::ByBypass) => {
+        Why::Safety(what, crate::formats::claude::engine::decide::Lifted::ByBypass) => {
             format!("{what}: Claude Code asks, whatever allows it (bypass mode aside)")
         }
-        Why::Safety(what, super::decide::Lifted::Never) => {
+        Why::Safety(what, crate::formats::claude::engine::decide::Lifted::Never) => {
             format!("{what}: Claude Code asks, whatever allows it, even in bypass mode")
         }
         Why::DontAsk(inner) => format!(
@@ -286,9 +286,13 @@ pub fn parse_command_line(line: &str) -> Option<crate::contract::CallRequest> {
 }
 
 /// A call that a rule matches, to show what it decides.
-pub fn example_call(policy: &Policy, rule: &str, list: super::rules::List) -> Option<CallRequest> {
-    use super::rules::{self, Reading};
-    use super::shape::{self, Shape};
+pub fn example_call(
+    policy: &Policy,
+    rule: &str,
+    list: crate::formats::claude::model::rules::List,
+) -> Option<CallRequest> {
+    use crate::formats::claude::model::rules::{self, Reading};
+    use crate::formats::claude::model::shape::{self, Shape};
     let Reading::Loaded(r, flaw) = rules::read(rule, list) else {
         return None;
     };
@@ -303,7 +307,12 @@ pub fn example_call(policy: &Policy, rule: &str, list: super::rules::List) -> Op
             json!({ "command": command })
         }
         ("Read" | "Edit" | "Write", Some(c)) => {
-            let p = super::paths::anchor(c, &policy.cwd, &policy.cwd, &policy.home);
+            let p = crate::formats::claude::engine::paths::anchor(
+                c,
+                &policy.cwd,
+                &policy.cwd,
+                &policy.home,
+            );
             let rel = p
                 .pattern
                 .trim_start_matches('/')
@@ -335,7 +344,11 @@ pub fn example_call(policy: &Policy, rule: &str, list: super::rules::List) -> Op
 
 /// The hover's line on what a rule decides, over every settings file: an
 /// example call and the rule (here or elsewhere) that decides it.
-pub fn decides(policy: &Policy, rule: &str, list: super::rules::List) -> Option<String> {
+pub fn decides(
+    policy: &Policy,
+    rule: &str,
+    list: crate::formats::claude::model::rules::List,
+) -> Option<String> {
     let call = example_call(policy, rule, list)?;
     let o = policy.decide(&call.tool, &call.input);
     let what = match call.input.get("command").and_then(Value::as_str) {

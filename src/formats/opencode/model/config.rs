@@ -273,7 +273,7 @@ pub fn check_file_refs(
             None if std::path::Path::new(&r).is_absolute() => std::path::PathBuf::from(&r),
             None => dir.join(&r),
         };
-        let p = super::policy::normalise(&p);
+        let p = crate::formats::opencode::scopes::normalise(&p);
         if !exists(&p) {
             read.issues.push(Issue {
                 range,

@@ -8,7 +8,7 @@
 //! cut at its first glob character, and skipped when it holds `$`, a
 //! substitution or starts with `(`.
 
-use super::policy::{Env, normalise};
+use crate::formats::opencode::scopes::{Env, normalise};
 use crate::syntax::bash::parse;
 use std::path::{Path, PathBuf};
 use tree_sitter::Node;

@@ -1,12 +1,12 @@
 //! One Claude Code settings file, checked as Claude Code 2.1.332 loads it:
 //! strict JSON (a byte order mark is accepted), `permissions` validated as
 //! the CLI validates it (a wrong type drops the whole file), each rule read
-//! by [`super::rules`], and the rules that can never decide because a
+//! by [`super::model::rules`], and the rules that can never decide because a
 //! stronger list always wins (deny > ask > allow).
 
 use super::codes::Code;
-use super::rules::{self, Flaw, List, Reading, Skip};
-use super::shape::{self, Shape};
+use super::model::rules::{self, Flaw, List, Reading, Skip};
+use super::model::shape::{self, Shape};
 use crate::contract::Analysis;
 use crate::core::diagnostic::{Diagnostic, Fix, Related, TextEdit};
 use crate::syntax::json::{Member, Node, SyntaxErrorKind, Value};
@@ -382,7 +382,7 @@ fn rule_diagnostics(rule: &str, list: List, node: &Node, out: &mut Vec<Diagnosti
             false
         }
         Reading::Loaded(r, Some(flaw)) => {
-            super::rule_text::findings(rule, &r, list, node, out);
+            super::model::rule_text::findings(rule, &r, list, node, out);
             let (code, message) = match &flaw {
                 Flaw::UnknownTool { suggestion } => (
                     Code::UnknownTool,
@@ -465,7 +465,7 @@ fn rule_diagnostics(rule: &str, list: List, node: &Node, out: &mut Vec<Diagnosti
             true
         }
         Reading::Loaded(r, None) => {
-            super::rule_text::findings(rule, &r, list, node, out);
+            super::model::rule_text::findings(rule, &r, list, node, out);
             if list == List::Deny
                 && r.tool == "Bash"
                 && let Some(call) = r.content.and_then(rules::deny_bypass)

@@ -3,10 +3,10 @@
 //! written at, the permission mode in force, the working directories and
 //! the project's trust. `decide.rs` decides calls against it.
 
-use super::lints;
-use super::rules::{self, Flaw, List, Reading};
-use super::scopes::{self, Source};
 use crate::contract::Context;
+use crate::formats::claude::lints;
+use crate::formats::claude::model::rules::{self, Flaw, List, Reading};
+use crate::formats::claude::scopes::{self, Source};
 use crate::text::{LineIndex, line_col_1};
 use std::path::{Path, PathBuf};
 
@@ -207,7 +207,7 @@ pub fn project_dir(ctx: &Context<'_>, home: Option<&Path>) -> PathBuf {
 /// on 2.1.332: `observed-subdir.json`), unless that root is the home.
 pub fn candidate_files(ctx: &Context<'_>) -> (PathBuf, PathBuf, Vec<(Source, PathBuf)>) {
     let home = scopes::home(ctx).unwrap_or_else(|| PathBuf::from("/"));
-    let cwd = crate::formats::claude::paths::normalise(&project_dir(ctx, Some(&home)));
+    let cwd = crate::formats::claude::engine::paths::normalise(&project_dir(ctx, Some(&home)));
     let claude = cwd.join(".claude");
     let mut candidates = vec![
         (
@@ -316,7 +316,7 @@ impl Policy {
         for d in &session.add_dirs {
             policy
                 .working_dirs
-                .push(crate::formats::claude::paths::absolute(
+                .push(crate::formats::claude::engine::paths::absolute(
                     &d.to_string_lossy(),
                     &cwd,
                     &home,
@@ -386,7 +386,7 @@ impl Policy {
             for i in items {
                 if let Some(d) = i.value.as_str() {
                     self.working_dirs
-                        .push(crate::formats::claude::paths::absolute(
+                        .push(crate::formats::claude::engine::paths::absolute(
                             d, &self.cwd, &self.home,
                         ));
                 }

@@ -7,7 +7,7 @@
 use super::bash::{self, ReadOnlyAnswer};
 use super::paths;
 use super::policy::{Loaded, Mode, Policy};
-use super::rules::{Flaw, List};
+use crate::formats::claude::model::rules::{Flaw, List};
 use std::path::{Path, PathBuf};
 
 /// allow / ask / deny (the shared decision type).
@@ -366,7 +366,7 @@ impl Policy {
         let exactly = |r: &Loaded, texts: &[String]| {
             r.tool == "Bash"
                 && r.flaw.is_none()
-                && super::shape::exact_literal(r.content.as_deref())
+                && crate::formats::claude::model::shape::exact_literal(r.content.as_deref())
                     .is_some_and(|literal| texts.iter().any(|t| t == literal))
         };
         let mut denied: Option<usize> = None;
@@ -881,7 +881,10 @@ fn normalise_blanks(s: &str) -> String {
 /// the bare command; anything else is matched exactly. A `*` before a
 /// trailing `:*` is literal; a space before `:*` makes the `:` literal.
 pub fn bash_rule_matches(content: &str, cmd: &str) -> bool {
-    super::shape::matches(&super::shape::shape(Some(content), None), cmd)
+    crate::formats::claude::model::shape::matches(
+        &crate::formats::claude::model::shape::shape(Some(content), None),
+        cmd,
+    )
 }
 
 /// The host of a URL.

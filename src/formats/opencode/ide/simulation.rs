@@ -1,16 +1,16 @@
 //! The reports of `simulate` and the effective policy for OpenCode.
 
-use super::VERSION;
-use super::config::action_str;
-use super::decide::{self, Decision};
-use super::lints::line_col;
-use super::policy::{Layer, Policy, Rule};
 use crate::contract::Context;
 use crate::contract::report::{
     DecidingRule, EffectivePolicyReport, EffectiveRule, FileStatus, RulePlace, SCHEMA_VERSION,
     SimulationReport,
 };
 use crate::contract::{CallRequest, Simulator};
+use crate::formats::opencode::VERSION;
+use crate::formats::opencode::engine::decide::{self, Decision};
+use crate::formats::opencode::engine::policy::{Layer, Policy, Rule};
+use crate::formats::opencode::lints::line_col;
+use crate::formats::opencode::model::config::action_str;
 use serde_json::{Map, Value, json};
 
 /// A session's merged config, with the agent's rule list, ready to decide
@@ -118,7 +118,7 @@ impl Simulator for OpenCodeSimulator {
         let mut config_issues: Vec<String> = policy
             .files
             .iter()
-            .filter_map(super::policy::refusal)
+            .filter_map(crate::formats::opencode::engine::policy::refusal)
             .collect();
         for f in &policy.files {
             if let Some(e) = &f.yaml_error {
@@ -293,7 +293,7 @@ pub fn effective(sim: &OpenCodeSimulator) -> EffectivePolicyReport {
                         .iter()
                         .any(|a| !a.permission.entries.is_empty()),
             ),
-            issues: super::policy::refusal(f).map(|s| vec![s]),
+            issues: crate::formats::opencode::engine::policy::refusal(f).map(|s| vec![s]),
         })
         .collect();
     let rules = sim
@@ -328,7 +328,9 @@ pub fn effective(sim: &OpenCodeSimulator) -> EffectivePolicyReport {
     );
     let mut notes = Vec::new();
     if let Some(r) = policy.refused {
-        notes.push(super::policy::refusal(&policy.files[r]).unwrap_or_default());
+        notes.push(
+            crate::formats::opencode::engine::policy::refusal(&policy.files[r]).unwrap_or_default(),
+        );
     }
     EffectivePolicyReport {
         schema_version: SCHEMA_VERSION,

@@ -3,10 +3,10 @@
 //! `/` is the project root, a Windows drive path, `$HOME` that never
 //! expands) and secrets written into rules.
 
-use super::codes::Code;
-use super::lints::replace_rule;
 use super::rules::{List, Rule};
 use crate::core::diagnostic::Diagnostic;
+use crate::formats::claude::codes::Code;
+use crate::formats::claude::lints::replace_rule;
 use crate::syntax::json::Node;
 use regex::RegexSet;
 use std::sync::LazyLock;
@@ -155,7 +155,7 @@ fn secrets(rule: &str, node: &Node, out: &mut Vec<Diagnostic>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::formats::claude::rules::{self, Reading};
+    use crate::formats::claude::model::rules::{self, Reading};
 
     fn codes(rule: &str, list: List) -> Vec<(String, String)> {
         let node = Node {

@@ -5,9 +5,11 @@
 //! bare command, maps that drop a lower file's catch-all, and tools hidden
 //! by a final `*` deny.
 
+mod precedence;
+
 use super::codes::Code;
-use super::config::{self, Fatal, PermMap, PermValue, Read};
-use super::policy::{Layer, Policy, Rule, SourceFile};
+use super::engine::policy::{Layer, Policy, Rule, SourceFile};
+use super::model::config::{self, Fatal, PermMap, PermValue, Read};
 use crate::contract::Role;
 use crate::core::diagnostic::{Diagnostic, Fix, Related, Severity};
 use crate::core::precedence::Action;
@@ -78,7 +80,7 @@ pub const AGENT_KEYS: &[&str] = &[
 /// A document read on its own.
 pub struct Own {
     pub read: Read,
-    pub yaml_error: Option<super::yaml::YamlError>,
+    pub yaml_error: Option<super::model::yaml::YamlError>,
 }
 
 /// Reads a document of either role.
@@ -512,7 +514,7 @@ pub fn session_findings(policy: &Policy, doc: usize, out: &mut Vec<Diagnostic>) 
                 other.layer.name()
             ),
         );
-        d.runtime_issue = super::policy::refusal(other);
+        d.runtime_issue = super::engine::policy::refusal(other);
         out.push(d);
         return;
     }
@@ -529,7 +531,7 @@ pub fn session_findings(policy: &Policy, doc: usize, out: &mut Vec<Diagnostic>) 
             agents.push(b.name.clone());
         }
     }
-    super::precedence::precedence(policy, doc, &agents, out);
+    precedence::precedence(policy, doc, &agents, out);
     let mut hidden = Vec::new();
     for agent in &agents {
         let rules = policy.rules(agent);
@@ -685,7 +687,7 @@ fn hidden_tools(policy: &Policy, rules: &[Rule], doc: usize, agent: &str, out: &
         }
     }
     for name in names {
-        let Some(i) = super::decide::hidden_by(rules, name) else {
+        let Some(i) = super::engine::decide::hidden_by(rules, name) else {
             continue;
         };
         let r = &rules[i];

@@ -1,0 +1,8 @@
+//! Claude Code's decisions: every settings file loaded as one policy
+//! (`policy`), a call decided over it (`decide`), commands taken apart
+//! (`bash`) and path rules matched (`paths`).
+
+pub mod bash;
+pub mod decide;
+pub mod paths;
+pub mod policy;

@@ -1,0 +1,5 @@
+//! One OpenCode file as the CLI reads it: a JSON(C) config (`config`), an
+//! agent markdown file's YAML frontmatter (`yaml`).
+
+pub mod config;
+pub mod yaml;

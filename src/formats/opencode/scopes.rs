@@ -1,0 +1,365 @@
+//! The files an OpenCode 1.18.33 session reads, in loading order: the
+//! global folder's `config.json`, `opencode.json`, `opencode.jsonc`;
+//! `$OPENCODE_CONFIG`; every `opencode.json` / `opencode.jsonc` from the
+//! worktree root down to the working directory; the `.opencode` folders
+//! from the working directory up to the worktree, then `~/.opencode` (their
+//! `opencode.json(c)`, then their `agent(s)/**/*.md` and `mode(s)/*.md`;
+//! the global folder's agents first); `$OPENCODE_CONFIG_CONTENT`; the
+//! managed `/etc/opencode/opencode.json(c)`. And the session's places
+//! (home, working directory, worktree, data and temporary folders).
+
+use crate::contract::Context;
+use crate::formats::opencode::engine::policy::{Layer, SourceFile};
+use crate::formats::opencode::model::config::{self, Read};
+use std::path::{Path, PathBuf};
+
+/// The session's locations.
+#[derive(Debug, Clone)]
+pub struct Env {
+    pub home: PathBuf,
+    pub directory: PathBuf,
+    /// The git worktree root, else `/`.
+    pub worktree: PathBuf,
+    pub config_dir: PathBuf,
+    pub data_dir: PathBuf,
+    pub tmp_dir: PathBuf,
+    pub vars: Vec<(String, String)>,
+}
+
+impl Env {
+    pub fn var(&self, name: &str) -> Option<&str> {
+        self.vars
+            .iter()
+            .rev()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The tool-output folder glob every agent may read.
+    pub fn tool_output_glob(&self) -> String {
+        format!("{}/tool-output/*", self.data_dir.display())
+    }
+
+    /// Is `path` inside the project (working directory or worktree)?
+    pub fn contains(&self, path: &Path) -> bool {
+        path.starts_with(&self.directory)
+            || (self.worktree != Path::new("/") && path.starts_with(&self.worktree))
+    }
+
+    /// A session with no files around: `$HOME`, working directory `/`.
+    pub fn detached() -> Env {
+        let home = std::env::var_os("HOME")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from("/"));
+        Env {
+            config_dir: home.join(".config/opencode"),
+            data_dir: home.join(".local/share/opencode"),
+            tmp_dir: PathBuf::from("/tmp/opencode"),
+            home,
+            directory: PathBuf::from("/"),
+            worktree: PathBuf::from("/"),
+            vars: Vec::new(),
+        }
+    }
+
+    pub fn from_context(ctx: &Context<'_>) -> Env {
+        let vars: Vec<(String, String)> = ctx.options.runtime_args.clone();
+        let get = |n: &str| {
+            vars.iter()
+                .rev()
+                .find(|(k, _)| k == n)
+                .map(|(_, v)| v.clone())
+        };
+        let home = {
+            let h = ctx.options.home.as_str();
+            if !h.is_empty() && h != "~" {
+                normalise(&std::path::absolute(h).unwrap_or_else(|_| PathBuf::from(h)))
+            } else {
+                std::env::var_os("HOME")
+                    .map(PathBuf::from)
+                    .unwrap_or_else(|| PathBuf::from("/"))
+            }
+        };
+        let directory = normalise(&ctx.cwd);
+        let worktree = git_root(&directory).unwrap_or_else(|| PathBuf::from("/"));
+        let config_dir = get("XDG_CONFIG_HOME")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| home.join(".config"))
+            .join("opencode");
+        let data_dir = get("XDG_DATA_HOME")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| home.join(".local/share"))
+            .join("opencode");
+        let tmp_dir = get("TMPDIR")
+            .map(|t| PathBuf::from(t.trim_end_matches('/')))
+            .unwrap_or_else(|| PathBuf::from("/tmp"))
+            .join("opencode");
+        Env {
+            home,
+            directory,
+            worktree,
+            config_dir,
+            data_dir,
+            tmp_dir,
+            vars,
+        }
+    }
+}
+
+/// `/a/./b/../c` → `/a/c`, lexically.
+pub fn normalise(p: &Path) -> PathBuf {
+    let mut out = PathBuf::from("/");
+    for c in p.components() {
+        match c {
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            std::path::Component::Normal(n) => out.push(n),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The nearest folder holding `.git`, from `dir` up.
+pub fn git_root(dir: &Path) -> Option<PathBuf> {
+    dir.ancestors()
+        .find(|d| d.join(".git").exists())
+        .map(Path::to_path_buf)
+}
+
+/// Node's `path.relative(from, to)` for absolute, normalised paths.
+pub fn relative(from: &Path, to: &Path) -> String {
+    let f: Vec<_> = from.components().collect();
+    let t: Vec<_> = to.components().collect();
+    let common = f.iter().zip(&t).take_while(|(a, b)| a == b).count();
+    let mut parts: Vec<String> = Vec::new();
+    for _ in common..f.len() {
+        parts.push("..".into());
+    }
+    for c in &t[common..] {
+        parts.push(c.as_os_str().to_string_lossy().into_owned());
+    }
+    parts.join("/")
+}
+
+/// Every file a session of `ctx` reads, in loading order (open buffers
+/// win), with the session's places.
+pub fn session_files(ctx: &Context<'_>) -> (Env, Vec<SourceFile>) {
+    let env = Env::from_context(ctx);
+    let mut loader = Loader {
+        ctx,
+        env: &env,
+        files: Vec::new(),
+    };
+    // 1. The global folder (or the file named on the command line).
+    if let Some(g) = &ctx.global_config {
+        loader.config(g, Layer::Global);
+    } else {
+        for name in ["config.json", "opencode.json", "opencode.jsonc"] {
+            loader.config(&env.config_dir.join(name), Layer::Global);
+        }
+    }
+    if let Some(c) = env.var("OPENCODE_CONFIG") {
+        loader.config(Path::new(c), Layer::Custom);
+    }
+    let project_config = env.var("OPENCODE_DISABLE_PROJECT_CONFIG").is_none();
+    // 2. Project files, root first; in a folder `.json` before `.jsonc`.
+    if project_config {
+        let ups = up_dirs(&env.directory, &env.worktree);
+        for d in ups.iter().rev() {
+            for name in ["opencode.json", "opencode.jsonc"] {
+                loader.config(&d.join(name), Layer::Project);
+            }
+        }
+    }
+    // 3. Config folders: the global one, `.opencode` from the working
+    // directory up, `~/.opencode`, `$OPENCODE_CONFIG_DIR`.
+    let mut dirs = vec![env.config_dir.clone()];
+    if project_config {
+        for d in up_dirs(&env.directory, &env.worktree) {
+            let o = d.join(".opencode");
+            if o.is_dir() {
+                dirs.push(o);
+            }
+        }
+    }
+    let home_dot = env.home.join(".opencode");
+    if home_dot.is_dir() {
+        dirs.push(home_dot);
+    }
+    if let Some(d) = env.var("OPENCODE_CONFIG_DIR") {
+        dirs.push(PathBuf::from(d));
+    }
+    let mut seen = Vec::new();
+    for d in dirs {
+        if seen.contains(&d) {
+            continue;
+        }
+        seen.push(d.clone());
+        if d.ends_with(".opencode") || env.var("OPENCODE_CONFIG_DIR") == d.to_str() {
+            for name in ["opencode.json", "opencode.jsonc"] {
+                loader.config(&d.join(name), Layer::DotOpencode);
+            }
+        }
+        for f in markdown_files(&d, &["agent", "agents"], true) {
+            loader.agent_file(&d, &f, false);
+        }
+        for f in markdown_files(&d, &["mode", "modes"], false) {
+            loader.agent_file(&d, &f, true);
+        }
+    }
+    // 4. Inline content, 5. managed files.
+    if let Some(c) = env.var("OPENCODE_CONFIG_CONTENT") {
+        let read = config::read_config(c);
+        loader.files.push(SourceFile {
+            path: PathBuf::from("OPENCODE_CONFIG_CONTENT"),
+            layer: Layer::ConfigContent,
+            text: c.to_string(),
+            read,
+            yaml_error: None,
+        });
+    }
+    let managed = PathBuf::from(
+        env.var("OPENCODE_TEST_MANAGED_CONFIG_DIR")
+            .unwrap_or("/etc/opencode"),
+    );
+    for name in ["opencode.json", "opencode.jsonc"] {
+        loader.config(&managed.join(name), Layer::Managed);
+    }
+    let files = loader.files;
+    (env, files)
+}
+
+/// The folders from `dir` up to `stop` (included), nearest first.
+fn up_dirs(dir: &Path, stop: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for d in dir.ancestors() {
+        out.push(d.to_path_buf());
+        if d == stop {
+            break;
+        }
+    }
+    out
+}
+
+/// Markdown files under `dir/{names}/` (recursively or not), sorted.
+fn markdown_files(dir: &Path, names: &[&str], recursive: bool) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for n in names {
+        let root = dir.join(n);
+        let mut stack = vec![(root, 0usize)];
+        while let Some((d, depth)) = stack.pop() {
+            let Ok(rd) = std::fs::read_dir(&d) else {
+                continue;
+            };
+            for e in rd.flatten().take(10_000) {
+                let p = e.path();
+                let Ok(t) = e.file_type() else { continue };
+                if (t.is_dir() || (t.is_symlink() && p.is_dir())) && recursive && depth < 8 {
+                    stack.push((p, depth + 1));
+                } else if p.extension().is_some_and(|x| x == "md") {
+                    out.push(p);
+                }
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+struct Loader<'c, 'a> {
+    ctx: &'c Context<'a>,
+    env: &'c Env,
+    files: Vec<SourceFile>,
+}
+
+impl Loader<'_, '_> {
+    fn text(&self, path: &Path) -> Option<String> {
+        (self.ctx.open)(path).or_else(|| crate::fsio::read_text(path, config::MAX_BYTES))
+    }
+
+    fn config(&mut self, path: &Path, layer: Layer) {
+        if self.files.iter().any(|f| f.path == path) {
+            return;
+        }
+        let Some(text) = self.text(path) else {
+            return;
+        };
+        let mut read = config::read_config(&text);
+        let dir = path.parent().unwrap_or(Path::new("/"));
+        config::check_file_refs(&mut read, &text, dir, &self.env.home, |p| p.exists());
+        self.files.push(SourceFile {
+            path: path.to_path_buf(),
+            layer,
+            text,
+            read,
+            yaml_error: None,
+        });
+    }
+
+    fn agent_file(&mut self, dir: &Path, path: &Path, mode: bool) {
+        let Some(text) = self.text(path) else {
+            return;
+        };
+        let name = agent_name(dir, path);
+        let (read, yaml_error) = match config::read_agent(&text, &name) {
+            Ok(mut r) => {
+                if mode {
+                    for a in &mut r.agents {
+                        a.mode = Some("primary".into());
+                    }
+                    // A mode file that does not decode is skipped, not fatal.
+                    if !r.accepted() {
+                        r = Read::default();
+                    }
+                }
+                (r, None)
+            }
+            Err(e) => (Read::default(), Some(e)),
+        };
+        self.files.push(SourceFile {
+            path: path.to_path_buf(),
+            layer: Layer::AgentFile,
+            text,
+            read,
+            yaml_error,
+        });
+    }
+}
+
+/// An agent file's name: its path under `agent/` or `agents/`, without the
+/// extension (`agents/review/deep.md` → `review/deep`).
+pub fn agent_name(dir: &Path, path: &Path) -> String {
+    let rel = path
+        .strip_prefix(dir)
+        .map(|p| p.to_string_lossy().replace('\\', "/"))
+        .unwrap_or_default();
+    let under = ["agent/", "agents/", "mode/", "modes/"]
+        .iter()
+        .find_map(|p| rel.strip_prefix(p).map(str::to_string))
+        .unwrap_or_else(|| {
+            path.file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        });
+    under
+        .strip_suffix(".md")
+        .map(str::to_string)
+        .unwrap_or(under)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relative_paths_as_node() {
+        assert_eq!(relative(Path::new("/a/b"), Path::new("/a/b/c.md")), "c.md");
+        assert_eq!(
+            relative(Path::new("/tmp/ocp/p1"), Path::new("/tmp/oc/x/*.md")),
+            "../../oc/x/*.md"
+        );
+        assert_eq!(relative(Path::new("/"), Path::new("/tmp/x")), "tmp/x");
+    }
+}
