@@ -418,6 +418,11 @@ enum Command {
         scope: ScopeArgs,
         #[arg(long, value_enum, default_value = "human")]
         format: cli::diff::Format,
+        /// The work each tool's comparison may spend (automaton positions
+        /// stepped); past it the tool is named as not compared completely
+        /// (exit 3). Raise it for very large rule sets.
+        #[arg(long, value_name = "STEPS", default_value_t = permission_lsp::analysis::diff::SURFACE_WORK)]
+        budget: usize,
     },
     /// Suggest rules from the approvals in the runtimes' decision logs: the
     /// smallest rule (at a word or path boundary) covering calls approved
@@ -593,7 +598,8 @@ fn main() {
             base,
             scope,
             format,
-        }) => diff(file.as_deref(), &base, &scope, format),
+            budget,
+        }) => diff(file.as_deref(), &base, &scope, format, budget),
         Some(Command::Replay {
             logs,
             scope,
@@ -668,6 +674,7 @@ fn diff(
     base: &str,
     scope: &ScopeArgs,
     format: cli::diff::Format,
+    budget: usize,
 ) -> Result<i32, UsageError> {
     let mut scope = scope.clone();
     if let Some(c) = config {
@@ -694,8 +701,10 @@ fn diff(
     // else an incomplete comparison anywhere is exit 3.
     let mut codes = Vec::new();
     for (runtime, ctx, _) in &detected.answers {
+        let mut ctx = ctx.with(&Default::default());
+        ctx.options.diff_work = Some(budget);
         codes.push(
-            cli::diff::run(*runtime, ctx, config, &base, format, &mut out).map_err(UsageError)?,
+            cli::diff::run(*runtime, &ctx, config, &base, format, &mut out).map_err(UsageError)?,
         );
     }
     let code = if codes.contains(&1) {

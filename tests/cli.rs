@@ -1019,9 +1019,11 @@ fn named_files_are_read_by_content_and_rule_prints_pages() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// `diff` never passes silently: when a tool is not compared completely and
-/// nothing newly allowed was found, the summary names the tool and the exit
-/// status is 3 (a real corpus settings file with many Bash rules).
+/// `diff` compares a real corpus settings file with many Bash rules
+/// completely (an added rule already covered: no difference, exit 0), and
+/// never passes silently: when a tool's comparison runs out of budget (a
+/// rule set whose automaton explodes) and nothing newly allowed was found,
+/// the summary names the tool and the exit status is 3.
 #[test]
 fn an_incomplete_diff_exits_3_and_says_which_tool() {
     let (dir, project, home) = user_project("incomplete");
@@ -1044,16 +1046,50 @@ fn an_incomplete_diff_exits_3_and_says_which_tool() {
         .unwrap()
         .push(serde_json::json!("Bash(git status)"));
     write_file(&project.join(".claude/settings.json"), &v.to_string());
-    // The region search runs out of budget on this file's Bash rules (the
-    // exact comparison that scales is still to come): the gate must not
-    // pass.
     let (code, out, err) = run_as_user(&project, &home, &["diff"]);
-    assert_eq!(code, 3, "{out}{err}");
+    assert_eq!(code, 0, "{out}{err}");
     assert!(
-        out.contains("0 differences — INCOMPLETE: `Bash` not compared completely"),
+        out.contains(": 0 differences") && !out.contains("INCOMPLETE"),
         "{out}"
     );
-    let (code, json, _) = run_as_user(&project, &home, &["diff", "--format", "json"]);
+    // Rules whose automata multiply: every mix of their progress is a
+    // state, past any budget.
+    let explosive: Vec<String> = (0..40u32)
+        .map(|i| {
+            format!(
+                "Bash(*{}{}*{}{}*)",
+                char::from(b'a' + (i % 26) as u8),
+                i,
+                char::from(b'a' + (i * 7 % 26) as u8),
+                i
+            )
+        })
+        .collect();
+    write_file(
+        &project.join(".claude/settings.json"),
+        &serde_json::json!({"permissions": {"ask": explosive}}).to_string(),
+    );
+    git_in(&project, &["add", "-A"]);
+    git_in(&project, &["commit", "-qm", "explosive"]);
+    let mut more = explosive.clone();
+    more.push("Bash(git status)".into());
+    write_file(
+        &project.join(".claude/settings.json"),
+        &serde_json::json!({"permissions": {"ask": more}}).to_string(),
+    );
+    // (A small budget, so that the test does not wait for the default one
+    // to run out.)
+    let (code, out, err) = run_as_user(&project, &home, &["diff", "--budget", "2000000"]);
+    assert_eq!(code, 3, "{out}{err}");
+    assert!(
+        out.contains("INCOMPLETE: `Bash` not compared completely"),
+        "{out}"
+    );
+    let (code, json, _) = run_as_user(
+        &project,
+        &home,
+        &["diff", "--budget", "2000000", "--format", "json"],
+    );
     assert_eq!(code, 3);
     let j: serde_json::Value = serde_json::from_str(json.lines().next().unwrap()).unwrap();
     assert_eq!(j["incomplete"], serde_json::json!(["Bash"]), "{json}");

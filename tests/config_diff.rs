@@ -478,3 +478,126 @@ fn the_diff_command_compares_with_git_and_fails_on_new_allows() {
     assert!(out.contains("against HEAD: new"), "{out}");
     let _ = std::fs::remove_dir_all(&root);
 }
+
+/// A trusted Claude Code project under `root` whose settings file reads
+/// as `open` says (the other side of a comparison reads the same path).
+fn claude_session<'a>(root: &Path, open: &'a dyn Fn(&Path) -> Option<String>) -> Context<'a> {
+    let cc = formats::by_id("claude-code").unwrap();
+    let proj = root.join("proj");
+    let home = root.join("home");
+    write(&proj.join(".claude/settings.json"), "{}");
+    write(
+        &home.join(".claude.json"),
+        &json!({"projects": {proj.display().to_string(): {"hasTrustDialogAccepted": true}}})
+            .to_string(),
+    );
+    let mut options = AnalysisOptions::for_profile(cc.default_profile());
+    options.home = home.display().to_string();
+    resolve(
+        &options,
+        None,
+        None,
+        &Overrides {
+            cwd: Some(proj),
+            ..Default::default()
+        },
+        Some(open),
+    )
+}
+
+/// Every real Claude Code settings file of the corpus
+/// (`tests/fixtures/claude/corpus/`, copied from the project's public
+/// corpus) with seeded edits: a new deny is found with an example both
+/// simulators confirm, dropping an allow reports only confirmed changes,
+/// reordering a list reports nothing — and no comparison is incomplete
+/// (`compare` checks every example and completeness).
+#[test]
+fn every_corpus_settings_file_compares_completely_under_seeded_edits() {
+    let cc = formats::by_id("claude-code").unwrap();
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/claude/corpus");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    let mut compared = 0;
+    for (n, path) in files.iter().enumerate() {
+        let text = std::fs::read_to_string(path).unwrap();
+        // Files Claude Code drops (comments, not an object) have no rules
+        // to compare.
+        let Ok(Value::Object(mut config)) = serde_json::from_str::<Value>(&text) else {
+            continue;
+        };
+        let Some(Value::Object(perms)) = config.get_mut("permissions") else {
+            continue;
+        };
+        let lists: Vec<String> = ["allow", "ask", "deny"]
+            .iter()
+            .filter(|l| perms.get(**l).is_some_and(Value::is_array))
+            .map(|l| l.to_string())
+            .collect();
+        if lists.is_empty() {
+            continue;
+        }
+        let base = Value::Object(config.clone());
+        let edited = |f: &dyn Fn(&mut serde_json::Map<String, Value>)| {
+            let mut c = base.clone();
+            f(c["permissions"].as_object_mut().unwrap());
+            c.to_string()
+        };
+        let with_deny = edited(&|p| {
+            let deny = p.entry("deny").or_insert_with(|| json!([]));
+            if let Some(a) = deny.as_array_mut() {
+                a.push(json!("Bash(seeded-probe:*)"));
+            }
+        });
+        let dropped = edited(&|p| {
+            if let Some(a) = p.get_mut("allow").and_then(Value::as_array_mut)
+                && let Some(i) = a
+                    .iter()
+                    .position(|r| r.as_str().is_some_and(|s| s.starts_with("Bash(")))
+            {
+                a.remove(i);
+            }
+        });
+        let reordered = edited(&|p| {
+            for l in ["allow", "ask", "deny"] {
+                if let Some(a) = p.get_mut(l).and_then(Value::as_array_mut) {
+                    a.reverse();
+                }
+            }
+        });
+        let root = temp(&format!("corpus-{n}"));
+        let settings = root.join("proj/.claude/settings.json");
+        let base_text = base.to_string();
+        let open_b = |p: &Path| (p == settings).then(|| base_text.clone());
+        let before = claude_session(&root, &open_b);
+        for (tag, after_text) in [
+            ("deny", with_deny),
+            ("drop", dropped),
+            ("reorder", reordered),
+        ] {
+            let open_a = |p: &Path| (p == settings).then(|| after_text.clone());
+            let after = claude_session(&root, &open_a);
+            let (_, found) = compare(cc, &before, &after, &[]);
+            match tag {
+                "deny" => assert!(
+                    found.iter().any(|(s, _, a)| s == "Bash" && a == "deny"),
+                    "{}: the new deny is not found: {found:?}",
+                    path.display()
+                ),
+                "reorder" => assert!(
+                    found.is_empty(),
+                    "{}: reordering changed {found:?}",
+                    path.display()
+                ),
+                _ => {}
+            }
+        }
+        let _ = std::fs::remove_dir_all(&root);
+        compared += 1;
+    }
+    assert!(compared >= 40, "only {compared} corpus files compared");
+}

@@ -207,7 +207,7 @@ pub fn compare(
     let before_policy = runtime.effective_policy(&before_ctx)?;
     let after_sim = runtime.simulator(&ctx)?;
     let after_policy = runtime.effective_policy(&ctx)?;
-    let report = crate::analysis::diff::diff(
+    let report = crate::analysis::diff::diff_within(
         runtime,
         Side {
             simulator: before_sim.as_ref(),
@@ -218,6 +218,9 @@ pub fn compare(
             policy: &after_policy,
         },
         &ctx.options.home,
+        ctx.options
+            .diff_work
+            .unwrap_or(crate::analysis::diff::SURFACE_WORK),
     );
     Ok(Comparison {
         files: compared,

@@ -1,21 +1,34 @@
 //! What a config change does: two policies (before and after) compared
-//! call by call. For each surface the rules of both sides are read as
-//! patterns of the shared algebra; every region of values that the
-//! patterns tell apart (a distinct set of matching patterns) is visited
-//! with a shortest example value, turned into a call by the format and
-//! decided by both simulators. Where decisions depend only on which
-//! patterns match (the wildcard surfaces), every difference is found, each
-//! with a concrete example; a surface whose search runs out of budget is
-//! named as incomplete. Each reported difference is the simulators'
-//! answer, never the algebra's guess.
+//! call by call. For each surface, the rules of both sides that take part
+//! in its decisions are read as patterns of the shared algebra, with the
+//! format's hints (where the runtime decides by itself). One breadth-first
+//! walk of their product automaton visits every state once and sorts the
+//! values into classes: the rule that decides on each side (by the
+//! format's precedence) and the hints that match. Each class's shortest
+//! value becomes a call that both simulators decide; each reported
+//! difference is the simulators' answer, never the algebra's guess. The
+//! walk is exact and complete when it ends within its budget (a surface
+//! whose walk does not is named as incomplete); its cost grows with the
+//! number of automaton states (about the total length of the patterns),
+//! not with the number of value regions, which grows exponentially.
+//!
+//! Why one value per class suffices: on a surface whose decision depends
+//! on the value only through which rule decides and which runtime checks
+//! (hints) apply, two values of a class are decided alike on each side.
+//! Compound shell commands are decided per command by the runtimes, and a
+//! command alone is a value of its class, so a change shows on a single
+//! command first.
 
 use crate::analysis::report::{DecidingRule, EffectivePolicyReport};
 use crate::core::decision::Decision;
-use crate::core::pattern_algebra::{Pattern, Search, Work, search_within};
+use crate::core::pattern_algebra::{
+    Pattern, Search, Work, explore_within, overlaps, search_within,
+};
+use crate::core::precedence::Precedence;
 use crate::formats::{Format, Simulator};
 use serde::Serialize;
 use serde_json::Value;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::HashSet;
 
 /// One side of the comparison.
 pub struct Side<'a> {
@@ -69,187 +82,345 @@ pub struct DiffReport {
 
 pub use crate::core::pattern_algebra::path_hints;
 
-/// Regions visited per surface at most.
-const MAX_REGIONS: usize = 512;
-/// Work the searches of one surface may spend.
-const SURFACE_WORK: usize = 4_000_000;
+/// The positions of automaton states one surface's walk may keep (its
+/// memory: 8 bytes each), and the work it may spend (positions stepped).
+const SURFACE_STATES: usize = 12_000_000;
+pub const SURFACE_WORK: usize = 100_000_000;
 
-/// A value of the same region outside every hint, by small edits of the
-/// region's example (a word or letters the patterns do not use, before or
-/// after it): the exact search over many hints can be costly, and any
-/// member of the region will do.
-fn outside_hints(
-    example: &str,
-    rules: &[&Pattern],
-    region: &[bool],
-    hints: &Pattern,
-) -> Option<String> {
-    let fits = |v: &str| {
-        !hints.is_match(v)
-            && rules
-                .iter()
-                .map(|p| p.is_match(v))
-                .eq(region.iter().copied())
-    };
-    ["q", "zq", "qz9"].iter().find_map(|f| {
-        [
-            format!("{f}{example}"),
-            format!("{f} {example}"),
-            format!("{example} {f}"),
-            format!("{example}{f}"),
-        ]
-        .into_iter()
-        .find(|v| fits(v))
-    })
+/// A pattern of the comparison: its surface, source and compiled form.
+struct Entry {
+    surface: String,
+    source: String,
+    pattern: Pattern,
+}
+
+/// One side's rules, as (entry, action) in evaluation order.
+fn side_rules(
+    format: &dyn Format,
+    policy: &EffectivePolicyReport,
+    home: &str,
+    entries: &mut Vec<Entry>,
+) -> Vec<(usize, Decision)> {
+    let mut out = Vec::new();
+    for rule in &policy.rules {
+        let Some((surface, source, pattern)) = format.diff_pattern(rule, home) else {
+            continue;
+        };
+        let Some(action) = Decision::parse(&rule.action) else {
+            continue;
+        };
+        let i = match entries
+            .iter()
+            .position(|e| e.surface == surface && e.source == source)
+        {
+            Some(i) => i,
+            None => {
+                entries.push(Entry {
+                    surface,
+                    source,
+                    pattern,
+                });
+                entries.len() - 1
+            }
+        };
+        out.push((i, action));
+    }
+    out
 }
 
 /// Compares two policies of `format`.
 pub fn diff(format: &dyn Format, before: Side<'_>, after: Side<'_>, home: &str) -> DiffReport {
-    // The patterns of each surface, from both sides, without repeats.
-    let mut surfaces: BTreeMap<String, Vec<(String, Pattern)>> = BTreeMap::new();
-    for rule in before.policy.rules.iter().chain(&after.policy.rules) {
-        if let Some((surface, source, pattern)) = format.diff_pattern(rule, home) {
-            let list = surfaces.entry(surface).or_default();
-            if !list.iter().any(|(s, _)| *s == source) {
-                list.push((source, pattern));
-            }
-        }
-    }
+    diff_within(format, before, after, home, SURFACE_WORK)
+}
+
+/// [`diff`] with `surface_work` for each surface's walk and searches
+/// (past it the surface is incomplete).
+pub fn diff_within(
+    format: &dyn Format,
+    before: Side<'_>,
+    after: Side<'_>,
+    home: &str,
+    surface_work: usize,
+) -> DiffReport {
+    let mut entries: Vec<Entry> = Vec::new();
+    let rules_before = side_rules(format, before.policy, home, &mut entries);
+    let rules_after = side_rules(format, after.policy, home, &mut entries);
+    let mut surfaces: Vec<&str> = entries.iter().map(|e| e.surface.as_str()).collect();
+    surfaces.sort_unstable();
+    surfaces.dedup();
+    let precedence = format.diff_precedence();
+    // Beyond the rules (mode, directories, defaults, trust), the policies
+    // are the same: a class decided by the same action on both sides is
+    // decided alike.
+    let same_settings =
+        before.policy.notes == after.policy.notes && before.policy.details == after.policy.details;
     let mut report = DiffReport {
         surfaces: surfaces.len(),
         ..Default::default()
     };
     let mut seen_calls: HashSet<(String, String)> = HashSet::new();
-    for (surface, patterns) in &surfaces {
-        let rules: Vec<&Pattern> = patterns.iter().map(|(_, p)| p).collect();
+    for surface in surfaces {
+        // The entries that take part, by position in the product (after
+        // the "non-empty" pattern), then the hints.
+        let applicable: Vec<usize> = (0..entries.len())
+            .filter(|&i| format.diff_applies(&entries[i].surface, surface))
+            .collect();
+        let slot = |i: usize| applicable.binary_search(&i).ok().map(|p| p + 1);
+        let side = |rules: &[(usize, Decision)]| -> Vec<(usize, Decision, usize)> {
+            rules
+                .iter()
+                .filter_map(|&(i, a)| slot(i).map(|s| (s, a, i)))
+                .collect()
+        };
+        let (sb, sa) = (side(&rules_before), side(&rules_after));
         let hints = format.diff_hints(surface, home);
         let any_hint = Pattern::union(&hints);
-        let mut work = Work::new(SURFACE_WORK);
-        let mut probe = |value: String, report: &mut DiffReport| {
-            let Some(call) = format.probe_call(surface, &value) else {
-                return;
-            };
-            if !seen_calls.insert((call.tool.clone(), call.input.to_string())) {
-                return;
-            }
-            report.probes += 1;
-            let b = before.simulator.simulate(&call);
-            let a = after.simulator.simulate(&call);
-            let (db, da) = (b.outcome(), a.outcome());
-            if db == da {
-                return;
-            }
-            let key = |r: &Option<DecidingRule>| {
-                r.as_ref()
-                    .map(|r| (r.surface.clone(), r.pattern.clone(), r.place.clone()))
-            };
-            if let Some(same) = report.differences.iter_mut().find(|d| {
-                d.surface == *surface
-                    && d.before == db.as_str()
-                    && d.after == da.as_str()
-                    && key(&d.before_rule) == key(&b.rule)
-                    && key(&d.after_rule) == key(&a.rule)
-            }) {
-                same.similar += 1;
-                // Keep the shortest example.
-                if value.len() < same.example.len() {
-                    same.example = value;
-                    same.tool = call.tool;
-                    same.input = call.input;
-                }
-                return;
-            }
-            match da {
-                Decision::Allow => report.newly_allowed += 1,
-                Decision::Ask => report.newly_asked += 1,
-                Decision::Deny => report.newly_denied += 1,
-            }
-            report.differences.push(Difference {
-                surface: surface.clone(),
-                example: value,
-                tool: call.tool,
-                input: call.input,
-                before: db.as_str(),
-                after: da.as_str(),
-                before_rule: b.rule,
-                after_rule: a.rule,
-                similar: 0,
-            });
-        };
-        // Every region the rules tell apart, with a shortest example.
         let non_empty = Pattern::from_expanded("?*");
-        let mut all: Vec<&Pattern> = vec![&non_empty];
-        all.extend(rules.iter().copied());
-        let mut regions: Vec<(Vec<bool>, String)> = Vec::new();
-        let mut complete = false;
-        while regions.len() < MAX_REGIONS {
-            let found = search_within(
-                &all,
-                0,
-                |acc| acc[0] && !regions.iter().any(|(r, _)| r[..] == acc[1..]),
-                &mut work,
-            );
-            match found {
-                Search::Found(v) => {
-                    let acc: Vec<bool> = rules.iter().map(|p| p.is_match(&v)).collect();
-                    if regions.iter().any(|(r, _)| *r == acc) {
-                        // The search and the matcher disagree: stop rather
-                        // than loop.
-                        break;
-                    }
-                    regions.push((acc, v));
-                }
-                Search::NotFound => {
-                    complete = true;
-                    break;
-                }
-                Search::Unknown => break,
+        let mut product: Vec<&Pattern> = vec![&non_empty];
+        product.extend(applicable.iter().map(|&i| &entries[i].pattern));
+        let n = product.len();
+        // Per product position, the rules of each side written with it (in
+        // evaluation order), so that a state's deciders are found from the
+        // patterns it accepts.
+        let mut at: Vec<[Vec<usize>; 2]> = vec![[Vec::new(), Vec::new()]; n];
+        for (side, rules) in [&sb, &sa].into_iter().enumerate() {
+            for (k, (slot, _, _)) in rules.iter().enumerate() {
+                at[*slot][side].push(k);
             }
         }
-        // Within each region, the runtime may still decide by itself where a
-        // hint says so: one example inside each hint, one outside them all.
-        for (region, example) in &regions {
-            let in_region = |acc: &[bool]| acc[1..=rules.len()] == region[..];
-            if hints.is_empty() || !any_hint.is_match(example) {
-                probe(example.clone(), &mut report);
-            } else if let Some(v) = outside_hints(example, &rules, region, &any_hint) {
-                probe(v, &mut report);
+        let decider = |side: usize, hits: &[usize]| -> Option<(usize, Decision)> {
+            let rules = if side == 0 { &sb } else { &sa };
+            let matching = hits
+                .iter()
+                .filter(|&&s| s > 0 && s < n)
+                .flat_map(|&s| at[s][side].iter().copied());
+            let k = match precedence {
+                Precedence::LastMatchWins => matching.max(),
+                Precedence::DenyAskAllow => {
+                    matching.min_by_key(|&k| (std::cmp::Reverse(rules[k].1), k))
+                }
+            }?;
+            Some((rules[k].2, rules[k].1))
+        };
+        let class = |hits: &[usize]| (decider(0, hits), decider(1, hits));
+        // The accepted positions of a search's acceptance vector.
+        let hits_of = |acc: &[bool]| -> Vec<usize> { (0..n).filter(|&s| acc[s]).collect() };
+        let mut work = Work::new(surface_work);
+        // Phase A: every class of the rules alone, one walk.
+        let classes = explore_within(
+            &product,
+            |acc, hits| acc[0].then(|| class(hits)),
+            &mut work,
+            SURFACE_STATES,
+        );
+        let Some(classes) = classes else {
+            report.incomplete.push(surface.to_string());
+            continue;
+        };
+        let mut complete = true;
+        for ((b, a), example) in classes {
+            // Phase B: where the runtime's own checks may decide, the
+            // class is visited inside each hint and outside them all — for
+            // a class whose sides may decide differently (a changed
+            // action, or one side's default), or every class when the
+            // policies differ beyond their rules.
+            let may_differ =
+                !same_settings || b.is_none() || a.is_none() || b.map(|x| x.1) != a.map(|x| x.1);
+            if !may_differ {
+                // The same action decides on both sides, with the same
+                // settings: decided alike.
+                continue;
+            }
+            if hints.is_empty() {
+                probe(
+                    format,
+                    &before,
+                    &after,
+                    surface,
+                    example,
+                    &mut seen_calls,
+                    &mut report,
+                );
+                continue;
+            }
+            let in_class = |acc: &[bool]| acc[0] && class(&hits_of(acc)) == (b, a);
+            let deciders: Vec<&Pattern> = [b, a]
+                .iter()
+                .flatten()
+                .map(|(i, _)| &entries[*i].pattern)
+                .collect();
+            if !any_hint.is_match(&example) {
+                probe(
+                    format,
+                    &before,
+                    &after,
+                    surface,
+                    example.clone(),
+                    &mut seen_calls,
+                    &mut report,
+                );
             } else {
-                let mut with: Vec<&Pattern> = vec![&non_empty];
-                with.extend(rules.iter().copied());
+                let mut with = product.clone();
                 with.push(&any_hint);
-                // Explore only what a rule matching in the region matches.
-                // (the one with the longest literal start: the narrowest).
-                let required = region
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, m)| **m)
-                    .max_by_key(|(i, _)| rules[*i].literal_prefix().len())
-                    .map_or(0, |(i, _)| i + 1);
-                match search_within(
-                    &with,
-                    required,
-                    |acc| acc[0] && in_region(acc) && !acc[rules.len() + 1],
-                    &mut work,
-                ) {
-                    Search::Found(v) => probe(v, &mut report),
+                let required = narrowest(&with, &deciders, n, false);
+                match confined(&with, required, |acc| in_class(acc) && !acc[n], &mut work) {
+                    Search::Found(v) => probe(
+                        format,
+                        &before,
+                        &after,
+                        surface,
+                        v,
+                        &mut seen_calls,
+                        &mut report,
+                    ),
                     Search::NotFound => {}
                     Search::Unknown => complete = false,
                 }
             }
             for h in &hints {
-                let mut with: Vec<&Pattern> = vec![h];
-                with.extend(rules.iter().copied());
-                match search_within(&with, 0, |acc| acc[0] && in_region(acc), &mut work) {
-                    Search::Found(v) => probe(v, &mut report),
+                if deciders.iter().any(|d| overlaps(d, h) == Some(false)) {
+                    continue;
+                }
+                let mut with = product.clone();
+                with.push(h);
+                let required = narrowest(&with, &deciders, n, true);
+                match confined(&with, required, |acc| in_class(acc) && acc[n], &mut work) {
+                    Search::Found(v) => probe(
+                        format,
+                        &before,
+                        &after,
+                        surface,
+                        v,
+                        &mut seen_calls,
+                        &mut report,
+                    ),
                     Search::NotFound => {}
                     Search::Unknown => complete = false,
                 }
             }
         }
         if !complete {
-            report.incomplete.push(surface.clone());
+            report.incomplete.push(surface.to_string());
         }
     }
     report
+}
+
+/// [`search_within`] confined to the values `with[required]` matches: the
+/// patterns that share no value with it never match there, so they are
+/// left out of the walk (and seen as not matching by `wanted`).
+fn confined(
+    with: &[&Pattern],
+    required: usize,
+    wanted: impl Fn(&[bool]) -> bool,
+    work: &mut Work,
+) -> Search {
+    if required == 0 {
+        return search_within(with, 0, wanted, work);
+    }
+    let r = with[required];
+    let keep: Vec<usize> = (0..with.len())
+        .filter(|&i| i == 0 || i == required || overlaps(r, with[i]) != Some(false))
+        .collect();
+    let sub: Vec<&Pattern> = keep.iter().map(|&i| with[i]).collect();
+    let at = keep.iter().position(|&i| i == required).unwrap_or(0);
+    let mut full = vec![false; with.len()];
+    let full = std::cell::RefCell::new(&mut full);
+    search_within(
+        &sub,
+        at,
+        |acc| {
+            let mut f = full.borrow_mut();
+            f.iter_mut().for_each(|x| *x = false);
+            for (k, &i) in keep.iter().enumerate() {
+                f[i] = acc[k];
+            }
+            wanted(&f)
+        },
+        work,
+    )
+}
+
+/// The position in `with` of the pattern a search may be confined to:
+/// the narrowest (longest literal start) of the deciders and, when the
+/// value must match it, the last pattern (the hint), so that the search
+/// only walks values it can match (0, the non-empty pattern, confines
+/// nothing).
+fn narrowest(with: &[&Pattern], deciders: &[&Pattern], n: usize, hint: bool) -> usize {
+    let last = with.len() - 1;
+    let mut best = if hint {
+        (with[last].literal_prefix().len(), last)
+    } else {
+        (0, 0)
+    };
+    for d in deciders {
+        if let Some(k) = with[1..n].iter().position(|p| std::ptr::eq(*p, *d)) {
+            let len = d.literal_prefix().len();
+            if len > best.0 {
+                best = (len, k + 1);
+            }
+        }
+    }
+    best.1
+}
+
+/// Decide the call of `value` on both sides and record a difference.
+fn probe(
+    format: &dyn Format,
+    before: &Side<'_>,
+    after: &Side<'_>,
+    surface: &str,
+    value: String,
+    seen_calls: &mut HashSet<(String, String)>,
+    report: &mut DiffReport,
+) {
+    let Some(call) = format.probe_call(surface, &value) else {
+        return;
+    };
+    if !seen_calls.insert((call.tool.clone(), call.input.to_string())) {
+        return;
+    }
+    report.probes += 1;
+    let b = before.simulator.simulate(&call);
+    let a = after.simulator.simulate(&call);
+    let (db, da) = (b.outcome(), a.outcome());
+    if db == da {
+        return;
+    }
+    let key = |r: &Option<DecidingRule>| {
+        r.as_ref()
+            .map(|r| (r.surface.clone(), r.pattern.clone(), r.place.clone()))
+    };
+    if let Some(same) = report.differences.iter_mut().find(|d| {
+        d.surface == surface
+            && d.before == db.as_str()
+            && d.after == da.as_str()
+            && key(&d.before_rule) == key(&b.rule)
+            && key(&d.after_rule) == key(&a.rule)
+    }) {
+        same.similar += 1;
+        // Keep the shortest example.
+        if value.len() < same.example.len() {
+            same.example = value;
+            same.tool = call.tool;
+            same.input = call.input;
+        }
+        return;
+    }
+    match da {
+        Decision::Allow => report.newly_allowed += 1,
+        Decision::Ask => report.newly_asked += 1,
+        Decision::Deny => report.newly_denied += 1,
+    }
+    report.differences.push(Difference {
+        surface: surface.to_string(),
+        example: value,
+        tool: call.tool,
+        input: call.input,
+        before: db.as_str(),
+        after: da.as_str(),
+        before_rule: b.rule,
+        after_rule: a.rule,
+        similar: 0,
+    });
 }

@@ -257,8 +257,23 @@ pub trait Explain: Describe {
     fn effective_policy(&self, ctx: &Context<'_>) -> Result<EffectivePolicyReport, String>;
 }
 
-/// What `diff` needs to compare two policies region by region.
+/// What `diff` needs to compare two policies class by class.
 pub trait Compare: Describe {
+    /// For `diff`: how the runtime picks the deciding rule among those
+    /// that match (the rules' evaluation order is the policy's).
+    fn diff_precedence(&self) -> crate::core::precedence::Precedence {
+        crate::core::precedence::Precedence::LastMatchWins
+    }
+    /// For `diff`: do rules on `rule_surface` take part in deciding calls
+    /// on `surface`? By default the same surface, or a wildcard surface
+    /// key that matches it (`*`, `ba*`). Saying yes too often only makes
+    /// the comparison finer.
+    fn diff_applies(&self, rule_surface: &str, surface: &str) -> bool {
+        rule_surface == surface
+            || (rule_surface.contains(['*', '?'])
+                && crate::core::pattern_algebra::Pattern::from_expanded(rule_surface)
+                    .is_match(surface))
+    }
     /// For `diff`: the surface a rule of the merged policy decides calls
     /// on, its pattern as written, and that pattern in the shared algebra
     /// (`~` expanded against `home`); `None` when the rule has no such

@@ -22,6 +22,9 @@ pub struct AnalysisOptions {
     /// where it was found (filled by the format at the settings layer when
     /// the profile is `auto`).
     pub installed: Option<(crate::core::profile::Version, String)>,
+    /// The work one tool's comparison in `diff` may spend (positions
+    /// stepped), when not the default.
+    pub diff_work: Option<usize>,
 }
 
 impl AnalysisOptions {
@@ -34,6 +37,7 @@ impl AnalysisOptions {
             agent: None,
             runtime_args: Vec::new(),
             installed: None,
+            diff_work: None,
         }
     }
 }

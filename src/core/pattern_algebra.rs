@@ -529,10 +529,12 @@ fn skeleton_inclusion(b: &Pattern, including: &[&Pattern]) -> Inclusion {
 type PosSet = Vec<(u32, u32)>;
 
 fn closure(alts: &[&[Tok]], set: &mut PosSet) {
+    // Each position after a `*` is added once per position before it (a
+    // repeat only when the set already had it): the sort removes repeats.
     let mut i = 0;
     while i < set.len() {
         let (a, k) = set[i];
-        if alts[a as usize].get(k as usize) == Some(&Tok::Star) && !set.contains(&(a, k + 1)) {
+        if alts[a as usize].get(k as usize) == Some(&Tok::Star) {
             set.push((a, k + 1));
         }
         i += 1;
@@ -543,6 +545,13 @@ fn closure(alts: &[&[Tok]], set: &mut PosSet) {
 
 fn step(alts: &[&[Tok]], set: &PosSet, c: u16) -> PosSet {
     let mut next = Vec::new();
+    step_into(alts, set, c, &mut next);
+    next
+}
+
+/// [`step`] into a buffer the caller keeps.
+fn step_into(alts: &[&[Tok]], set: &PosSet, c: u16, next: &mut PosSet) {
+    next.clear();
     for &(a, k) in set {
         match alts[a as usize].get(k as usize) {
             Some(Tok::Star) => next.push((a, k)),
@@ -551,8 +560,7 @@ fn step(alts: &[&[Tok]], set: &PosSet, c: u16) -> PosSet {
             _ => {}
         }
     }
-    closure(alts, &mut next);
-    next
+    closure(alts, next);
 }
 
 fn start(alts: &[&[Tok]]) -> PosSet {
@@ -677,14 +685,135 @@ pub fn search_within(
     Search::NotFound
 }
 
+/// Every class of strings at once: explores the whole product of
+/// `patterns` breadth-first — from each state only the units some live
+/// position can read, plus one unit no pattern names (every other unit
+/// leads to the state that one does) — and gives `class(accepted, hits)`
+/// each state's acceptance vector (and the patterns it accepts, ascending). The result lists every class met with a
+/// shortest string of it, in the order found (shortest first). `None` when
+/// the budget or `max_states` ran out before every state was seen (some
+/// classes may be missing); `max_positions` bounds the memory (the
+/// positions of every state kept).
+pub fn explore_within<K: Eq + std::hash::Hash + Clone>(
+    patterns: &[&Pattern],
+    mut class: impl FnMut(&[bool], &[usize]) -> Option<K>,
+    budget: &mut Work,
+    max_positions: usize,
+) -> Option<Vec<(K, String)>> {
+    use std::hash::{BuildHasher, BuildHasherDefault};
+    let hasher = BuildHasherDefault::<rustc_hash::FxHasher>::default();
+    let mut alts: Vec<&[Tok]> = Vec::new();
+    let mut owner: Vec<usize> = Vec::new();
+    for (k, p) in patterns.iter().enumerate() {
+        for a in &p.alts {
+            alts.push(a);
+            owner.push(k);
+        }
+    }
+    let fresh = fresh_unit(patterns);
+    let mut accepted = vec![false; patterns.len()];
+    let mut found: FxHashMap<K, usize> = FxHashMap::default();
+    let mut out: Vec<(K, usize)> = Vec::new();
+    // Each state's positions are kept once, in `states`; `first` and
+    // `chain` find the states of a hash (compared whole: exact).
+    let mut states: Vec<(PosSet, Option<(u32, u16)>)> = Vec::new();
+    let mut first: FxHashMap<u64, u32> = FxHashMap::default();
+    let mut chain: Vec<u32> = Vec::new();
+    let mut stored = 0usize;
+    let start_set = start(&alts);
+    first.insert(hasher.hash_one(&start_set), 0);
+    chain.push(u32::MAX);
+    stored += start_set.len();
+    states.push((start_set, None));
+    let mut head = 0;
+    let mut units: Vec<u16> = Vec::new();
+    let mut hits: Vec<usize> = Vec::new();
+    let mut scratch: PosSet = Vec::new();
+    while head < states.len() {
+        for &h in &hits {
+            accepted[h] = false;
+        }
+        hits.clear();
+        for &(a, k) in &states[head].0 {
+            if k as usize == alts[a as usize].len() {
+                accepted[owner[a as usize]] = true;
+                hits.push(owner[a as usize]);
+            }
+        }
+        hits.sort_unstable();
+        hits.dedup();
+        if let Some(key) = class(&accepted, &hits)
+            && !found.contains_key(&key)
+        {
+            found.insert(key.clone(), out.len());
+            out.push((key, head));
+        }
+        units.clear();
+        for &(a, k) in &states[head].0 {
+            if let Some(Tok::Lit(c)) = alts[a as usize].get(k as usize) {
+                units.push(*c);
+            }
+        }
+        units.sort_unstable();
+        units.dedup();
+        units.push(fresh);
+        for &c in &units {
+            if !budget.take(states[head].0.len() + 1) {
+                return None;
+            }
+            step_into(&alts, &states[head].0, c, &mut scratch);
+            if scratch.is_empty() {
+                continue;
+            }
+            let h = hasher.hash_one(&scratch);
+            let mut at = first.get(&h).copied().unwrap_or(u32::MAX);
+            let mut known = false;
+            while at != u32::MAX {
+                if states[at as usize].0 == scratch {
+                    known = true;
+                    break;
+                }
+                at = chain[at as usize];
+            }
+            if known {
+                continue;
+            }
+            stored += scratch.len();
+            if stored > max_positions || states.len() >= u32::MAX as usize - 1 {
+                budget.refused = true;
+                return None;
+            }
+            let id = states.len() as u32;
+            chain.push(first.insert(h, id).unwrap_or(u32::MAX));
+            states.push((std::mem::take(&mut scratch), Some((head as u32, c))));
+        }
+        head += 1;
+    }
+    let text = |mut cur: usize| {
+        let mut v = Vec::new();
+        while let Some((prev, c)) = states[cur].1 {
+            v.push(c);
+            cur = prev as usize;
+        }
+        v.reverse();
+        String::from_utf16_lossy(&v)
+    };
+    Some(out.into_iter().map(|(k, at)| (k, text(at))).collect())
+}
+
 /// Hints for path values and commands with path arguments: the places
 /// where runtimes check folders by themselves (absolute paths, the home
-/// folder, parent directories), plus the format's `extra` patterns.
+/// folder, parent directories) or rewrite the path before matching it
+/// (`./`, `//`, a trailing `/`), plus the format's `extra` patterns.
 pub fn path_hints(home: &str, extra: &[&str]) -> Vec<Pattern> {
     let mut v = vec![
         Pattern::from_expanded("/*"),
         Pattern::from_expanded(&format!("{}/*", home.trim_end_matches('/'))),
         Pattern::from_expanded("*../*"),
+        Pattern::from_expanded("./*"),
+        Pattern::from_expanded("*/./*"),
+        Pattern::from_expanded("*//*"),
+        Pattern::from_expanded("*/"),
     ];
     v.extend(extra.iter().map(|p| Pattern::from_expanded(p)));
     v
@@ -693,6 +822,41 @@ pub fn path_hints(home: &str, extra: &[&str]) -> Vec<Pattern> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn exploring_finds_every_class_with_a_shortest_string() {
+        let (a, b, c) = (p("git *"), p("git push *"), p("*test*"));
+        let pats = [&a, &b, &c];
+        let classes = explore_within(
+            &pats,
+            |acc, _| Some(acc.to_vec()),
+            &mut Work::new(1 << 20),
+            10_000,
+        )
+        .expect("complete");
+        // Every acceptance vector the three can show, each once.
+        let mut keys: Vec<Vec<bool>> = classes.iter().map(|(k, _)| k.clone()).collect();
+        keys.sort();
+        keys.dedup();
+        assert_eq!(keys.len(), classes.len());
+        assert_eq!(keys.len(), 6, "{classes:?}");
+        for (k, w) in &classes {
+            let got: Vec<bool> = pats.iter().map(|p| p.is_match(w)).collect();
+            assert_eq!(&got, k, "{w:?}");
+        }
+        // Shortest first: the empty string matches none.
+        assert_eq!(classes[0], (vec![false, false, false], String::new()));
+        // Out of budget: incomplete, never a partial answer taken as whole.
+        assert!(
+            explore_within(
+                &pats,
+                |acc, _| Some(acc.to_vec()),
+                &mut Work::new(10),
+                10_000
+            )
+            .is_none()
+        );
+    }
 
     fn p(s: &str) -> Pattern {
         Pattern::from_expanded(s)

@@ -333,6 +333,15 @@ impl Explain for Claude {
 }
 
 impl Compare for Claude {
+    fn diff_precedence(&self) -> crate::core::precedence::Precedence {
+        crate::core::precedence::Precedence::DenyAskAllow
+    }
+
+    /// `Edit` rules also decide writes, and allow reads.
+    fn diff_applies(&self, rule_surface: &str, surface: &str) -> bool {
+        rule_surface == surface || (rule_surface == "Edit" && matches!(surface, "Read" | "Write"))
+    }
+
     fn diff_pattern(
         &self,
         rule: &crate::contract::report::EffectiveRule,
@@ -496,7 +505,11 @@ fn probe_path_input(tool: &str, path: &str) -> serde_json::Value {
 /// reports is decided by the simulator itself.
 fn diff_glob(rule: &str, home: &str) -> Option<(String, String)> {
     let Some((tool, rest)) = rule.split_once('(') else {
-        return Some(("tools".into(), rule.to_string()));
+        // A whole-tool rule decides every value of a tool that has them.
+        return Some(match rule {
+            "Bash" | "Read" | "Edit" | "Write" | "WebFetch" => (rule.to_string(), "*".into()),
+            _ => ("tools".into(), rule.to_string()),
+        });
     };
     let content = rest.strip_suffix(')')?;
     let glob = match tool {
