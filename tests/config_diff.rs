@@ -456,6 +456,33 @@ fn the_diff_command_compares_with_git_and_fails_on_new_allows() {
     assert_eq!(allowed[0]["input"]["command"], "rm -rf build");
     assert_eq!(allowed[0]["after_rule"]["pattern"], "rm -rf build");
 
+    // In a pull request: each difference on the line of the rule that now
+    // decides it (GitHub annotations, SARIF), the exit status the same.
+    let (code, out, _) = run(&["--format", "github"]);
+    assert_eq!(code, 1);
+    assert!(
+        out.lines().any(|l| l.starts_with(
+            "::error file=.pi/extensions/pi-permission-system/config.json,line=6,title=permission-lsp diff%3A newly allowed::newly allowed: bash `rm -rf build`"
+        )),
+        "{out}"
+    );
+    let (code, out, _) = run(&["--format", "sarif"]);
+    assert_eq!(code, 1);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["version"], "2.1.0");
+    let results = v["runs"][0]["results"].as_array().unwrap();
+    let r = results
+        .iter()
+        .find(|r| r["ruleId"] == "diff/newly-allowed")
+        .expect("a newly allowed result");
+    assert_eq!(r["level"], "error");
+    let loc = &r["locations"][0]["physicalLocation"];
+    assert_eq!(
+        loc["artifactLocation"]["uri"],
+        ".pi/extensions/pi-permission-system/config.json"
+    );
+    assert_eq!(loc["region"]["startLine"], 6);
+
     // Against a file instead of git: the same file is no difference.
     let copy = root.join("copy.json");
     std::fs::copy(&config, &copy).unwrap();
@@ -600,4 +627,134 @@ fn every_corpus_settings_file_compares_completely_under_seeded_edits() {
         compared += 1;
     }
     assert!(compared >= 40, "only {compared} corpus files compared");
+}
+
+/// OpenCode: without `--agent`, every agent's list is compared on its own,
+/// so an allow added in one agent's file is found and names that agent; a
+/// top-level change names every agent it reaches; `--agent` narrows.
+#[test]
+fn opencode_diff_compares_every_agent() {
+    let root = temp("oc-agents");
+    let repo = root.join("repo");
+    let home = root.join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    write(
+        &repo.join("opencode.json"),
+        r#"{ "permission": { "bash": { "*": "ask", "rm *": "deny" } } }"#,
+    );
+    let agent = repo.join(".opencode/agents/deployer.md");
+    write(
+        &agent,
+        "---\ndescription: Deploys\npermission:\n  bash:\n    \"kubectl *\": ask\n---\nDeploy.\n",
+    );
+    git(&repo, &["init", "-q"]);
+    git(&repo, &["add", "-A"]);
+    git(&repo, &["commit", "-qm", "base"]);
+    write(
+        &agent,
+        "---\ndescription: Deploys\npermission:\n  bash:\n    \"kubectl *\": allow\n---\nDeploy.\n",
+    );
+    let home_arg = home.display().to_string();
+    let env = format!("XDG_CONFIG_HOME={}/.config", home.display());
+    let base = [
+        "diff",
+        "--runtime",
+        "opencode",
+        "--home",
+        &home_arg,
+        "--runtime-env",
+        &env,
+    ];
+    let (code, out, err) = cli(&repo, &base);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains("newly allowed: bash `kubectl`") && out.contains("[agent deployer]"),
+        "{out}"
+    );
+    // Only the deployer's list changed.
+    assert_eq!(
+        out.lines()
+            .filter(|l| l.starts_with("newly allowed:"))
+            .count(),
+        1,
+        "{out}"
+    );
+    let mut narrowed = base.to_vec();
+    narrowed.extend(["--agent", "build"]);
+    let (code, out, _) = cli(&repo, &narrowed);
+    assert_eq!(code, 0, "{out}");
+    // A top-level change reaches every agent: one difference naming them.
+    write(
+        &repo.join("opencode.json"),
+        r#"{ "permission": { "bash": { "*": "ask", "rm *": "allow" } } }"#,
+    );
+    let (code, out, _) = cli(&repo, &[&base[..], &["--format", "json"]].concat());
+    assert_eq!(code, 1, "{out}");
+    let v: Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
+    let rm: Vec<&Value> = v["differences"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| {
+            d["input"]["command"]
+                .as_str()
+                .is_some_and(|c| c.starts_with("rm"))
+        })
+        .collect();
+    assert!(!rm.is_empty(), "{out}");
+    let agents = rm[0]["agents"].as_array().unwrap();
+    assert!(
+        agents.iter().any(|a| a == "build") && agents.iter().any(|a| a == "deployer"),
+        "{out}"
+    );
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+/// pi: without `--agent`, the session without an agent and every agent
+/// file's agent are compared on their own; an allow added in one agent
+/// file names that agent only.
+#[test]
+fn pi_diff_compares_every_agent_file() {
+    let root = temp("pi-agents");
+    let repo = root.join("repo");
+    let home = root.join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    write(
+        &repo.join(".pi/extensions/pi-permission-system/config.json"),
+        r#"{ "permission": { "bash": { "*": "ask", "rm *": "deny" } } }"#,
+    );
+    let agent = repo.join(".pi/agents/reviewer.md");
+    write(
+        &agent,
+        "---\ndescription: Reviews\npermission:\n  bash:\n    \"git diff *\": ask\n---\nReview.\n",
+    );
+    git(&repo, &["init", "-q"]);
+    git(&repo, &["add", "-A"]);
+    git(&repo, &["commit", "-qm", "base"]);
+    write(
+        &agent,
+        "---\ndescription: Reviews\npermission:\n  bash:\n    \"git diff *\": allow\n---\nReview.\n",
+    );
+    let home_arg = home.display().to_string();
+    let args = [
+        "diff",
+        "--runtime",
+        "pi",
+        "--target-version",
+        "20.7.3",
+        "--home",
+        &home_arg,
+    ];
+    let (code, out, err) = cli(&repo, &args);
+    assert_eq!(code, 1, "{out}{err}");
+    let allowed: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("newly allowed:"))
+        .collect();
+    assert_eq!(allowed.len(), 1, "{out}");
+    assert!(
+        allowed[0].contains("git diff") && allowed[0].ends_with("[agent reviewer]"),
+        "{out}"
+    );
+    let _ = std::fs::remove_dir_all(&root);
 }

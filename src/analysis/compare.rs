@@ -148,13 +148,35 @@ pub fn compare(
             if matches!(base, Base::File(_)) {
                 return Err("--base FILE needs the CONFIG it stands for".into());
             }
-            runtime
-                .effective_policy(&ctx)?
-                .files
-                .iter()
-                .filter(|f| f.present)
-                .filter_map(|f| f.path.as_deref().map(|p| absolute(Path::new(p))))
-                .collect()
+            // With every agent's files when the agents are compared one
+            // by one.
+            let mut sessions = vec![ctx.with(&Overrides::default())];
+            if !ctx.agent_explicit {
+                for a in runtime.diff_agents(&ctx) {
+                    if a != crate::contract::NO_AGENT {
+                        sessions.push(ctx.with(&Overrides {
+                            agent: Some(a),
+                            ..Overrides::default()
+                        }));
+                    }
+                }
+            }
+            let mut files: Vec<PathBuf> = Vec::new();
+            for s in &sessions {
+                for f in runtime
+                    .effective_policy(s)?
+                    .files
+                    .iter()
+                    .filter(|f| f.present)
+                {
+                    if let Some(p) = f.path.as_deref().map(|p| absolute(Path::new(p)))
+                        && !files.contains(&p)
+                    {
+                        files.push(p);
+                    }
+                }
+            }
+            files
         }
     };
     let mut earlier: HashMap<PathBuf, String> = HashMap::new();
@@ -203,29 +225,66 @@ pub fn compare(
     };
     let mut before_ctx = ctx.with(&Overrides::default());
     before_ctx.open = &lookup;
-    let before_sim = runtime.simulator(&before_ctx)?;
-    let before_policy = runtime.effective_policy(&before_ctx)?;
-    let after_sim = runtime.simulator(&ctx)?;
-    let after_policy = runtime.effective_policy(&ctx)?;
-    let report = crate::analysis::diff::diff_within(
-        runtime,
-        Side {
-            simulator: before_sim.as_ref(),
-            policy: &before_policy,
-        },
-        Side {
-            simulator: after_sim.as_ref(),
-            policy: &after_policy,
-        },
-        &ctx.options.home,
-        ctx.options
-            .diff_work
-            .unwrap_or(crate::analysis::diff::SURFACE_WORK),
-    );
+    // Each agent on its own when the format has several lists and none
+    // was named (an agent file changes only its agent's list).
+    let mut agents: Vec<String> = Vec::new();
+    if !ctx.agent_explicit {
+        for a in runtime
+            .diff_agents(&ctx)
+            .into_iter()
+            .chain(runtime.diff_agents(&before_ctx))
+        {
+            if !agents.contains(&a) {
+                agents.push(a);
+            }
+        }
+    }
+    let work = ctx
+        .options
+        .diff_work
+        .unwrap_or(crate::analysis::diff::SURFACE_WORK);
+    let one = |after: &Context<'_>, before: &Context<'_>| -> Result<_, String> {
+        let before_sim = runtime.simulator(before)?;
+        let before_policy = runtime.effective_policy(before)?;
+        let after_sim = runtime.simulator(after)?;
+        let after_policy = runtime.effective_policy(after)?;
+        let report = crate::analysis::diff::diff_within(
+            runtime,
+            Side {
+                simulator: before_sim.as_ref(),
+                policy: &before_policy,
+            },
+            Side {
+                simulator: after_sim.as_ref(),
+                policy: &after_policy,
+            },
+            &after.options.home,
+            work,
+        );
+        Ok((report, after_policy.runtime))
+    };
+    let (report, runtime_name) = if agents.is_empty() {
+        one(&ctx, &before_ctx)?
+    } else {
+        let mut merged = crate::analysis::diff::DiffReport::default();
+        let mut name = String::new();
+        for agent in &agents {
+            let pick = Overrides {
+                agent: (agent != crate::contract::NO_AGENT).then(|| agent.clone()),
+                ..Overrides::default()
+            };
+            let (after, mut before) = (ctx.with(&pick), before_ctx.with(&pick));
+            before.open = &lookup;
+            let (r, n) = one(&after, &before)?;
+            merged.merge_agent(agent, r);
+            name = n;
+        }
+        (merged, name)
+    };
     Ok(Comparison {
         files: compared,
         report,
-        runtime: after_policy.runtime,
+        runtime: runtime_name,
         base: base_name,
     })
 }

@@ -51,6 +51,10 @@ pub struct Difference {
     /// Other examples found with the same change by the same rules (not
     /// listed).
     pub similar: usize,
+    /// The agents whose lists decide the call so (when each agent is
+    /// compared on its own; empty: the session's one list).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub agents: Vec<String>,
 }
 
 impl Difference {
@@ -126,6 +130,41 @@ fn side_rules(
         out.push((i, action));
     }
     out
+}
+
+impl DiffReport {
+    /// Adds the differences of `agent`'s lists: one found for another
+    /// agent too (same change, example and rules) names both.
+    pub fn merge_agent(&mut self, agent: &str, other: DiffReport) {
+        self.surfaces = self.surfaces.max(other.surfaces);
+        self.probes += other.probes;
+        for s in other.incomplete {
+            let s = format!("{s} (agent {agent})");
+            if !self.incomplete.contains(&s) {
+                self.incomplete.push(s);
+            }
+        }
+        for mut d in other.differences {
+            if let Some(same) = self.differences.iter_mut().find(|x| {
+                x.surface == d.surface
+                    && x.example == d.example
+                    && x.before == d.before
+                    && x.after == d.after
+                    && x.before_rule == d.before_rule
+                    && x.after_rule == d.after_rule
+            }) {
+                same.agents.push(agent.to_string());
+                continue;
+            }
+            match d.after {
+                "allow" => self.newly_allowed += 1,
+                "ask" => self.newly_asked += 1,
+                _ => self.newly_denied += 1,
+            }
+            d.agents = vec![agent.to_string()];
+            self.differences.push(d);
+        }
+    }
 }
 
 /// Compares two policies of `format`.
@@ -422,5 +461,6 @@ fn probe(
         before_rule: b.rule,
         after_rule: a.rule,
         similar: 0,
+        agents: Vec::new(),
     });
 }

@@ -16,6 +16,11 @@ use std::path::Path;
 pub enum Format {
     Human,
     Json,
+    /// GitHub Actions workflow commands: each difference annotated on the
+    /// line of the rule that now decides it.
+    Github,
+    /// A SARIF 2.1.0 log (code scanning): one result per difference.
+    Sarif,
 }
 
 /// Runs the comparison; the exit status is 1 when anything is newly
@@ -52,6 +57,45 @@ pub fn run(
             let _ = writeln!(out, "{v}");
         }
         Format::Human => human(&report, &compared, &base_name, &runtime_name, out),
+        Format::Github => {
+            for d in &report.differences {
+                let (file, line) = place(d, &ctx.cwd);
+                let level = match d.after {
+                    "allow" => "error",
+                    "ask" => "warning",
+                    _ => "notice",
+                };
+                let mut props = String::new();
+                if let Some(f) = file {
+                    props.push_str(&format!(" file={}", gh_property(&f)));
+                    if let Some(l) = line {
+                        props.push_str(&format!(",line={l}"));
+                    }
+                    props.push(',');
+                } else {
+                    props.push(' ');
+                }
+                let _ = writeln!(
+                    out,
+                    "::{level}{props}title={}::{}",
+                    gh_property(&format!("permission-lsp diff: {}", d.kind())),
+                    gh_data(&human_difference(d, &base_name))
+                );
+            }
+            for t in &report.incomplete {
+                let _ = writeln!(
+                    out,
+                    "::warning title=permission-lsp diff: incomplete::{}",
+                    gh_data(&format!(
+                        "{runtime_name}: `{t}` not compared completely; differences there may be missing"
+                    ))
+                );
+            }
+            summary_line(&report, &runtime_name, out);
+        }
+        Format::Sarif => {
+            let _ = writeln!(out, "{}", sarif(&report, &base_name, &ctx.cwd));
+        }
     }
     Ok(exit_status(&report))
 }
@@ -103,13 +147,146 @@ pub fn human_difference(d: &Difference, base: &str) -> String {
         1 => " (and 1 more example)".to_string(),
         n => format!(" (and {n} more examples)"),
     };
+    let name = |a: &String| {
+        if a == crate::contract::NO_AGENT {
+            "(no agent)".to_string()
+        } else {
+            a.clone()
+        }
+    };
+    let agents = match d.agents.as_slice() {
+        [] => String::new(),
+        [a] if a == crate::contract::NO_AGENT => " [no agent]".to_string(),
+        [a] => format!(" [agent {a}]"),
+        many => format!(
+            " [agents {}]",
+            many.iter().map(name).collect::<Vec<_>>().join(", ")
+        ),
+    };
     format!(
-        "{}: {call}{more} by {}; was {} by {}",
+        "{}: {call}{more} by {}; was {} by {}{agents}",
         d.kind(),
         rule_text(&d.after_rule, None),
         d.before,
         rule_text(&d.before_rule, Some(base))
     )
+}
+
+/// Where a difference shows: the rule that now decides it (the file, and
+/// its line), else the file of the rule that decided it before (the line
+/// may be gone). Paths relative to the project when inside it.
+fn place(d: &Difference, cwd: &Path) -> (Option<String>, Option<usize>) {
+    let rel = |f: &str| {
+        Path::new(f)
+            .strip_prefix(cwd)
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|_| f.to_string())
+    };
+    if let Some(r) = &d.after_rule
+        && let Some(f) = &r.place.file
+    {
+        return (Some(rel(f)), r.place.line);
+    }
+    if let Some(r) = &d.before_rule
+        && let Some(f) = &r.place.file
+    {
+        return (Some(rel(f)), None);
+    }
+    (None, None)
+}
+
+fn gh_data(s: &str) -> String {
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+fn gh_property(s: &str) -> String {
+    gh_data(s).replace(':', "%3A").replace(',', "%2C")
+}
+
+/// The differences as a SARIF 2.1.0 log.
+fn sarif(report: &DiffReport, base: &str, cwd: &Path) -> serde_json::Value {
+    let kinds = [
+        (
+            "newly-allowed",
+            "A call the base decided otherwise is now allowed.",
+            "error",
+        ),
+        (
+            "newly-asked",
+            "A call the base decided otherwise now asks.",
+            "warning",
+        ),
+        (
+            "newly-denied",
+            "A call the base decided otherwise is now denied.",
+            "note",
+        ),
+    ];
+    let rules: Vec<serde_json::Value> = kinds
+        .iter()
+        .map(|(id, text, level)| {
+            json!({
+                "id": format!("diff/{id}"),
+                "shortDescription": { "text": text },
+                "defaultConfiguration": { "level": level },
+            })
+        })
+        .collect();
+    let mut results: Vec<serde_json::Value> = report
+        .differences
+        .iter()
+        .map(|d| {
+            let id = d.kind().replace(' ', "-");
+            let level = kinds.iter().find(|k| k.0 == id).map_or("warning", |k| k.2);
+            let mut r = json!({
+                "ruleId": format!("diff/{id}"),
+                "level": level,
+                "message": { "text": human_difference(d, base) },
+                "properties": {
+                    "tool": d.tool,
+                    "input": d.input,
+                    "before": d.before,
+                    "after": d.after,
+                    "agents": d.agents,
+                },
+            });
+            if let (Some(file), line) = place(d, cwd) {
+                let mut loc = json!({ "artifactLocation": { "uri": file } });
+                if let Some(l) = line {
+                    loc["region"] = json!({ "startLine": l });
+                }
+                r["locations"] = json!([{ "physicalLocation": loc }]);
+            }
+            r
+        })
+        .collect();
+    for t in &report.incomplete {
+        results.push(json!({
+            "ruleId": "diff/incomplete",
+            "level": "warning",
+            "message": { "text": format!("`{t}` not compared completely; differences there may be missing") },
+        }));
+    }
+    let mut rules = rules;
+    rules.push(json!({
+        "id": "diff/incomplete",
+        "shortDescription": { "text": "A tool whose comparison ran out of budget: differences there may be missing." },
+        "defaultConfiguration": { "level": "warning" },
+    }));
+    json!({
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": { "driver": {
+                "name": "permission-lsp",
+                "version": env!("CARGO_PKG_VERSION"),
+                "rules": rules,
+            }},
+            "results": results,
+        }],
+    })
 }
 
 fn human(
@@ -131,6 +308,11 @@ fn human(
             "note: `{s}` has too many patterns to compare completely; differences there may be missing"
         );
     }
+    summary_line(report, runtime, out);
+}
+
+/// `Claude Code 2.1.332: 2 differences: …` (and what was incomplete).
+fn summary_line(report: &DiffReport, runtime: &str, out: &mut dyn Write) {
     let n = report.differences.len();
     let _ = writeln!(
         out,

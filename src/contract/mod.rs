@@ -257,8 +257,17 @@ pub trait Explain: Describe {
     fn effective_policy(&self, ctx: &Context<'_>) -> Result<EffectivePolicyReport, String>;
 }
 
+/// The name `Compare::diff_agents` gives the session without an agent.
+pub const NO_AGENT: &str = "-";
+
 /// What `diff` needs to compare two policies class by class.
 pub trait Compare: Describe {
+    /// For `diff` without an agent named: the agents whose rule lists are
+    /// compared one by one (none: the session's one list; [`NO_AGENT`]:
+    /// the session without an agent).
+    fn diff_agents(&self, _ctx: &Context<'_>) -> Vec<String> {
+        Vec::new()
+    }
     /// For `diff`: how the runtime picks the deciding rule among those
     /// that match (the rules' evaluation order is the policy's).
     fn diff_precedence(&self) -> crate::core::precedence::Precedence {

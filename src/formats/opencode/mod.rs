@@ -309,6 +309,12 @@ impl Explain for OpenCode {
 }
 
 impl Compare for OpenCode {
+    /// Every agent of the session: agent files and `agent.*` keys change
+    /// only their own agent's list.
+    fn diff_agents(&self, ctx: &Context<'_>) -> Vec<String> {
+        Policy::load(&document_context(ctx)).agent_names()
+    }
+
     fn diff_pattern(
         &self,
         rule: &crate::contract::report::EffectiveRule,

@@ -346,6 +346,41 @@ impl Explain for Pi {
 }
 
 impl Compare for Pi {
+    /// The session without an agent (`-`), then every agent file's agent
+    /// (global and project `agents/*.md`): an agent file changes only its
+    /// agent's policy.
+    fn diff_agents(&self, ctx: &Context<'_>) -> Vec<String> {
+        let loc = scopes::locations(ctx);
+        let mut names: Vec<String> = Vec::new();
+        for dir in [
+            model::locations::global_agent_path(&loc.agent_dir, "x"),
+            model::locations::project_agent_path(&loc.cwd, "x"),
+        ]
+        .iter()
+        .filter_map(|p| p.parent())
+        {
+            let Ok(rd) = std::fs::read_dir(dir) else {
+                continue;
+            };
+            for e in rd.flatten().take(1_000) {
+                let p = e.path();
+                if p.extension().is_some_and(|x| x == "md")
+                    && let Some(stem) = p.file_stem().and_then(|s| s.to_str())
+                    && scopes::valid_agent_name(stem).is_ok()
+                    && !names.iter().any(|n| n == stem)
+                {
+                    names.push(stem.to_string());
+                }
+            }
+        }
+        if names.is_empty() {
+            return Vec::new();
+        }
+        names.sort();
+        names.insert(0, crate::contract::NO_AGENT.to_string());
+        names
+    }
+
     fn diff_pattern(
         &self,
         rule: &crate::contract::report::EffectiveRule,
