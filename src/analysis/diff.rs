@@ -212,6 +212,15 @@ pub fn diff_within(
                 .collect()
         };
         let (sb, sa) = (side(&rules_before), side(&rules_after));
+        // The same rules in the same order with the same settings decide
+        // every value alike: nothing to compare here.
+        let same_rules = sb
+            .iter()
+            .map(|r| (r.2, r.1))
+            .eq(sa.iter().map(|r| (r.2, r.1)));
+        if same_rules && same_settings {
+            continue;
+        }
         let hints = format.diff_hints(surface, home);
         let any_hint = Pattern::union(&hints);
         let non_empty = Pattern::from_expanded("?*");
