@@ -82,6 +82,9 @@ pub struct DiffReport {
     /// Surfaces whose search ran out of budget: differences there may be
     /// missing.
     pub incomplete: Vec<String>,
+    /// The agents compared one by one (empty: the session's one list).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub agents: Vec<String>,
 }
 
 pub use crate::core::pattern_algebra::path_hints;
@@ -136,6 +139,7 @@ impl DiffReport {
     /// Adds the differences of `agent`'s lists: one found for another
     /// agent too (same change, example and rules) names both.
     pub fn merge_agent(&mut self, agent: &str, other: DiffReport) {
+        self.agents.push(agent.to_string());
         self.surfaces = self.surfaces.max(other.surfaces);
         self.probes += other.probes;
         for s in other.incomplete {

@@ -53,6 +53,7 @@ pub fn run(
                 "surfaces": report.surfaces,
                 "probes": report.probes,
                 "incomplete": report.incomplete,
+                "agents": report.agents,
             });
             let _ = writeln!(out, "{v}");
         }
@@ -79,7 +80,7 @@ pub fn run(
                     out,
                     "::{level}{props}title={}::{}",
                     gh_property(&format!("permission-lsp diff: {}", d.kind())),
-                    gh_data(&human_difference(d, &base_name))
+                    gh_data(&human_difference(d, &base_name, &report.agents))
                 );
             }
             for t in &report.incomplete {
@@ -137,7 +138,7 @@ fn rule_text(r: &Option<crate::analysis::report::DecidingRule>, at: Option<&str>
 
 /// `newly allowed: bash `rm -rf x` by `rm *` (config.json:4); was ask by
 /// `*` (config.json:3 at HEAD)`.
-pub fn human_difference(d: &Difference, base: &str) -> String {
+pub fn human_difference(d: &Difference, base: &str, all: &[String]) -> String {
     let call = match d.input.get("command").and_then(|c| c.as_str()) {
         Some(c) => format!("{} `{c}`", d.tool),
         None => format!("{} {}", d.tool, d.input),
@@ -156,6 +157,7 @@ pub fn human_difference(d: &Difference, base: &str) -> String {
     };
     let agents = match d.agents.as_slice() {
         [] => String::new(),
+        some if all.len() > 1 && some.len() == all.len() => " [every agent]".to_string(),
         [a] if a == crate::contract::NO_AGENT => " [no agent]".to_string(),
         [a] => format!(" [agent {a}]"),
         many => format!(
@@ -243,7 +245,7 @@ fn sarif(report: &DiffReport, base: &str, cwd: &Path) -> serde_json::Value {
             let mut r = json!({
                 "ruleId": format!("diff/{id}"),
                 "level": level,
-                "message": { "text": human_difference(d, base) },
+                "message": { "text": human_difference(d, base, &report.agents) },
                 "properties": {
                     "tool": d.tool,
                     "input": d.input,
@@ -300,7 +302,7 @@ fn human(
         let _ = writeln!(out, "{} against {base}: {}", c.path, c.status);
     }
     for d in &report.differences {
-        let _ = writeln!(out, "{}", human_difference(d, base));
+        let _ = writeln!(out, "{}", human_difference(d, base, &report.agents));
     }
     for s in &report.incomplete {
         let _ = writeln!(
