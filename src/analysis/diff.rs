@@ -21,9 +21,7 @@
 
 use crate::analysis::report::{DecidingRule, EffectivePolicyReport};
 use crate::core::decision::Decision;
-use crate::core::pattern_algebra::{
-    Pattern, Search, Work, explore_within, overlaps, search_within,
-};
+use crate::core::pattern_algebra::{Pattern, Search, Work, explore_pruned, overlaps};
 use crate::core::precedence::Precedence;
 use crate::formats::{Format, Simulator};
 use serde::Serialize;
@@ -258,10 +256,53 @@ pub fn diff_within(
         // The accepted positions of a search's acceptance vector.
         let hits_of = |acc: &[bool]| -> Vec<usize> { (0..n).filter(|&s| acc[s]).collect() };
         let mut work = Work::new(surface_work);
+        // A rule whose pattern matches every continuation settles its
+        // side for the rules it outranks (later ones for last match wins;
+        // for deny > ask > allow, weaker actions and later rules of its
+        // action): their matching no longer changes that side's decider,
+        // and a pattern outranked on every side it is on is dropped from
+        // the walk's states (floating patterns such as `*secret*` would
+        // otherwise multiply them).
+        let rank = |side: usize, k: usize| -> (std::cmp::Reverse<usize>, usize) {
+            let rules = if side == 0 { &sb } else { &sa };
+            match precedence {
+                Precedence::LastMatchWins => (std::cmp::Reverse(k), 0),
+                Precedence::DenyAskAllow => (std::cmp::Reverse(rules[k].1 as usize), k),
+            }
+        };
+        let prune = |settled: &[usize]| {
+            let mut best: [Option<(std::cmp::Reverse<usize>, usize)>; 2] = [None, None];
+            for &slot in settled.iter().filter(|&&s| s > 0 && s < n) {
+                for (side, best) in best.iter_mut().enumerate() {
+                    for &k in &at[slot][side] {
+                        let r = rank(side, k);
+                        if best.is_none_or(|b| r < b) {
+                            *best = Some(r);
+                        }
+                    }
+                }
+            }
+            if best.iter().all(Option::is_none) {
+                return None;
+            }
+            let at = &at;
+            Some(move |slot: usize| {
+                slot == 0
+                    || slot >= n
+                    || (0..2).any(|side| {
+                        at[slot][side]
+                            .iter()
+                            .any(|&k| best[side].is_none_or(|b| rank(side, k) <= b))
+                    })
+            })
+        };
         // Phase A: every class of the rules alone, one walk.
-        let classes = explore_within(
+        let classes = explore_pruned(
             &product,
             |acc, hits| acc[0].then(|| class(hits)),
+            &prune,
+            None,
+            false,
             &mut work,
             SURFACE_STATES,
         );
@@ -315,7 +356,13 @@ pub fn diff_within(
                 let mut with = product.clone();
                 with.push(&any_hint);
                 let required = narrowest(&with, &deciders, n, false);
-                match confined(&with, required, |acc| in_class(acc) && !acc[n], &mut work) {
+                match confined(
+                    &with,
+                    required,
+                    |acc| in_class(acc) && !acc[n],
+                    &prune,
+                    &mut work,
+                ) {
                     Search::Found(v) => probe(
                         format,
                         &before,
@@ -336,7 +383,13 @@ pub fn diff_within(
                 let mut with = product.clone();
                 with.push(h);
                 let required = narrowest(&with, &deciders, n, true);
-                match confined(&with, required, |acc| in_class(acc) && acc[n], &mut work) {
+                match confined(
+                    &with,
+                    required,
+                    |acc| in_class(acc) && acc[n],
+                    &prune,
+                    &mut work,
+                ) {
                     Search::Found(v) => probe(
                         format,
                         &before,
@@ -358,39 +411,54 @@ pub fn diff_within(
     report
 }
 
-/// [`search_within`] confined to the values `with[required]` matches: the
-/// patterns that share no value with it never match there, so they are
-/// left out of the walk (and seen as not matching by `wanted`).
-fn confined(
+/// The shortest value `wanted` accepts, walking only the values
+/// `with[required]` matches: the patterns that share no value with it
+/// never match there, so they are left out of the walk (and seen as not
+/// matching by `wanted`), and the rules `prune` says are settled are
+/// dropped as in the whole walk.
+fn confined<P: Fn(usize) -> bool>(
     with: &[&Pattern],
     required: usize,
     wanted: impl Fn(&[bool]) -> bool,
+    prune: &impl Fn(&[usize]) -> Option<P>,
     work: &mut Work,
 ) -> Search {
-    if required == 0 {
-        return search_within(with, 0, wanted, work);
-    }
     let r = with[required];
     let keep: Vec<usize> = (0..with.len())
-        .filter(|&i| i == 0 || i == required || overlaps(r, with[i]) != Some(false))
+        .filter(|&i| {
+            required == 0 || i == 0 || i == required || overlaps(r, with[i]) != Some(false)
+        })
         .collect();
     let sub: Vec<&Pattern> = keep.iter().map(|&i| with[i]).collect();
     let at = keep.iter().position(|&i| i == required).unwrap_or(0);
     let mut full = vec![false; with.len()];
-    let full = std::cell::RefCell::new(&mut full);
-    search_within(
+    let found = explore_pruned(
         &sub,
-        at,
-        |acc| {
-            let mut f = full.borrow_mut();
-            f.iter_mut().for_each(|x| *x = false);
+        |acc, _| {
+            full.iter_mut().for_each(|x| *x = false);
             for (k, &i) in keep.iter().enumerate() {
-                f[i] = acc[k];
+                full[i] = acc[k];
             }
-            wanted(&f)
+            wanted(&full).then_some(())
         },
+        |settled| {
+            let settled: Vec<usize> = settled.iter().map(|&k| keep[k]).collect();
+            let kept = prune(&settled)?;
+            let keep = &keep;
+            Some(move |k: usize| kept(keep[k]))
+        },
+        Some(at),
+        true,
         work,
-    )
+        SURFACE_STATES,
+    );
+    match found {
+        None => Search::Unknown,
+        Some(v) => match v.into_iter().next() {
+            Some((_, w)) => Search::Found(w),
+            None => Search::NotFound,
+        },
+    }
 }
 
 /// The position in `with` of the pattern a search may be confined to:

@@ -696,7 +696,38 @@ pub fn search_within(
 /// positions of every state kept).
 pub fn explore_within<K: Eq + std::hash::Hash + Clone>(
     patterns: &[&Pattern],
+    class: impl FnMut(&[bool], &[usize]) -> Option<K>,
+    budget: &mut Work,
+    max_positions: usize,
+) -> Option<Vec<(K, String)>> {
+    explore_pruned(
+        patterns,
+        class,
+        |_| None::<fn(usize) -> bool>,
+        None,
+        false,
+        budget,
+        max_positions,
+    )
+}
+
+/// [`explore_within`] where the caller may drop patterns from a state:
+/// `prune(settled)` is given the patterns that match every continuation
+/// of the state's string (a position before nothing but `*`), and may
+/// answer which patterns still matter (`keep(k)`); the others' positions
+/// are dropped, so states that differ only in them are one. It must only
+/// drop patterns whose matching can no longer change any class of a
+/// continuation (a later rule that always matches decides instead).
+/// With `required`, only strings that pattern can still match are walked;
+/// with `first_only`, the walk ends at the first class met (a shortest
+/// string of it).
+#[allow(clippy::too_many_arguments)]
+pub fn explore_pruned<K: Eq + std::hash::Hash + Clone, P: Fn(usize) -> bool>(
+    patterns: &[&Pattern],
     mut class: impl FnMut(&[bool], &[usize]) -> Option<K>,
+    mut prune: impl FnMut(&[usize]) -> Option<P>,
+    required: Option<usize>,
+    first_only: bool,
     budget: &mut Work,
     max_positions: usize,
 ) -> Option<Vec<(K, String)>> {
@@ -721,6 +752,11 @@ pub fn explore_within<K: Eq + std::hash::Hash + Clone>(
     let mut chain: Vec<u32> = Vec::new();
     let mut stored = 0usize;
     let start_set = start(&alts);
+    let alive =
+        |set: &PosSet| required.is_none_or(|r| set.iter().any(|&(a, _)| owner[a as usize] == r));
+    if !alive(&start_set) {
+        return Some(Vec::new());
+    }
     first.insert(hasher.hash_one(&start_set), 0);
     chain.push(u32::MAX);
     stored += start_set.len();
@@ -729,6 +765,7 @@ pub fn explore_within<K: Eq + std::hash::Hash + Clone>(
     let mut units: Vec<u16> = Vec::new();
     let mut hits: Vec<usize> = Vec::new();
     let mut scratch: PosSet = Vec::new();
+    let mut settled: Vec<usize> = Vec::new();
     while head < states.len() {
         for &h in &hits {
             accepted[h] = false;
@@ -747,6 +784,9 @@ pub fn explore_within<K: Eq + std::hash::Hash + Clone>(
         {
             found.insert(key.clone(), out.len());
             out.push((key, head));
+            if first_only {
+                break;
+            }
         }
         units.clear();
         for &(a, k) in &states[head].0 {
@@ -763,6 +803,25 @@ pub fn explore_within<K: Eq + std::hash::Hash + Clone>(
             }
             step_into(&alts, &states[head].0, c, &mut scratch);
             if scratch.is_empty() {
+                continue;
+            }
+            settled.clear();
+            for &(a, k) in &scratch {
+                // At a `*` with nothing but `*` after it: every
+                // continuation matches (the end of an alternative alone
+                // matches only the string as it is).
+                let rest = &alts[a as usize][k as usize..];
+                if !rest.is_empty() && rest.iter().all(|t| *t == Tok::Star) {
+                    settled.push(owner[a as usize]);
+                }
+            }
+            if !settled.is_empty() {
+                settled.dedup();
+                if let Some(keep) = prune(&settled) {
+                    scratch.retain(|&(a, _)| keep(owner[a as usize]));
+                }
+            }
+            if scratch.is_empty() || !alive(&scratch) {
                 continue;
             }
             let h = hasher.hash_one(&scratch);
@@ -822,6 +881,61 @@ pub fn path_hints(home: &str, extra: &[&str]) -> Vec<Pattern> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Dropping the patterns a settled later one outranks (last match
+    /// wins) merges states but keeps every class: the same classes as the
+    /// whole walk, over floating patterns that would multiply the states.
+    #[test]
+    fn pruning_outranked_patterns_keeps_every_class() {
+        let sources = [
+            "*",
+            "git *",
+            "*secret*",
+            "*.env*",
+            "git push *",
+            "*x*y*",
+            "rm *",
+            "*secret",
+            "x*",
+        ];
+        let pats: Vec<Pattern> = sources.iter().map(|s| p(s)).collect();
+        let refs: Vec<&Pattern> = pats.iter().collect();
+        let last = |hits: &[usize]| hits.iter().max().copied();
+        let mut whole: Vec<Option<usize>> = explore_within(
+            &refs,
+            |_, h| Some(last(h)),
+            &mut Work::new(1 << 24),
+            1 << 22,
+        )
+        .unwrap()
+        .into_iter()
+        .map(|(k, _)| k)
+        .collect();
+        let mut states = 0usize;
+        let mut pruned: Vec<Option<usize>> = explore_pruned(
+            &refs,
+            |_, h| {
+                states += 1;
+                Some(last(h))
+            },
+            |settled| {
+                let top = *settled.iter().max()?;
+                Some(move |k: usize| k >= top)
+            },
+            None,
+            false,
+            &mut Work::new(1 << 24),
+            1 << 22,
+        )
+        .unwrap()
+        .into_iter()
+        .map(|(k, _)| k)
+        .collect();
+        whole.sort();
+        pruned.sort();
+        assert_eq!(whole, pruned);
+        assert!(states > 0);
+    }
 
     #[test]
     fn exploring_finds_every_class_with_a_shortest_string() {
