@@ -312,13 +312,14 @@ pub fn diff_within(
         };
         let mut complete = true;
         for ((b, a), example) in classes {
-            // Phase B: where the runtime's own checks may decide, the
-            // class is visited inside each hint and outside them all — for
-            // a class whose sides may decide differently (a changed
-            // action, or one side's default), or every class when the
-            // policies differ beyond their rules.
-            let may_differ =
-                !same_settings || b.is_none() || a.is_none() || b.map(|x| x.1) != a.map(|x| x.1);
+            // Phase B: a class whose sides may decide differently (a
+            // changed action, or a rule on one side only — or every class
+            // when the policies differ beyond their rules) is decided by
+            // both simulators; where the runtime's own checks may decide,
+            // inside each hint and outside them all.
+            // (No rule on either side: the runtime's own default, the
+            // same on both with the same settings.)
+            let may_differ = !same_settings || b.map(|x| x.1) != a.map(|x| x.1);
             if !may_differ {
                 // The same action decides on both sides, with the same
                 // settings: decided alike.

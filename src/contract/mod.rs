@@ -274,9 +274,11 @@ pub trait Compare: Describe {
         crate::core::precedence::Precedence::LastMatchWins
     }
     /// For `diff`: do rules on `rule_surface` take part in deciding calls
-    /// on `surface`? By default the same surface, or a wildcard surface
-    /// key that matches it (`*`, `ba*`). Saying yes too often only makes
-    /// the comparison finer.
+    /// on `surface`, weighed with its own rules by `diff_precedence`? By
+    /// default the same surface, or a wildcard surface key that matches it
+    /// (`*`, `ba*`). A rule that gates the call another way (a path rule
+    /// on a command's arguments) must not be named here: its change shows
+    /// on its own surface's calls.
     fn diff_applies(&self, rule_surface: &str, surface: &str) -> bool {
         rule_surface == surface
             || (rule_surface.contains(['*', '?'])

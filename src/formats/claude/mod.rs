@@ -337,9 +337,11 @@ impl Compare for Claude {
         crate::core::precedence::Precedence::DenyAskAllow
     }
 
-    /// `Edit` rules also decide writes, and allow reads.
+    /// `Edit` rules also decide writes. (They only allow reads, which is
+    /// not a precedence among the `Read` rules: an `Edit` change shows on
+    /// `Edit` calls.)
     fn diff_applies(&self, rule_surface: &str, surface: &str) -> bool {
-        rule_surface == surface || (rule_surface == "Edit" && matches!(surface, "Read" | "Write"))
+        rule_surface == surface || (rule_surface == "Edit" && surface == "Write")
     }
 
     fn diff_pattern(
