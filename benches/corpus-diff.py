@@ -10,6 +10,14 @@ fmt=sys.argv[1]
 files=sorted(glob.glob(os.path.join(sys.argv[2] if len(sys.argv) > 2 else '../shared/corpus', fmt, '*')))
 stats={'files':0,'skipped':0,'complete':0,'incomplete':0,'found':0,'missed':[], 'times':[]}
 import time
+
+def deny_in_bash_map(d):
+    """OpenCode and pi: a `seeded-probe *` deny last in the bash map."""
+    p=d.setdefault('permission',{})
+    if not isinstance(p,dict): d['permission']=p={}
+    b=p.get('bash')
+    if not isinstance(b,dict): p['bash']=b=({'*':b} if isinstance(b,str) else {})
+    b['seeded-probe *']='deny'
 for f in files:
     if f.endswith('.tsv') or f.endswith('.md') and fmt!='pi': 
         continue
@@ -35,21 +43,11 @@ for f in files:
         args=['--runtime','claude']
     elif fmt=='opencode':
         path=repo+'/opencode.json'
-        def edit(d):
-            p=d.setdefault('permission',{})
-            if not isinstance(p,dict): d['permission']=p={}
-            b=p.get('bash')
-            if not isinstance(b,dict): p['bash']=b=({'*':b} if isinstance(b,str) else {})
-            b['seeded-probe *']='deny'
+        edit=deny_in_bash_map
         args=['--runtime','opencode','--runtime-env',f'XDG_CONFIG_HOME={home}/.config']
     else:
         path=repo+'/.pi/extensions/pi-permission-system/config.json'
-        def edit(d):
-            p=d.setdefault('permission',{})
-            if not isinstance(p,dict): d['permission']=p={}
-            b=p.get('bash')
-            if not isinstance(b,dict): p['bash']=b=({'*':b} if isinstance(b,str) else {})
-            b['seeded-probe *']='deny'
+        edit=deny_in_bash_map
         args=['--runtime','pi']
     os.makedirs(os.path.dirname(path), exist_ok=True)
     open(path,'w').write(text)

@@ -130,6 +130,13 @@ pub fn compare(
     // The files to compare: the one named, or every file of the session
     // that exists.
     let mut ctx = ctx.with(&Overrides::default());
+    // The agents compared one by one, when the format has several lists
+    // and none was named (an agent file changes only its agent's list).
+    let agents_now = if ctx.agent_explicit {
+        Vec::new()
+    } else {
+        runtime.diff_agents(&ctx)
+    };
     let files: Vec<PathBuf> = match config {
         Some(c) => {
             let c = absolute(c);
@@ -151,15 +158,14 @@ pub fn compare(
             // With every agent's files when the agents are compared one
             // by one.
             let mut sessions = vec![ctx.with(&Overrides::default())];
-            if !ctx.agent_explicit {
-                for a in runtime.diff_agents(&ctx) {
-                    if a != crate::contract::NO_AGENT {
-                        sessions.push(ctx.with(&Overrides {
-                            agent: Some(a),
-                            ..Overrides::default()
-                        }));
-                    }
-                }
+            for a in agents_now
+                .iter()
+                .filter(|a| *a != crate::contract::NO_AGENT)
+            {
+                sessions.push(ctx.with(&Overrides {
+                    agent: Some(a.clone()),
+                    ..Overrides::default()
+                }));
             }
             let mut files: Vec<PathBuf> = Vec::new();
             for s in &sessions {
@@ -225,15 +231,10 @@ pub fn compare(
     };
     let mut before_ctx = ctx.with(&Overrides::default());
     before_ctx.open = &lookup;
-    // Each agent on its own when the format has several lists and none
-    // was named (an agent file changes only its agent's list).
-    let mut agents: Vec<String> = Vec::new();
+    // With the agents of the earlier texts too (an agent file removed).
+    let mut agents = agents_now;
     if !ctx.agent_explicit {
-        for a in runtime
-            .diff_agents(&ctx)
-            .into_iter()
-            .chain(runtime.diff_agents(&before_ctx))
-        {
+        for a in runtime.diff_agents(&before_ctx) {
             if !agents.contains(&a) {
                 agents.push(a);
             }

@@ -22,7 +22,6 @@
 use crate::analysis::report::{DecidingRule, EffectivePolicyReport};
 use crate::core::decision::Decision;
 use crate::core::pattern_algebra::{Pattern, Search, Work, explore_pruned, overlaps};
-use crate::core::precedence::Precedence;
 use crate::formats::{Format, Simulator};
 use serde::Serialize;
 use serde_json::Value;
@@ -134,6 +133,15 @@ fn side_rules(
 }
 
 impl DiffReport {
+    /// One more difference whose call is now decided `after`.
+    fn count(&mut self, after: &str) {
+        match after {
+            "allow" => self.newly_allowed += 1,
+            "ask" => self.newly_asked += 1,
+            _ => self.newly_denied += 1,
+        }
+    }
+
     /// Adds the differences of `agent`'s lists: one found for another
     /// agent too (same change, example and rules) names both.
     pub fn merge_agent(&mut self, agent: &str, other: DiffReport) {
@@ -158,11 +166,7 @@ impl DiffReport {
                 same.agents.push(agent.to_string());
                 continue;
             }
-            match d.after {
-                "allow" => self.newly_allowed += 1,
-                "ask" => self.newly_asked += 1,
-                _ => self.newly_denied += 1,
-            }
+            self.count(d.after);
             d.agents = vec![agent.to_string()];
             self.differences.push(d);
         }
@@ -238,23 +242,18 @@ pub fn diff_within(
                 at[*slot][side].push(k);
             }
         }
+        let rules_of = |side: usize| if side == 0 { &sb } else { &sa };
+        // How strongly rule `k` of a side claims a value (smallest decides).
+        let rank = |side: usize, k: usize| precedence.rank(k, rules_of(side)[k].1);
         let decider = |side: usize, hits: &[usize]| -> Option<(usize, Decision)> {
-            let rules = if side == 0 { &sb } else { &sa };
-            let matching = hits
+            let k = hits
                 .iter()
                 .filter(|&&s| s > 0 && s < n)
-                .flat_map(|&s| at[s][side].iter().copied());
-            let k = match precedence {
-                Precedence::LastMatchWins => matching.max(),
-                Precedence::DenyAskAllow => {
-                    matching.min_by_key(|&k| (std::cmp::Reverse(rules[k].1), k))
-                }
-            }?;
-            Some((rules[k].2, rules[k].1))
+                .flat_map(|&s| at[s][side].iter().copied())
+                .min_by_key(|&k| rank(side, k))?;
+            Some((rules_of(side)[k].2, rules_of(side)[k].1))
         };
         let class = |hits: &[usize]| (decider(0, hits), decider(1, hits));
-        // The accepted positions of a search's acceptance vector.
-        let hits_of = |acc: &[bool]| -> Vec<usize> { (0..n).filter(|&s| acc[s]).collect() };
         let mut work = Work::new(surface_work);
         // A rule whose pattern matches every continuation settles its
         // side for the rules it outranks (later ones for last match wins;
@@ -263,15 +262,8 @@ pub fn diff_within(
         // and a pattern outranked on every side it is on is dropped from
         // the walk's states (floating patterns such as `*secret*` would
         // otherwise multiply them).
-        let rank = |side: usize, k: usize| -> (std::cmp::Reverse<usize>, usize) {
-            let rules = if side == 0 { &sb } else { &sa };
-            match precedence {
-                Precedence::LastMatchWins => (std::cmp::Reverse(k), 0),
-                Precedence::DenyAskAllow => (std::cmp::Reverse(rules[k].1 as usize), k),
-            }
-        };
         let prune = |settled: &[usize]| {
-            let mut best: [Option<(std::cmp::Reverse<usize>, usize)>; 2] = [None, None];
+            let mut best: [Option<(usize, usize)>; 2] = [None, None];
             for &slot in settled.iter().filter(|&&s| s > 0 && s < n) {
                 for (side, best) in best.iter_mut().enumerate() {
                     for &k in &at[slot][side] {
@@ -311,97 +303,75 @@ pub fn diff_within(
             continue;
         };
         let mut complete = true;
+        let mut decide_both = |value: String, report: &mut DiffReport| {
+            probe(
+                format,
+                &before,
+                &after,
+                surface,
+                value,
+                &mut seen_calls,
+                report,
+            )
+        };
         for ((b, a), example) in classes {
-            // Phase B: a class whose sides may decide differently (a
-            // changed action, or a rule on one side only — or every class
-            // when the policies differ beyond their rules) is decided by
-            // both simulators; where the runtime's own checks may decide,
-            // inside each hint and outside them all.
-            // (No rule on either side: the runtime's own default, the
-            // same on both with the same settings.)
-            let may_differ = !same_settings || b.map(|x| x.1) != a.map(|x| x.1);
-            if !may_differ {
-                // The same action decides on both sides, with the same
-                // settings: decided alike.
+            // Phase B: a class whose sides may decide differently (another
+            // action, or a rule on one side only; every class when the
+            // policies differ beyond their rules) is decided by both
+            // simulators — where the runtime's own checks may decide,
+            // inside each hint and outside them all. No rule on either
+            // side is the runtime's own default, the same on both.
+            if same_settings && b.map(|x| x.1) == a.map(|x| x.1) {
                 continue;
+            }
+            let hinted = any_hint.is_match(&example);
+            if !hinted {
+                decide_both(example, &mut report);
             }
             if hints.is_empty() {
-                probe(
-                    format,
-                    &before,
-                    &after,
-                    surface,
-                    example,
-                    &mut seen_calls,
-                    &mut report,
-                );
                 continue;
             }
-            let in_class = |acc: &[bool]| acc[0] && class(&hits_of(acc)) == (b, a);
-            let deciders: Vec<&Pattern> = [b, a]
+            // The deciding rules' positions in the product.
+            let deciders: Vec<usize> = [b, a]
                 .iter()
                 .flatten()
-                .map(|(i, _)| &entries[*i].pattern)
+                .filter_map(|(i, _)| slot(*i))
                 .collect();
-            if !any_hint.is_match(&example) {
-                probe(
-                    format,
-                    &before,
-                    &after,
-                    surface,
-                    example.clone(),
-                    &mut seen_calls,
-                    &mut report,
-                );
-            } else {
+            // A value of the class with the last pattern (`extra`) matching
+            // or not, confined to the narrowest pattern it must match.
+            let mut search = |extra: &Pattern, inside: bool, report: &mut DiffReport| {
                 let mut with = product.clone();
-                with.push(&any_hint);
-                let required = narrowest(&with, &deciders, n, false);
-                match confined(
-                    &with,
-                    required,
-                    |acc| in_class(acc) && !acc[n],
-                    &prune,
-                    &mut work,
-                ) {
-                    Search::Found(v) => probe(
-                        format,
-                        &before,
-                        &after,
-                        surface,
-                        v,
-                        &mut seen_calls,
-                        &mut report,
-                    ),
+                with.push(extra);
+                // The hint (when the value must match it), else nothing,
+                // unless a decider has a longer literal start.
+                let (mut required, mut longest) = match inside {
+                    true => (n, with[n].literal_prefix().len()),
+                    false => (0, 0),
+                };
+                for &k in &deciders {
+                    let len = with[k].literal_prefix().len();
+                    if len > longest {
+                        (required, longest) = (k, len);
+                    }
+                }
+                let wanted = |acc: &[bool], hits: &[usize]| {
+                    acc[0] && acc[n] == inside && class(hits) == (b, a)
+                };
+                match confined(&with, required, wanted, &prune, &mut work) {
+                    Search::Found(v) => decide_both(v, report),
                     Search::NotFound => {}
                     Search::Unknown => complete = false,
                 }
+            };
+            if hinted {
+                search(&any_hint, false, &mut report);
             }
             for h in &hints {
-                if deciders.iter().any(|d| overlaps(d, h) == Some(false)) {
-                    continue;
-                }
-                let mut with = product.clone();
-                with.push(h);
-                let required = narrowest(&with, &deciders, n, true);
-                match confined(
-                    &with,
-                    required,
-                    |acc| in_class(acc) && acc[n],
-                    &prune,
-                    &mut work,
-                ) {
-                    Search::Found(v) => probe(
-                        format,
-                        &before,
-                        &after,
-                        surface,
-                        v,
-                        &mut seen_calls,
-                        &mut report,
-                    ),
-                    Search::NotFound => {}
-                    Search::Unknown => complete = false,
+                let disjoint = deciders
+                    .iter()
+                    .any(|&k| overlaps(product[k], h) == Some(false));
+                if !disjoint {
+                    search(h, true, &mut report);
                 }
             }
         }
@@ -412,15 +382,15 @@ pub fn diff_within(
     report
 }
 
-/// The shortest value `wanted` accepts, walking only the values
-/// `with[required]` matches: the patterns that share no value with it
-/// never match there, so they are left out of the walk (and seen as not
-/// matching by `wanted`), and the rules `prune` says are settled are
-/// dropped as in the whole walk.
+/// The shortest value `wanted` accepts (given its acceptance vector and
+/// the patterns it matches), walking only the values `with[required]`
+/// matches: the patterns that share no value with it never match there,
+/// so they are left out of the walk (and seen as not matching), and the
+/// rules `prune` says are settled are dropped as in the whole walk.
 fn confined<P: Fn(usize) -> bool>(
     with: &[&Pattern],
     required: usize,
-    wanted: impl Fn(&[bool]) -> bool,
+    wanted: impl Fn(&[bool], &[usize]) -> bool,
     prune: &impl Fn(&[usize]) -> Option<P>,
     work: &mut Work,
 ) -> Search {
@@ -433,14 +403,19 @@ fn confined<P: Fn(usize) -> bool>(
     let sub: Vec<&Pattern> = keep.iter().map(|&i| with[i]).collect();
     let at = keep.iter().position(|&i| i == required).unwrap_or(0);
     let mut full = vec![false; with.len()];
+    let mut full_hits: Vec<usize> = Vec::new();
     let found = explore_pruned(
         &sub,
-        |acc, _| {
-            full.iter_mut().for_each(|x| *x = false);
-            for (k, &i) in keep.iter().enumerate() {
-                full[i] = acc[k];
+        |_, hits| {
+            for &i in &full_hits {
+                full[i] = false;
             }
-            wanted(&full).then_some(())
+            full_hits.clear();
+            full_hits.extend(hits.iter().map(|&k| keep[k]));
+            for &i in &full_hits {
+                full[i] = true;
+            }
+            wanted(&full, &full_hits).then_some(())
         },
         |settled| {
             let settled: Vec<usize> = settled.iter().map(|&k| keep[k]).collect();
@@ -460,29 +435,6 @@ fn confined<P: Fn(usize) -> bool>(
             None => Search::NotFound,
         },
     }
-}
-
-/// The position in `with` of the pattern a search may be confined to:
-/// the narrowest (longest literal start) of the deciders and, when the
-/// value must match it, the last pattern (the hint), so that the search
-/// only walks values it can match (0, the non-empty pattern, confines
-/// nothing).
-fn narrowest(with: &[&Pattern], deciders: &[&Pattern], n: usize, hint: bool) -> usize {
-    let last = with.len() - 1;
-    let mut best = if hint {
-        (with[last].literal_prefix().len(), last)
-    } else {
-        (0, 0)
-    };
-    for d in deciders {
-        if let Some(k) = with[1..n].iter().position(|p| std::ptr::eq(*p, *d)) {
-            let len = d.literal_prefix().len();
-            if len > best.0 {
-                best = (len, k + 1);
-            }
-        }
-    }
-    best.1
 }
 
 /// Decide the call of `value` on both sides and record a difference.
@@ -528,11 +480,7 @@ fn probe(
         }
         return;
     }
-    match da {
-        Decision::Allow => report.newly_allowed += 1,
-        Decision::Ask => report.newly_asked += 1,
-        Decision::Deny => report.newly_denied += 1,
-    }
+    report.count(da.as_str());
     report.differences.push(Difference {
         surface: surface.to_string(),
         example: value,

@@ -4,6 +4,7 @@
 //! on disk; both policies are loaded as the runtime loads them and
 //! compared by [`crate::analysis::diff`].
 
+use super::render::{gh_data, gh_property};
 use crate::analysis::compare::{Base, Compared, Comparison, compare};
 use crate::analysis::diff::{DiffReport, Difference};
 use crate::formats::Format as RuntimeFormat;
@@ -195,16 +196,6 @@ fn place(d: &Difference, cwd: &Path) -> (Option<String>, Option<usize>) {
         return (Some(rel(f)), None);
     }
     (None, None)
-}
-
-fn gh_data(s: &str) -> String {
-    s.replace('%', "%25")
-        .replace('\r', "%0D")
-        .replace('\n', "%0A")
-}
-
-fn gh_property(s: &str) -> String {
-    gh_data(s).replace(':', "%3A").replace(',', "%2C")
 }
 
 /// The differences as a SARIF 2.1.0 log.

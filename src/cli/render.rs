@@ -233,13 +233,13 @@ pub fn github(path: &str, text: &str, index: &LineIndex, d: &Diagnostic) -> Stri
     )
 }
 
-fn gh_data(s: &str) -> String {
+pub(crate) fn gh_data(s: &str) -> String {
     s.replace('%', "%25")
         .replace('\r', "%0D")
         .replace('\n', "%0A")
 }
 
-fn gh_property(s: &str) -> String {
+pub(crate) fn gh_property(s: &str) -> String {
     gh_data(s).replace(':', "%3A").replace(',', "%2C")
 }
 

@@ -16,21 +16,23 @@ pub enum Precedence {
 }
 
 impl Precedence {
+    /// How strongly the rule at `index` (in rule order) with `action`
+    /// claims a call it matches: of the matching rules, the one with the
+    /// smallest rank decides.
+    pub fn rank(self, index: usize, action: Action) -> (usize, usize) {
+        match self {
+            Precedence::LastMatchWins => (usize::MAX - index, 0),
+            Precedence::DenyAskAllow => (Action::Deny as usize - action as usize, index),
+        }
+    }
+
     /// The index of the deciding rule among `matching` (in rule order),
     /// each with its action; `None` when nothing matches.
     pub fn decide(self, matching: impl IntoIterator<Item = (usize, Action)>) -> Option<usize> {
-        match self {
-            Precedence::LastMatchWins => matching.into_iter().last().map(|(i, _)| i),
-            Precedence::DenyAskAllow => {
-                let mut best: Option<(usize, Action)> = None;
-                for (i, a) in matching {
-                    if best.is_none_or(|(_, b)| a > b) {
-                        best = Some((i, a));
-                    }
-                }
-                best.map(|(i, _)| i)
-            }
-        }
+        matching
+            .into_iter()
+            .min_by_key(|&(i, a)| self.rank(i, a))
+            .map(|(i, _)| i)
     }
 }
 

@@ -160,13 +160,15 @@ fn set_elsewhere(policy: &Policy, doc: usize, r: &Rule, agent: &str) -> bool {
 fn judge(policy: &Policy, doc: usize, pass: &Pass<'_>) -> Vec<Diagnostic> {
     let sub: Vec<&Rule> = pass.keep.iter().map(|&i| &pass.rules[i]).collect();
     let groups = groups(&sub, &pass.judged);
+    // (Only a judged rule's removal is ever weighed.)
     let core: Vec<last_match::Rule> = sub
         .iter()
-        .map(|r| last_match::Rule {
+        .zip(&pass.judged)
+        .map(|(r, &judged)| last_match::Rule {
             source: &r.pattern,
             action: r.action,
             effect: None,
-            keeps_lower: set_elsewhere(policy, doc, r, pass.agent),
+            keeps_lower: judged && set_elsewhere(policy, doc, r, pass.agent),
         })
         .collect();
     let list = List {
