@@ -105,3 +105,14 @@ fn verdicts_parse() {
     assert_eq!(Verdict::parse("ALLOW"), Some(Verdict::Allow));
     assert_eq!(Verdict::parse("ALLOW?"), None);
 }
+
+/// The classes of issue 25, each on the real CLI: environment prefixes
+/// before an allowed command, builtins, pipes into `tail`/`head`,
+/// redirections, `git` global options, reads outside the project and in the
+/// home, Windows-style paths in rules, writes to new files and dot-files per
+/// mode, MCP server rules, interpreters' `-c`/`-e`, and the spellings of
+/// `rm` against each shape of deny rule.
+#[test]
+fn the_class_probes() {
+    replay("observed-classes.json", 580);
+}

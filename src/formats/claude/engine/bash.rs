@@ -17,6 +17,8 @@ pub struct Simple {
     pub text_with_env: String,
     /// The `NAME` of each leading assignment.
     pub env: Vec<String>,
+    /// Each leading assignment as written (`NAME=value`, quotes kept).
+    pub env_raw: Vec<String>,
     /// Redirections to or from a file (not `/dev/null`, not `&N`).
     pub file_redirects: Vec<String>,
 }
@@ -56,6 +58,9 @@ pub fn parse(line: &str) -> Parsed {
                     // `&>file`
                     i += 2;
                     if chars.get(i) == Some(&'>') {
+                        i += 1;
+                    }
+                    while matches!(chars.get(i), Some(' ') | Some('\t')) {
                         i += 1;
                     }
                     let (target, n) = read_word(&chars[i..], &mut out);
@@ -293,6 +298,7 @@ impl Builder {
             text_with_env: raw_words.join(" "),
             words: words[env_count..].to_vec(),
             env,
+            env_raw: raw_words[..env_count].to_vec(),
             file_redirects: redirects,
         });
     }
@@ -310,23 +316,121 @@ fn is_assignment(w: &str) -> bool {
 }
 
 /// Environment variables the CLI lets through in front of a command it
-/// would otherwise allow (others make it ask: `X=1 ls` asks).
+/// would otherwise allow or run as read-only (Claude Code 2.1.332's list;
+/// others make it ask: `X=1 ls`, `PAGER=cat git log`, `DEBUG=1 npm test`).
 pub const SAFE_ENV: &[&str] = &[
-    "NODE_ENV",
-    "RUST_BACKTRACE",
-    "RUST_LOG",
-    "PYTHONUNBUFFERED",
-    "PYTHONDONTWRITEBYTECODE",
-    "NO_COLOR",
-    "FORCE_COLOR",
-    "TERM",
-    "LANG",
-    "LC_ALL",
-    "TZ",
+    "GOEXPERIMENT",
     "GOOS",
     "GOARCH",
     "CGO_ENABLED",
+    "GO111MODULE",
+    "RUST_BACKTRACE",
+    "RUST_LOG",
+    "NODE_ENV",
+    "PYTHONUNBUFFERED",
+    "PYTHONDONTWRITEBYTECODE",
+    "PYTEST_DISABLE_PLUGIN_AUTOLOAD",
+    "PYTEST_DEBUG",
+    "ANTHROPIC_API_KEY",
+    "LANG",
+    "LANGUAGE",
+    "LC_ALL",
+    "LC_CTYPE",
+    "LC_TIME",
+    "CHARSET",
+    "TERM",
+    "COLORTERM",
+    "NO_COLOR",
+    "FORCE_COLOR",
+    "TZ",
+    "LS_COLORS",
+    "LSCOLORS",
+    "GREP_COLOR",
+    "GREP_COLORS",
+    "GCC_COLORS",
+    "TIME_STYLE",
+    "BLOCK_SIZE",
+    "BLOCKSIZE",
+    "COLUMNS",
+    "LINES",
+    "CLICOLOR",
+    "CLICOLOR_FORCE",
+    "CI",
+    "DEBIAN_FRONTEND",
+    "GIT_TERMINAL_PROMPT",
 ];
+
+/// Is one leading assignment, as written, one the CLI lets through? Its
+/// name is in [`SAFE_ENV`], its value plain (letters, digits, `_./:-`, no
+/// quotes) and not a path (`/x`, `./x`, `~/x`, `a//b`, `c:/x`, `..`); the
+/// locale variables take a locale name (`C`, `POSIX`, `en_US.UTF-8`).
+pub fn harmless_assignment(raw: &str) -> bool {
+    let Some((name, value)) = raw.split_once('=') else {
+        return false;
+    };
+    if !SAFE_ENV.contains(&name) || value.is_empty() {
+        return false;
+    }
+    if !value
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'/' | b':' | b'-'))
+    {
+        return false;
+    }
+    if matches!(name, "LANG" | "LC_ALL" | "LC_CTYPE") && !locale_name(value) {
+        return false;
+    }
+    !path_like(value)
+}
+
+/// `C`, `POSIX`, `UTF-8`, `UTF8`, or `<name>.UTF-8` (case-insensitive).
+fn locale_name(v: &str) -> bool {
+    let lower = v.to_ascii_lowercase();
+    if matches!(lower.as_str(), "c" | "posix" | "utf-8" | "utf8") {
+        return true;
+    }
+    let Some(dot) = lower.find('.') else {
+        return false;
+    };
+    let (base, enc) = (&lower[..dot], &lower[dot + 1..]);
+    let enc = enc.split_once('@').map_or(enc, |(e, m)| {
+        if m.is_empty() || !m.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+            "x"
+        } else {
+            e
+        }
+    });
+    !base.is_empty()
+        && base
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+        && matches!(enc, "utf-8" | "utf8")
+}
+
+/// A value that names a path: it starts with `/` (after dots or `~`),
+/// holds `//`, `:/` or `:.`, or a `..` segment.
+fn path_like(v: &str) -> bool {
+    let lead = v.trim_start_matches(['.', '~']);
+    lead.starts_with('/')
+        || v.contains("//")
+        || v.contains(":/")
+        || v.contains(":.")
+        || v.split('/').any(|seg| seg == "..")
+}
+
+/// Every leading assignment of the command is harmless.
+pub fn harmless_env(c: &Simple) -> bool {
+    c.env_raw.iter().all(|r| harmless_assignment(r))
+}
+
+/// How many leading assignments the CLI strips before matching allow rules:
+/// the harmless ones, up to the first that is not.
+pub fn harmless_prefix(c: &Simple) -> usize {
+    c.env_raw
+        .iter()
+        .take_while(|r| harmless_assignment(r))
+        .count()
+}
 
 /// How a read-only command takes its arguments.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -352,7 +456,6 @@ struct ReadOnly {
 const RO: &[ReadOnly] = &[
     ro("echo", Args::None, &[]),
     ro("printf", Args::None, &[]),
-    ro("pwd", Args::None, &[]),
     ro("ls", Args::Paths, &[]),
     ro("cat", Args::Paths, &[]),
     ro("head", Args::Paths, &[]),
@@ -370,7 +473,6 @@ const RO: &[ReadOnly] = &[
         ],
     ),
     ro("which", Args::None, &[]),
-    ro("whoami", Args::None, &[]),
     ro("date", Args::None, &[]),
     ro("true", Args::None, &[]),
     ro("false", Args::None, &[]),
@@ -414,6 +516,21 @@ const RO: &[ReadOnly] = &[
     ro("ss", Args::None, &[]),
     ro("free", Args::None, &[]),
     ro("uptime", Args::None, &[]),
+    // The rest of the CLI's list of commands it runs with any arguments.
+    ro("cal", Args::None, &[]),
+    ro("locale", Args::None, &[]),
+    ro("groups", Args::None, &[]),
+    ro("nproc", Args::None, &[]),
+    ro("tr", Args::None, &[]),
+    ro("tac", Args::Paths, &[]),
+    ro("unexpand", Args::Paths, &[]),
+    ro("fmt", Args::Paths, &[]),
+    ro("cmp", Args::Paths, &[]),
+    ro("numfmt", Args::None, &[]),
+    ro("sleep", Args::None, &[]),
+    ro("expr", Args::None, &[]),
+    ro("tsort", Args::Paths, &[]),
+    ro("pr", Args::Paths, &[]),
 ];
 
 const fn ro(name: &'static str, args: Args, forbidden: &'static [&'static str]) -> ReadOnly {
@@ -471,6 +588,16 @@ pub fn self_decided_prefixes() -> Vec<String> {
         "ip addr",
         "node",
         "python3",
+        "python",
+        "claude",
+        "pwd",
+        "whoami",
+        "alias",
+        "history",
+        "arch",
+        "ifconfig",
+        "uniq",
+        "[[",
         "timeout",
         "command",
     ] {
@@ -597,6 +724,14 @@ fn collect_paths(name: &str, args: Args, rest: &[String]) -> Vec<String> {
     paths
 }
 
+fn yes_if(ok: bool) -> ReadOnlyAnswer {
+    if ok {
+        ReadOnlyAnswer::Yes { paths: Vec::new() }
+    } else {
+        ReadOnlyAnswer::No
+    }
+}
+
 /// Is `words` a command the CLI runs without asking (before the working
 /// directory check of its paths)?
 pub fn read_only(words: &[String]) -> ReadOnlyAnswer {
@@ -694,12 +829,54 @@ pub fn read_only(words: &[String]) -> ReadOnlyAnswer {
         // Version checks observed to run: `node --version`, `node -v`,
         // `python3 --version` (`python3 -V`, `cargo --version`, `npm
         // --version`, `go --version`, `rustc --version` ask).
-        "node" | "python3"
+        "node" | "python3" | "python"
             if rest.len() == 1
                 && (rest[0] == "--version" || (first == "node" && rest[0] == "-v")) =>
         {
             ReadOnlyAnswer::Yes { paths: Vec::new() }
         }
+        "claude" if rest.len() == 1 && (rest[0] == "-h" || rest[0] == "--help") => {
+            ReadOnlyAnswer::Yes { paths: Vec::new() }
+        }
+        // Only without arguments (the CLI's list).
+        "pwd" | "whoami" | "alias" => yes_if(rest.is_empty()),
+        "history" => yes_if(
+            rest.is_empty() || (rest.len() == 1 && rest[0].bytes().all(|b| b.is_ascii_digit())),
+        ),
+        "arch" => {
+            yes_if(rest.is_empty() || (rest.len() == 1 && (rest[0] == "-h" || rest[0] == "--help")))
+        }
+        "ifconfig" => yes_if(
+            rest.is_empty()
+                || (rest.len() == 1
+                    && rest[0].starts_with(|c: char| c.is_ascii_alphabetic())
+                    && rest[0]
+                        .bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')),
+        ),
+        // `uniq` with options only (a file argument asks).
+        "uniq" => {
+            let mut ok = true;
+            let mut it = rest.iter();
+            while let Some(w) = it.next() {
+                if matches!(w.as_str(), "-f" | "-s" | "-w") {
+                    ok &= it
+                        .next()
+                        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+                } else if let Some(long) = w.strip_prefix("--") {
+                    let name = long.split('=').next().unwrap_or("");
+                    ok &= !name.is_empty()
+                        && name.bytes().all(|b| b.is_ascii_alphabetic() || b == b'-');
+                } else if let Some(short) = w.strip_prefix('-') {
+                    ok &= !short.is_empty() && short.bytes().all(|b| b.is_ascii_alphabetic());
+                } else {
+                    ok = false;
+                }
+            }
+            yes_if(ok)
+        }
+        // `[[ … ]]`: a test (the parser keeps `[[` as a word).
+        "[[" => ReadOnlyAnswer::Yes { paths: Vec::new() },
         name => match RO.iter().find(|r| r.name == name) {
             Some(r) if !has_flag(r.forbidden) => ReadOnlyAnswer::Yes {
                 paths: collect_paths(name, r.args, rest),
@@ -747,6 +924,7 @@ mod tests {
                 .is_empty()
         );
         assert_eq!(parse("X=1 ls").commands[0].env, ["X"]);
+        assert_eq!(parse("X='a b' ls").commands[0].env_raw, ["X='a b'"]);
         assert!(parse("cat <<EOF\nx\nEOF").complex);
         assert!(parse("a & b").background);
         for no in [

@@ -148,6 +148,14 @@ impl Policy {
                     why: Why::Mode(Mode::BypassPermissions),
                     parts: o.parts,
                 };
+            } else if lifted == Lifted::ByBypass
+                && matches!(self.mode, Mode::Plan | Mode::Auto)
+                && matches!(tool, "Edit" | "Write" | "MultiEdit" | "NotebookEdit")
+            {
+                // A safety check the classifier may approve goes to it in
+                // plan and auto mode (observed: without the model it
+                // refuses the edit of `.git/config`).
+                o.why = Why::Classifier(self.mode);
             }
         } else if o.decision == Decision::Ask && !matches!(o.why, Why::Rule(_)) {
             if self.mode == Mode::BypassPermissions {
@@ -257,6 +265,14 @@ impl Policy {
         }
         if let Some(i) = self.path_rule(List::Ask, &["Edit"], &path) {
             return outcome(Decision::Ask, Why::Rule(i));
+        }
+        if let Some(what) = paths::sensitive_write(&path, &self.working_dirs) {
+            let why = if what == "sensitive file" {
+                "an edit of a sensitive file (`.git/`, `.claude/`, `.vscode/`, `.bashrc`, `.npmrc`, `.mcp.json`, …) asks whatever allows it"
+            } else {
+                "a path Windows reads otherwise (`~1`, a trailing dot or blank, `...`) asks whatever allows it"
+            };
+            return outcome(Decision::Ask, Why::Safety(why, Lifted::ByBypass));
         }
         let inside = self.in_working_dirs(&path);
         if inside && self.mode == Mode::AcceptEdits {
@@ -493,7 +509,7 @@ impl Policy {
             let accept_edit = self.mode == Mode::AcceptEdits
                 && c.words.first().is_none_or(|w| w != "xargs")
                 // `FOO=1 rm x` asks (observed).
-                && c.env.iter().all(|e| bash::SAFE_ENV.contains(&e.as_str()))
+                && bash::harmless_env(c)
                 && is_edit_command(strip_wrappers(&c.words));
             // The files it touches must be inside the working directories,
             // or, for a read-only command, allowed by a Read rule (observed:
@@ -525,9 +541,11 @@ impl Policy {
                 first_rule.get_or_insert(i);
                 all_read_only = false;
                 Decision::Allow
-            } else if matches!(ro, ReadOnlyAnswer::Yes { .. })
-                && c.env.iter().all(|e| bash::SAFE_ENV.contains(&e.as_str()))
-            {
+            } else if matches!(ro, ReadOnlyAnswer::Yes { .. }) && bash::harmless_env(c) {
+                Decision::Allow
+            } else if c.words.is_empty() {
+                // Assignments alone run (observed: `FOO=1`, `FOO=1; npm
+                // test` under `Bash(npm test:*)`).
                 Decision::Allow
             } else if accept_edit {
                 all_read_only = false;
@@ -842,11 +860,18 @@ fn match_texts(c: &bash::Simple) -> Vec<String> {
 
 /// The texts allow rules are matched against: the command as written, its
 /// command name unquoted (`'npm' run build` matches, `npm run 'build'`
-/// does not: observed), wrappers stripped; assignments of variables that
-/// are not known to be harmless make it ask.
+/// does not: observed), wrappers stripped. Harmless leading assignments
+/// are stripped first; from the first other one on, the text is matched as
+/// written (`FOO=1 npm test` is not `npm test`: observed).
 fn allow_texts(c: &bash::Simple) -> Vec<String> {
-    if !c.env.iter().all(|e| bash::SAFE_ENV.contains(&e.as_str())) {
-        return Vec::new();
+    let harmless = bash::harmless_prefix(c);
+    if harmless < c.env_raw.len() {
+        let mut t = c.env_raw[harmless..].join(" ");
+        if !c.text.is_empty() {
+            t.push(' ');
+            t.push_str(&c.text);
+        }
+        return vec![t];
     }
     let raw: Vec<&str> = c.text.split(' ').collect();
     let mut out = Vec::new();

@@ -121,6 +121,172 @@ fn prefix_matches(pat: &[&str], path: &[&str]) -> Vec<bool> {
     cur
 }
 
+/// Folders an edit may not reach without asking, at any depth (Claude Code
+/// 2.1.332's list; compared case-insensitively).
+const SENSITIVE_DIRS: &[&str] = &[
+    ".git",
+    ".vscode",
+    ".idea",
+    ".claude",
+    ".husky",
+    ".cargo",
+    ".devcontainer",
+    ".yarn",
+    ".mvn",
+];
+
+/// File names an edit may not write without asking (the CLI's list: shell
+/// start-up files, package managers' and tools' configurations, MCP and
+/// git settings).
+const SENSITIVE_FILES: &[&str] = &[
+    ".gitconfig",
+    ".gitmodules",
+    ".bashrc",
+    ".bash_profile",
+    ".zshrc",
+    ".zprofile",
+    ".profile",
+    ".zshenv",
+    ".zlogin",
+    ".zlogout",
+    ".bash_login",
+    ".bash_aliases",
+    ".bash_logout",
+    ".envrc",
+    ".ripgreprc",
+    ".mcp.json",
+    ".claude.json",
+    ".npmrc",
+    ".yarnrc",
+    ".yarnrc.yml",
+    ".pnp.cjs",
+    ".pnp.loader.mjs",
+    ".pnp.js",
+    ".pnp.data.json",
+    ".pnpmfile.cjs",
+    "bunfig.toml",
+    ".bunfig.toml",
+    ".bazelrc",
+    ".bazelversion",
+    ".bazeliskrc",
+    ".pre-commit-config.yaml",
+    "lefthook.yml",
+    ".lefthook.yml",
+    "lefthook.yaml",
+    ".lefthook.yaml",
+    "gradle-wrapper.properties",
+    "maven-wrapper.properties",
+    ".devcontainer.json",
+    "pyrightconfig.json",
+];
+
+/// A path segment as the CLI compares it: lower case, an NTFS stream
+/// (`:…`) and trailing dots and blanks cut off.
+fn comparable(seg: &str) -> String {
+    let lower = seg.to_lowercase();
+    let cut = lower.split(':').next().unwrap_or("");
+    let trimmed = cut.trim_end_matches(['.', ' ']);
+    if trimmed.is_empty() {
+        lower
+    } else {
+        trimmed.to_string()
+    }
+}
+
+/// Why an edit of `path` asks whatever allows it (Claude Code 2.1.332's
+/// safety check, observed: `acceptEdits` and an `Edit` allow do not lift
+/// it, bypass mode does), if it does: a folder of [`SENSITIVE_DIRS`] on
+/// the way (a `.claude/worktrees/…` inside a working directory excepted,
+/// unless another `.claude` follows), `.config/git`, a file name of
+/// [`SENSITIVE_FILES`], or a path spelled in a way Windows reads
+/// otherwise (`~1` short names, a segment ending in a dot or blank, a
+/// `...` segment, a DOS device name).
+pub fn sensitive_write(path: &Path, working_dirs: &[PathBuf]) -> Option<&'static str> {
+    let text = path.to_string_lossy();
+    let segs: Vec<&str> = text.split('/').collect();
+    if text.contains("~")
+        && text
+            .as_bytes()
+            .windows(2)
+            .any(|w| w[0] == b'~' && w[1].is_ascii_digit())
+    {
+        return Some("suspicious Windows path pattern");
+    }
+    if segs
+        .iter()
+        .any(|s| !s.is_empty() && *s != "." && *s != ".." && s.ends_with(['.', ' ', '\t']))
+    {
+        return Some("suspicious Windows path pattern");
+    }
+    if segs
+        .iter()
+        .any(|s| s.len() >= 3 && s.bytes().all(|b| b == b'.'))
+    {
+        return Some("suspicious Windows path pattern");
+    }
+    if let Some(last) = segs.last()
+        && let Some((_, ext)) = last.rsplit_once('.')
+    {
+        let ext = ext.to_ascii_uppercase();
+        let device = matches!(ext.as_str(), "CON" | "PRN" | "AUX" | "NUL")
+            || ((ext.starts_with("COM") || ext.starts_with("LPT"))
+                && ext.len() == 4
+                && matches!(ext.as_bytes()[3], b'1'..=b'9'));
+        if device {
+            return Some("suspicious Windows path pattern");
+        }
+    }
+    let names: Vec<String> = segs.iter().map(|s| comparable(s)).collect();
+    // How many leading segments a working directory covers (up to a
+    // `.claude` in it that is not followed by `worktrees`).
+    let mut inside = 0;
+    for wd in working_dirs {
+        let wsegs: Vec<String> = wd.to_string_lossy().split('/').map(comparable).collect();
+        let mut n = wsegs.len();
+        if n > 1 && wsegs[n - 1].is_empty() {
+            n -= 1;
+        }
+        if names.len() >= n && names[..n] == wsegs[..n] {
+            let mut k = n;
+            for i in 0..n {
+                if wsegs[i] == ".claude"
+                    && wsegs.get(i + 1).map(String::as_str) != Some("worktrees")
+                {
+                    k = i;
+                    break;
+                }
+            }
+            inside = inside.max(k);
+        }
+    }
+    let mut in_worktree = false;
+    for (i, name) in names.iter().enumerate() {
+        if !SENSITIVE_DIRS.contains(&name.as_str()) {
+            continue;
+        }
+        if name == ".claude" {
+            if in_worktree {
+                return Some("sensitive file");
+            }
+            if names.get(i + 1).map(String::as_str) == Some("worktrees") {
+                if i >= inside {
+                    in_worktree = true;
+                }
+                continue;
+            }
+        }
+        return Some("sensitive file");
+    }
+    if names.windows(2).any(|w| w[0] == ".config" && w[1] == "git") {
+        return Some("sensitive file");
+    }
+    let last = names.last().map(String::as_str).unwrap_or("");
+    if SENSITIVE_FILES.contains(&last) {
+        return Some("sensitive file");
+    }
+    None
+}
+
 /// `*`, `?` and `[…]` within one segment.
 pub fn glob_segment(pat: &str, s: &str) -> bool {
     let p: Vec<char> = pat.chars().collect();
@@ -150,11 +316,14 @@ pub fn glob_segment(pat: &str, s: &str) -> bool {
                         continue;
                     }
                 }
+                // gitignore: a backslash makes the next character literal
+                // (`\U` is `U`, never a backslash).
                 '\\' if pi + 1 < p.len() && p[pi + 1] == t[ti] => {
                     pi += 2;
                     ti += 1;
                     continue;
                 }
+                '\\' if pi + 1 < p.len() => {}
                 c if c == t[ti] => {
                     pi += 1;
                     ti += 1;

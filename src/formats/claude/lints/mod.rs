@@ -513,6 +513,16 @@ fn skip_fixes(skip: &Skip, rule: &str, list: List) -> Vec<(String, String)> {
             let host = split.and_then(|r| r.content).unwrap_or("");
             vec![("Use `domain:`".into(), format!("WebFetch(domain:{host})"))]
         }
+        // `mcp__srv__echo(*)` is every call of the tool; other content
+        // narrows nothing the CLI reads, so only a deny or ask is widened
+        // to the tool.
+        Skip::McpParentheses => match split {
+            Some(r) if r.content == Some("*") || list != List::Allow => vec![(
+                format!("Use `{}` (every call of the tool)", r.tool),
+                r.tool.to_string(),
+            )],
+            _ => Vec::new(),
+        },
         Skip::EmptyParentheses | Skip::EmptyPrefix if list != List::Allow => {
             let tool = split.map_or(rule, |r| r.tool);
             vec![(

@@ -110,6 +110,9 @@ pub enum Skip {
     EmptyPrefix,
     /// `WebFetch(example.com)`.
     WebFetchWithoutDomain,
+    /// `mcp__server(…)` or `mcp__server__tool(…)`: MCP rules take no
+    /// content (observed: skipped, the CLI naming the rules meant).
+    McpParentheses,
 }
 
 /// What the CLI does with a rule that it loads but that cannot work as
@@ -191,6 +194,9 @@ pub fn read(rule: &str, list: List) -> Reading<'_> {
         return Reading::Skipped(Skip::EmptyParentheses);
     }
     let mcp = r.tool.starts_with("mcp__");
+    if mcp && split(rule).is_some_and(|r| r.content.is_some()) {
+        return Reading::Skipped(Skip::McpParentheses);
+    }
     if !mcp && r.tool.starts_with(|c: char| c.is_ascii_lowercase()) {
         let canonical = TOOLS
             .iter()
@@ -267,6 +273,17 @@ fn wildcard_before_rest(content: &str) -> bool {
     first <= 2 && first + 1 < words.len() && last_positional.is_some_and(|w| !w.contains('*'))
 }
 
+/// The server and tool of an MCP tool name (`mcp__srv__echo` is `srv` and
+/// `echo`; `mcp__srv` is `srv` alone).
+pub fn mcp_parts(tool: &str) -> (&str, Option<&str>) {
+    let rest = tool.strip_prefix("mcp__").unwrap_or(tool);
+    match rest.split_once("__") {
+        Some((server, t)) if !t.is_empty() => (server, Some(t)),
+        Some((server, _)) => (server, None),
+        None => (rest, None),
+    }
+}
+
 /// `mcp__<server>__<glob>`: the only tool-name glob an allow rule may use.
 fn anchored_mcp_glob(tool: &str) -> bool {
     let Some(rest) = tool.strip_prefix("mcp__") else {
@@ -291,6 +308,17 @@ pub fn skip_reason(skip: &Skip, rule: &str) -> String {
         Skip::WildcardAllow => format!("Wildcard tool name \"{tool}\" is not supported in allow rules. An allow pattern must name the scope it widens — globs are permitted only in the tool position after a literal mcp__<server>__ prefix. Deny and ask rules accept wildcards anywhere"),
         Skip::EmptyPrefix => "Prefix cannot be empty before :*. Specify a command prefix before :*".into(),
         Skip::WebFetchWithoutDomain => "WebFetch permissions must use \"domain:\" prefix. Use \"domain:hostname\" format".into(),
+        Skip::McpParentheses => {
+            let (server, named_tool) = mcp_parts(tool);
+            match named_tool {
+                Some(t) if !t.contains('*') => format!(
+                    "MCP rules do not support patterns in parentheses. Use \"{tool}\" without parentheses. For all tools of a server, use \"mcp__{server}__*\" for the server \"{server}\", or \"{tool}__*\" for a server named \"{server}__{t}\""
+                ),
+                _ => format!(
+                    "MCP rules do not support patterns in parentheses. Use \"{tool}\" without parentheses, or use \"mcp__{server}__*\" for all tools"
+                ),
+            }
+        }
     }
 }
 
