@@ -26,6 +26,9 @@ use std::process::Command;
 #[path = "common/rng.rs"]
 mod rng;
 
+#[path = "claude/corpus_gen.rs"]
+mod corpus_gen;
+
 use rng::Rng;
 
 const BASH_RULES: &[&str] = &[
@@ -429,10 +432,7 @@ fn replay_transcript(dir: &Path, case: &mut Case) {
         .into_iter()
         .map(|(c, _, _)| (c.tool, harness::subst(&c.input, &proj, &home)))
         .collect();
-    REPLAYED.fetch_add(
-        replayer.summary.calls as usize,
-        std::sync::atomic::Ordering::Relaxed,
-    );
+    REPLAYED.with(|r| r.set(r.get() + replayer.summary.calls as usize));
     for c in changes {
         if !disagreeing.contains(&(c.tool.clone(), c.input.clone())) {
             case.replay_failures.push(format!(
@@ -449,7 +449,10 @@ fn replay_transcript(dir: &Path, case: &mut Case) {
     }
 }
 
-static REPLAYED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+thread_local! {
+    /// Calls replayed from transcripts by this test's thread.
+    static REPLAYED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
 
 /// The calls of a case where permission-lsp and the CLI differ.
 fn disagreements(case: &Case) -> Vec<(Call, Verdict, String)> {
@@ -471,21 +474,30 @@ fn shrink(dir: &Path, case: &Case, call: &Call) -> Case {
         }],
         ..case.clone()
     };
-    for round in 0..4 {
+    // Chunks of each list dropped at once, halving the chunk size when no
+    // candidate keeps the disagreement (at most eight runs of the CLI).
+    let mut chunk = usize::MAX;
+    for round in 0..8 {
         let mut candidates = Vec::new();
+        let mut longest = 0;
         for scope in 0..3 {
             let settings = [&best.user, &best.project, &best.local][scope];
             let Some(s) = settings else { continue };
             for list in ["allow", "ask", "deny"] {
                 let n = s["permissions"][list].as_array().map_or(0, Vec::len);
-                for i in 0..n {
+                longest = longest.max(n);
+                let size = chunk.min(n.div_ceil(2)).max(1);
+                let mut at = 0;
+                while at < n {
                     let mut c = best.clone();
                     let slot = [&mut c.user, &mut c.project, &mut c.local][scope]
                         .as_mut()
                         .unwrap();
-                    slot["permissions"][list].as_array_mut().unwrap().remove(i);
+                    let items = slot["permissions"][list].as_array_mut().unwrap();
+                    items.drain(at..(at + size).min(n));
                     c.id = format!("s{round}_{}", candidates.len());
                     candidates.push(c);
+                    at += size;
                 }
             }
         }
@@ -495,40 +507,100 @@ fn shrink(dir: &Path, case: &Case, call: &Call) -> Case {
         let ran = run_oracle(dir, &candidates, &format!("shrink{round}"));
         match ran.into_iter().find(|c| !disagreements(c).is_empty()) {
             Some(smaller) => best = smaller,
-            None => break,
+            None if chunk == 1 || longest <= 1 => break,
+            None => chunk = (longest.div_ceil(2) / 2).max(1).min(chunk / 2).max(1),
         }
     }
     best
 }
 
-#[test]
-fn claude_code_decides_as_permission_lsp_says() {
-    let dir = match oracle_dir() {
-        Ok(d) => d,
+/// The oracle's folder, or why the test cannot run here (a failure when
+/// `CLAUDE_DIFFERENTIAL_REQUIRED=1`).
+fn oracle_or_skip(what: &str) -> Option<PathBuf> {
+    match oracle_dir() {
+        Ok(d) => Some(d),
         Err(why) if std::env::var("CLAUDE_DIFFERENTIAL_REQUIRED").is_ok_and(|v| v == "1") => {
-            panic!("the Claude Code differential test must run here: {why}")
+            panic!("the Claude Code {what} must run here: {why}")
         }
         Err(why) => {
-            eprintln!("Claude Code differential test skipped: {why}");
-            return;
+            eprintln!("Claude Code {what} skipped: {why}");
+            None
         }
+    }
+}
+
+fn env_number<T: std::str::FromStr>(name: &str, default: T) -> T {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+#[test]
+fn claude_code_decides_as_permission_lsp_says() {
+    let Some(dir) = oracle_or_skip("differential test") else {
+        return;
     };
-    let n: usize = std::env::var("CLAUDE_DIFFERENTIAL_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(30);
-    let seed: u64 = std::env::var("CLAUDE_DIFFERENTIAL_SEED")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0x5eed_c1a0_de00_0001);
+    let n: usize = env_number("CLAUDE_DIFFERENTIAL_CASES", 30);
+    let seed: u64 = env_number("CLAUDE_DIFFERENTIAL_SEED", 0x5eed_c1a0_de00_0001);
     let mut rng = Rng(seed | 1);
     let cases: Vec<Case> = (0..n).map(|i| random_case(&mut rng, i)).collect();
-    let ran = run_oracle(&dir, &cases, "main");
+    run_and_compare(&dir, &cases, seed, "random configurations", 9);
+}
+
+/// The rule sets of real settings files with calls aimed at each rule's
+/// boundary (`corpus_gen`): `CLAUDE_CORPUS_DIFFERENTIAL_CASES` sessions
+/// (default 12) of `CLAUDE_CORPUS_DIFFERENTIAL_CALLS` calls (default 25),
+/// `CLAUDE_CORPUS_DIFFERENTIAL_SEED`.
+#[test]
+fn claude_code_decides_real_rule_sets_as_permission_lsp_says() {
+    let Some(dir) = oracle_or_skip("corpus differential test") else {
+        return;
+    };
+    let n: usize = env_number("CLAUDE_CORPUS_DIFFERENTIAL_CASES", 12);
+    let per: usize = env_number("CLAUDE_CORPUS_DIFFERENTIAL_CALLS", 25);
+    let seed: u64 = env_number("CLAUDE_CORPUS_DIFFERENTIAL_SEED", 0x5eed_c0de_0000_0001);
+    let sets = corpus_gen::rule_sets();
+    assert!(sets.len() >= 50, "only {} corpus rule sets", sets.len());
+    let mut rng = Rng(seed | 1);
+    let mut cases: Vec<Case> = (0..n)
+        .map(|i| {
+            let set = &sets[rng.below(sets.len())];
+            eprintln!("c{i:03}: {}", set.name);
+            corpus_gen::corpus_case(set, format!("c{i:03}"), &mut rng, per)
+        })
+        .filter(|c| !c.calls.is_empty())
+        .collect();
+    // Every program a call can start is an echo-only stub, first on PATH.
+    let stubs = std::env::temp_dir().join(format!(
+        "permission-lsp-claude-stubs-{}",
+        std::process::id()
+    ));
+    corpus_gen::write_stubs(&stubs, &corpus_gen::programs(&cases));
+    let path = format!(
+        "{}:{}:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+        stubs.display(),
+        dir.join("stubs").display()
+    );
+    for c in &mut cases {
+        c.env.push(("PATH".into(), path.clone()));
+    }
+    let min = per * 8 / 10;
+    run_and_compare(&dir, &cases, seed, "real rule sets", min.max(1));
+    let _ = std::fs::remove_dir_all(&stubs);
+}
+
+/// Runs the cases through the CLI, decides every call with
+/// permission-lsp, replays the transcripts, and fails with the
+/// disagreements (the first three shrunk) when any call differs.
+fn run_and_compare(dir: &Path, cases: &[Case], seed: u64, what: &str, min_per_case: usize) {
+    let n = cases.len();
+    let ran = run_oracle(dir, cases, "main");
     assert!(
-        ran.len() * 10 >= cases.len() * 9,
+        ran.len() * 10 >= n * 9,
         "the CLI answered only {} of {} configurations",
         ran.len(),
-        cases.len()
+        n
     );
     let mut calls = 0;
     let mut failures = Vec::new();
@@ -539,13 +611,16 @@ fn claude_code_decides_as_permission_lsp_says() {
         }
     }
     eprintln!(
-        "Claude Code differential: seed {seed}, {} configurations, {calls} calls with a verdict, {} disagreements",
+        "Claude Code differential ({what}): seed {seed}, {} configurations, {calls} calls with a verdict, {} disagreements",
         ran.len(),
         failures.len()
     );
-    assert!(calls >= n * 9, "only {calls} calls got a verdict");
+    assert!(
+        calls >= n * min_per_case,
+        "only {calls} calls got a verdict"
+    );
     // The transcripts of the same sessions, replayed.
-    let replayed = REPLAYED.load(std::sync::atomic::Ordering::Relaxed);
+    let replayed = REPLAYED.with(|r| r.get());
     let replay_failures: Vec<&String> = ran.iter().flat_map(|c| &c.replay_failures).collect();
     eprintln!(
         "Claude Code transcripts: {replayed} calls replayed, {} not as recorded",
@@ -574,7 +649,7 @@ fn claude_code_decides_as_permission_lsp_says() {
     }
     report.push('\n');
     for (case, call, ours, why) in failures.iter().take(3) {
-        let small = shrink(&dir, case, call);
+        let small = shrink(dir, case, call);
         let cli = small.calls.first().and_then(|c| c.verdict).or(call.verdict);
         report.push_str(&format!(
             "\nshrunk: CLI {cli:?} (permission-lsp {ours:?}: {why}) for {} {}\n  case: {}\n",

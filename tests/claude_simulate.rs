@@ -116,3 +116,13 @@ fn verdicts_parse() {
 fn the_class_probes() {
     replay("observed-classes.json", 580);
 }
+
+/// The options of the read-only commands the CLI checks against its
+/// tables (`git log`, `grep`, `sort`, `ps`, `date`, `xargs`, …): each
+/// listed option with and without its value, `--opt=value`, unknown
+/// options, grouped short options, glued numbers, `--` and positional
+/// words, and each command's own check.
+#[test]
+fn the_option_survey() {
+    replay("observed-flags.json", 1400);
+}

@@ -168,8 +168,16 @@ impl Case {
         if !self.args.is_empty() {
             o.insert("args".into(), json!(self.args));
         }
+        let mut env: serde_json::Map<String, Value> = self
+            .env
+            .iter()
+            .map(|(k, v)| (k.clone(), json!(v)))
+            .collect();
         if self.args.iter().any(|a| a == "bypassPermissions") {
-            o.insert("env".into(), json!({ "IS_SANDBOX": "1" }));
+            env.insert("IS_SANDBOX".into(), json!("1"));
+        }
+        if !env.is_empty() {
+            o.insert("env".into(), Value::Object(env));
         }
         if self.mcp {
             o.insert("mcp".into(), json!(true));

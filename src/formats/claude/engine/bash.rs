@@ -554,34 +554,19 @@ const PATH_COMMANDS: &[(&str, Args)] = &[
     ("sed", Args::PatternThenPaths),
 ];
 
-/// `git` subcommands that read only (observed), with the flags that make
-/// them ask.
-const GIT_RO: &[(&str, &[&str])] = &[
-    ("status", &[]),
-    ("log", &["--output"]),
-    ("diff", &["--output", "--ext-diff"]),
-    ("show", &["--output"]),
-    ("blame", &[]),
-    ("ls-files", &[]),
-    ("rev-parse", &[]),
-    ("shortlog", &[]),
-    ("reflog", &[]),
-    ("merge-base", &[]),
-    ("ls-remote", &[]),
-];
-
 /// The commands the CLI may run without a rule (read-only ones) and those
 /// whose paths it checks, as word prefixes (`git status`, `ls`, `rm`): the
 /// places where its decision does not follow the rules alone.
 pub fn self_decided_prefixes() -> Vec<String> {
     let mut out: Vec<String> = RO.iter().map(|r| r.name.to_string()).collect();
     out.extend(PATH_COMMANDS.iter().map(|(n, _)| n.to_string()));
-    out.extend(GIT_RO.iter().map(|(n, _)| format!("git {n}")));
+    out.extend(
+        super::read_only_options::SPECS
+            .iter()
+            .map(|s| s.command.to_string()),
+    );
     for extra in [
-        "git branch",
-        "git tag",
         "git stash",
-        "git remote",
         "git config",
         "docker ps",
         "docker images",
@@ -604,30 +589,6 @@ pub fn self_decided_prefixes() -> Vec<String> {
         out.push(extra.to_string());
     }
     out
-}
-
-/// Every argument is one of `flags`, or one of `with_value` with its value
-/// (`--sort=x` or `--sort x`).
-fn only_flags(args: &[String], flags: &[&str], with_value: &[&str]) -> bool {
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        if flags.contains(&a.as_str()) {
-            continue;
-        }
-        match with_value
-            .iter()
-            .find(|f| a == *f || a.starts_with(&format!("{f}=")))
-        {
-            Some(f) if a == f => {
-                if it.next().is_none() {
-                    return false;
-                }
-            }
-            Some(_) => {}
-            None => return false,
-        }
-    }
-    true
 }
 
 /// What the CLI's read-only check says of one simple command.
@@ -724,6 +685,199 @@ fn collect_paths(name: &str, args: Args, rest: &[String]) -> Vec<String> {
     paths
 }
 
+/// What a command's text expands before it runs, as the CLI's read-only
+/// check sees it: a variable (`$X` outside single quotes) is found first;
+/// otherwise an unquoted glob (`*`, `?`, `[…]`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Expansion {
+    None,
+    Variable,
+    Glob,
+}
+
+pub fn expansion(text: &str) -> Expansion {
+    if !text.contains(['$', '?', '*', '[']) {
+        return Expansion::None;
+    }
+    let b: Vec<char> = text.chars().collect();
+    let (mut single, mut double, mut escaped, mut backtick) = (false, false, false, false);
+    let (mut glob, mut bracket, mut word_start) = (false, false, true);
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if escaped {
+            escaped = false;
+            word_start = false;
+            i += 1;
+            continue;
+        }
+        if c == '\\' && !single {
+            if b.get(i + 1) == Some(&'\n') {
+                i += 2;
+                continue;
+            }
+            escaped = true;
+            i += 1;
+            continue;
+        }
+        if backtick {
+            if c == '`' {
+                backtick = false;
+                word_start = false;
+            }
+            i += 1;
+            continue;
+        }
+        if c == '`' && !single {
+            backtick = true;
+            word_start = false;
+            i += 1;
+            continue;
+        }
+        if c == '#' && word_start && !single && !double {
+            while i < b.len() && b[i] != '\n' {
+                i += 1;
+            }
+            word_start = true;
+            i += 1;
+            continue;
+        }
+        if c == '\'' && !double {
+            single = !single;
+            word_start = false;
+            i += 1;
+            continue;
+        }
+        if c == '"' && !single {
+            double = !double;
+            word_start = false;
+            i += 1;
+            continue;
+        }
+        if single {
+            i += 1;
+            continue;
+        }
+        if c == '$'
+            && b.get(i + 1).is_some_and(|n| {
+                n.is_ascii_alphanumeric()
+                    || matches!(n, '_' | '@' | '*' | '#' | '?' | '!' | '$' | '-')
+            })
+        {
+            return Expansion::Variable;
+        }
+        if double {
+            i += 1;
+            continue;
+        }
+        if matches!(
+            c,
+            ' ' | '\t' | '\n' | '|' | '&' | ';' | '(' | ')' | '<' | '>'
+        ) {
+            bracket = false;
+            word_start = true;
+            i += 1;
+            continue;
+        }
+        word_start = false;
+        match c {
+            '?' | '*' => glob = true,
+            '[' => bracket = true,
+            ']' if bracket => glob = true,
+            _ => {}
+        }
+        i += 1;
+    }
+    if glob {
+        Expansion::Glob
+    } else {
+        Expansion::None
+    }
+}
+
+/// Commands that still run without asking with a glob among their
+/// arguments (the CLI's list).
+const GLOB_OK: &[&str] = &[
+    "ls",
+    "cat",
+    "head",
+    "tail",
+    "wc",
+    "stat",
+    "grep",
+    "egrep",
+    "fgrep",
+    "diff",
+    "du",
+    "df",
+    "echo",
+    "strings",
+    "hexdump",
+    "od",
+    "nl",
+    "cut",
+    "column",
+    "tr",
+    "tac",
+    "rev",
+    "cmp",
+    "basename",
+    "dirname",
+    "realpath",
+    "readlink",
+    "sha256sum",
+    "sha1sum",
+    "md5sum",
+    "cd",
+];
+
+/// Commands the CLI decides by name and arguments before its option
+/// tables: a variable in their text does not make them ask.
+const BY_NAME: &[&str] = &[
+    "pwd", "whoami", "alias", "claude", "node", "python", "python3", "ip", "echo", "printf", "[[",
+    "ls", "cd", "find", "history", "arch", "ifconfig", "jq", "docker",
+];
+
+/// Commands the CLI runs with any arguments (its list).
+const ALWAYS: &[&str] = &[
+    "cal", "uptime", "cat", "head", "tail", "wc", "stat", "strings", "hexdump", "od", "nl", "id",
+    "uname", "free", "df", "du", "locale", "groups", "nproc", "basename", "dirname", "realpath",
+    "cut", "paste", "tr", "column", "tac", "rev", "fold", "expand", "unexpand", "fmt", "comm",
+    "cmp", "numfmt", "readlink", "diff", "true", "false", "sleep", "type", "expr", "seq", "tsort",
+    "pr",
+];
+
+/// The read-only check of one simple command, with what its text expands
+/// (`words` are the command's words, wrappers the caller strips already
+/// removed).
+pub fn read_only_text(text: &str, words: &[String]) -> ReadOnlyAnswer {
+    let name = words.first().map(String::as_str).unwrap_or("");
+    match expansion(text) {
+        Expansion::Glob => {
+            // Any arguments at all, for the commands of the list (observed:
+            // `lsof -?` asks, `cat *.txt` runs).
+            if GLOB_OK.contains(&name) {
+                let args = RO.iter().find(|r| r.name == name).map_or(
+                    if matches!(name, "egrep" | "fgrep") {
+                        Args::PatternThenPaths
+                    } else {
+                        Args::Paths
+                    },
+                    |r| r.args,
+                );
+                return ReadOnlyAnswer::Yes {
+                    paths: collect_paths(name, args, &words[1..]),
+                };
+            }
+            ReadOnlyAnswer::No
+        }
+        Expansion::Variable if !BY_NAME.contains(&name) && !ALWAYS.contains(&name) => {
+            ReadOnlyAnswer::No
+        }
+        _ => read_only(words),
+    }
+}
+
 fn yes_if(ok: bool) -> ReadOnlyAnswer {
     if ok {
         ReadOnlyAnswer::Yes { paths: Vec::new() }
@@ -764,62 +918,26 @@ pub fn read_only(words: &[String]) -> ReadOnlyAnswer {
         })
     };
     match first.as_str() {
-        "git" => {
-            let Some(sub) = rest.first() else {
-                return ReadOnlyAnswer::No;
-            };
-            let args = &rest[1..];
-            let ok = match sub.as_str() {
-                // Only the flags observed to run without asking; a flag in
-                // `with_value` takes the next word (or `=value`).
-                "branch" => only_flags(
-                    args,
-                    &[
-                        "-a",
-                        "--all",
-                        "-r",
-                        "--remotes",
-                        "-v",
-                        "-vv",
-                        "--list",
-                        "--show-current",
-                        "--merged",
-                        "--no-merged",
-                    ],
-                    &["--contains", "--sort"],
-                ),
-                "tag" => only_flags(args, &["-l", "--list"], &["--contains", "--sort"]),
-                "stash" => matches!(args.first().map(String::as_str), Some("list" | "show")),
-                "remote" => only_flags(args, &["-v", "--verbose"], &[]),
-                "config" => {
-                    args.iter().any(|a| a == "--get")
-                        && args.iter().filter(|a| !a.starts_with('-')).count() <= 1
-                }
-                s => match GIT_RO.iter().find(|(n, _)| *n == s) {
-                    Some((_, forbidden)) => !has_flag(forbidden),
-                    None => false,
-                },
-            };
-            if ok {
-                ReadOnlyAnswer::Yes { paths: Vec::new() }
-            } else {
-                ReadOnlyAnswer::No
-            }
-        }
+        "git" => yes_if(super::read_only::allowlisted(words) == Some(true)),
         "docker" => match rest.first().map(String::as_str) {
             Some("ps" | "images") => ReadOnlyAnswer::Yes { paths: Vec::new() },
-            _ => ReadOnlyAnswer::No,
+            _ => yes_if(super::read_only::allowlisted(words) == Some(true)),
         },
         "ip" => match rest.first().map(String::as_str) {
             Some("addr") if rest.len() == 1 => ReadOnlyAnswer::Yes { paths: Vec::new() },
             _ => ReadOnlyAnswer::No,
         },
         "sed" => {
+            if super::read_only::allowlisted(words) != Some(true) {
+                return ReadOnlyAnswer::No;
+            }
             // `sed -n …` without in-place editing or a `w` command.
             let in_place = rest
                 .iter()
                 .any(|w| w == "-i" || w.starts_with("-i") || w.starts_with("--in-place"));
-            if in_place || !rest.iter().any(|w| w == "-n") {
+            // A script is needed (observed: `sed -n` alone asks).
+            let script = rest.iter().any(|w| !w.starts_with('-'));
+            if in_place || !rest.iter().any(|w| w == "-n") || !script {
                 return ReadOnlyAnswer::No;
             }
             ReadOnlyAnswer::Yes {
@@ -877,6 +995,24 @@ pub fn read_only(words: &[String]) -> ReadOnlyAnswer {
         }
         // `[[ … ]]`: a test (the parser keeps `[[` as a word).
         "[[" => ReadOnlyAnswer::Yes { paths: Vec::new() },
+        // Commands whose options the CLI checks against its tables.
+        name if super::read_only::spec_of(words).is_some() => {
+            if super::read_only::allowlisted(words) != Some(true) {
+                return ReadOnlyAnswer::No;
+            }
+            let args = RO
+                .iter()
+                .find(|r| r.name == name)
+                .map(|r| r.args)
+                .unwrap_or(match name {
+                    "egrep" | "fgrep" | "fd" | "fdfind" => Args::PatternThenPaths,
+                    "sha1sum" => Args::Paths,
+                    _ => Args::None,
+                });
+            ReadOnlyAnswer::Yes {
+                paths: collect_paths(name, args, rest),
+            }
+        }
         name => match RO.iter().find(|r| r.name == name) {
             Some(r) if !has_flag(r.forbidden) => ReadOnlyAnswer::Yes {
                 paths: collect_paths(name, r.args, rest),

@@ -217,7 +217,9 @@ impl Policy {
 
     /// A Read deny with a path matching a file a read-only command reads.
     fn read_denied_by_command(&self, c: &bash::Simple) -> Option<usize> {
-        let ReadOnlyAnswer::Yes { paths: read } = bash::read_only(strip_wrappers(&c.words)) else {
+        let ReadOnlyAnswer::Yes { paths: read } =
+            bash::read_only_text(&c.text, strip_wrappers(&c.words))
+        else {
             return None;
         };
         read.iter()
@@ -451,7 +453,7 @@ impl Policy {
             let read_only = parsed.commands.iter().all(|c| {
                 c.words.first().is_some_and(|w| w == "sleep")
                     || matches!(
-                        bash::read_only(strip_builtin(&c.words)),
+                        bash::read_only_text(&c.text, strip_builtin(&c.words)),
                         ReadOnlyAnswer::Yes { .. }
                     )
             });
@@ -503,7 +505,7 @@ impl Policy {
         for c in &parsed.commands {
             let allow_texts = allow_texts(c);
             let rule = self.first(List::Allow, |r| matches_any(r, &allow_texts));
-            let ro = bash::read_only(strip_builtin(&c.words));
+            let ro = bash::read_only_text(&c.text, strip_builtin(&c.words));
             // Wrappers are seen through, except what `xargs` runs (observed:
             // `nohup rmdir d` runs, `xargs rmdir d` asks).
             let accept_edit = self.mode == Mode::AcceptEdits

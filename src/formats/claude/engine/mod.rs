@@ -6,3 +6,5 @@ pub mod bash;
 pub mod decide;
 pub mod paths;
 pub mod policy;
+pub mod read_only;
+pub mod read_only_options;
