@@ -400,7 +400,7 @@ fn run_oracle(dir: &Path, cases: &[Case], tag: &str) -> Vec<Case> {
         for (c, v) in case.calls.iter_mut().zip(verdicts) {
             c.verdict = v;
         }
-        if tag == "main" {
+        if tag.starts_with("main") {
             replay_transcript(&work.join("runs").join(&case.id), &mut case);
         }
         got.push(case);
@@ -504,7 +504,9 @@ fn shrink(dir: &Path, case: &Case, call: &Call) -> Case {
         if candidates.is_empty() {
             break;
         }
-        let ran = run_oracle(dir, &candidates, &format!("shrink{round}"));
+        static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let ran = run_oracle(dir, &candidates, &format!("shrink{round}-{n}"));
         match ran.into_iter().find(|c| !disagreements(c).is_empty()) {
             Some(smaller) => best = smaller,
             None if chunk == 1 || longest <= 1 => break,
@@ -595,7 +597,9 @@ fn claude_code_decides_real_rule_sets_as_permission_lsp_says() {
 /// disagreements (the first three shrunk) when any call differs.
 fn run_and_compare(dir: &Path, cases: &[Case], seed: u64, what: &str, min_per_case: usize) {
     let n = cases.len();
-    let ran = run_oracle(dir, cases, "main");
+    // Each test its own run folder (the tests of this binary run at once).
+    let tag = format!("main-{}", what.replace(' ', "-"));
+    let ran = run_oracle(dir, cases, &tag);
     assert!(
         ran.len() * 10 >= n * 9,
         "the CLI answered only {} of {} configurations",
@@ -648,7 +652,10 @@ fn run_and_compare(dir: &Path, cases: &[Case], seed: u64, what: &str, min_per_ca
         ));
     }
     report.push('\n');
-    for (case, call, ours, why) in failures.iter().take(3) {
+    // `CLAUDE_DIFFERENTIAL_SHRINK` disagreements are shrunk (default 3; 0
+    // for long runs that only collect them).
+    let shrink_n: usize = env_number("CLAUDE_DIFFERENTIAL_SHRINK", 3);
+    for (case, call, ours, why) in failures.iter().take(shrink_n) {
         let small = shrink(dir, case, call);
         let cli = small.calls.first().and_then(|c| c.verdict).or(call.verdict);
         report.push_str(&format!(

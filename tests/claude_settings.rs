@@ -549,3 +549,148 @@ fn an_exact_ask_is_not_beaten_by_a_deny_prefix() {
         .collect();
     assert_eq!(never, ["\"Bash(npm run build *)\""]);
 }
+
+/// What a deny rule does not block (CC018) and what it also blocks, in a
+/// session of several files: the finding names the spelling that gets
+/// through and the rule that allows it (decided over every file), its
+/// fixes add the spellings or deny the whole command, each fixed file is
+/// read again without the finding; hover on the deny rule lists the
+/// wrapped forms it also blocks and the spellings it does not, hover on
+/// the broad allow rule the risky calls it lets through.
+#[test]
+fn what_a_deny_rule_does_not_block() {
+    let dir = std::env::temp_dir().join(format!("permission-lsp-cc018-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let (home, project) = (dir.join("home"), dir.join("proj"));
+    std::fs::create_dir_all(home.join(".claude")).unwrap();
+    std::fs::create_dir_all(project.join(".claude")).unwrap();
+    std::fs::write(
+        home.join(".claude/settings.json"),
+        r#"{"permissions": {"allow": ["Bash(rm:*)", "Bash(git:*)"]}}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        home.join(".claude.json"),
+        json!({"projects": {project.to_string_lossy(): {"hasTrustDialogAccepted": true}}})
+            .to_string(),
+    )
+    .unwrap();
+    let doc = project.join(".claude/settings.json");
+    let text = "{\n  \"permissions\": {\n    \"deny\": [\n      \"Bash(rm -rf *)\",\n      \"Bash(git push:*)\"\n    ]\n  }\n}\n";
+    std::fs::write(&doc, text).unwrap();
+    let mut options = AnalysisOptions::for_profile(claude().default_profile());
+    options.home = home.display().to_string();
+    let ctx = permission_lsp::workspace::resolve(
+        &options,
+        Some(&project),
+        Some(&doc),
+        &Default::default(),
+        None,
+    );
+    let a = claude().analyse(Role::Config, text, &ctx);
+    let found = with_code(&a, text, "CC018");
+    assert_eq!(found.len(), 2, "{:#?}", a.diagnostics);
+    assert_eq!(found[0].0, "\"Bash(rm -rf *)\"");
+    assert!(
+        found[0].1.starts_with(
+            "`rm -fr build` is not denied by this rule — Claude Code allows it (allow rule `Bash(rm:*)` in the user settings)"
+        ),
+        "{}",
+        found[0].1
+    );
+    assert!(
+        found[1].1.starts_with("`git -C . push` is not denied"),
+        "{}",
+        found[1].1
+    );
+    // The fixes: the other spellings added after the rule, or `rm` denied
+    // whole; each result loads and no longer has the finding for it.
+    let d = a
+        .diagnostics
+        .iter()
+        .find(|d| d.code.as_str() == "CC018")
+        .unwrap();
+    let titles: Vec<String> = d
+        .fixes
+        .iter()
+        .map(|f| match f {
+            Fix::Edit { title, .. } => title.clone(),
+            other => format!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        titles,
+        [
+            "Also deny the 4 other spellings",
+            "Deny every `rm` command instead (`Bash(rm:*)`)"
+        ]
+    );
+    for f in &d.fixes {
+        let Fix::Edit { edits, .. } = f else {
+            unreachable!()
+        };
+        let mut fixed = text.to_string();
+        for e in edits.iter().rev() {
+            fixed.replace_range(e.range.clone(), &e.new_text);
+        }
+        // The session reads the edited buffer, as the editor's does.
+        let open = |p: &std::path::Path| (p == doc).then(|| fixed.clone());
+        let ctx_fixed = permission_lsp::workspace::resolve(
+            &options,
+            Some(&project),
+            Some(&doc),
+            &Default::default(),
+            Some(&open),
+        );
+        let again = claude().analyse(Role::Config, &fixed, &ctx_fixed);
+        assert!(again.accepted, "{fixed}");
+        assert!(
+            !again
+                .diagnostics
+                .iter()
+                .any(|d| d.code.as_str() == "CC018" && fixed[d.range.clone()].contains("rm")),
+            "{fixed}\n{:#?}",
+            again.diagnostics
+        );
+        // Everything else stays as it was.
+        assert!(
+            fixed.contains("      \"Bash(git push:*)\"\n    ]"),
+            "{fixed}"
+        );
+    }
+    // Hover on the deny rule and on the user's broad allow.
+    let hover = |text: &str, doc: &std::path::Path, needle: &str| {
+        let ctx = permission_lsp::workspace::resolve(
+            &options,
+            Some(&project),
+            Some(doc),
+            &Default::default(),
+            None,
+        );
+        let a = claude().analyse(Role::Config, text, &ctx);
+        let at = text.find(needle).unwrap() + 2;
+        claude()
+            .hover(Role::Config, text, &a, at, &ctx)
+            .unwrap()
+            .markdown
+    };
+    let md = hover(text, &doc, "Bash(rm -rf *)");
+    assert!(
+        md.contains("**Also blocks** `sudo rm -rf build`, `/usr/bin/rm -rf build`"),
+        "{md}"
+    );
+    assert!(
+        md.contains("**Does not block** `rm -fr build` → **allow** (allow rule `Bash(rm:*)` in the user settings)"),
+        "{md}"
+    );
+    let user = std::fs::read_to_string(home.join(".claude/settings.json")).unwrap();
+    // `git push --force` is denied by the project's `Bash(git push:*)`.
+    let md = hover(&user, &home.join(".claude/settings.json"), "Bash(git:*)");
+    assert!(
+        md.contains(
+            "**Lets through, without asking:** `git reset --hard` (discards uncommitted work)"
+        ),
+        "{md}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -126,3 +126,89 @@ fn the_class_probes() {
 fn the_option_survey() {
     replay("observed-flags.json", 1400);
 }
+
+/// What a deny rule does not block (CC018), on every corpus settings
+/// file: each spelling a finding names was run on the CLI with that
+/// file's rules (`observed-spellings.json`), and the CLI did what the
+/// finding says — allowed it, or asked instead of denying it; the
+/// simulator agrees call for call; and every corpus file with a finding
+/// was recorded.
+#[test]
+fn what_a_deny_does_not_block_is_what_the_cli_lets_through() {
+    use permission_lsp::analysis::AnalysisOptions;
+    use permission_lsp::formats::{self, Role};
+    replay("observed-spellings.json", 100);
+    let path = format!(
+        "{}/tests/fixtures/claude/oracle/observed-spellings.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let recorded: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let claude = formats::by_id("claude-code").unwrap();
+    let options = AnalysisOptions::for_profile(claude.default_profile());
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/claude/corpus");
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    let mut claims = 0;
+    for file in files {
+        let name = file.file_name().unwrap().to_string_lossy().into_owned();
+        let bytes = std::fs::read(&file).unwrap();
+        let (_, a) = claude.analyse_file(Role::Config, &bytes, &options, None);
+        let findings: Vec<_> = a
+            .diagnostics
+            .iter()
+            .filter(|d| d.code.as_str() == "CC018")
+            .collect();
+        if findings.is_empty() {
+            continue;
+        }
+        let case = recorded
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["corpus"] == name.as_str())
+            .unwrap_or_else(|| panic!("{name}: CC018 findings, but no recorded session"));
+        for d in findings {
+            // `cmd` — Claude Code allows it / asks …; also `cmd` (allowed), …
+            let mut parts = d.message.split('`');
+            let first = parts.nth(1).unwrap().to_string();
+            let first_claim = if d.message.contains("Claude Code asks instead") {
+                "ASK"
+            } else {
+                "ALLOW"
+            };
+            let mut pairs = vec![(first, first_claim)];
+            let tail = d.message.split("; also ").nth(1).unwrap_or("");
+            for item in tail.split("), ") {
+                let Some(cmd) = item.split('`').nth(1) else {
+                    continue;
+                };
+                let claim = if item.contains("(asks") {
+                    "ASK"
+                } else {
+                    "ALLOW"
+                };
+                pairs.push((cmd.to_string(), claim));
+            }
+            for (cmd, claim) in pairs {
+                let call = case["calls"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|c| c["input"]["command"] == cmd.as_str())
+                    .unwrap_or_else(|| panic!("{name}: `{cmd}` was not recorded"));
+                assert_eq!(
+                    call["verdict"], claim,
+                    "{name}: the finding says `{cmd}` is {claim}: {}",
+                    d.message
+                );
+                claims += 1;
+            }
+        }
+    }
+    assert!(claims >= 100, "only {claims} claims checked");
+}

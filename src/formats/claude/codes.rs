@@ -22,7 +22,7 @@ crate::code_table! {
     TopLevelType = "CC015", "top-level-type", Error, "A top-level setting of the wrong type makes Claude Code ignore the whole file, without a word.";
     ModeIgnored = "CC016", "mode-ignored", Warning, "`bypassPermissions` in project or local settings (and `auto` in project settings) is ignored: the session starts in the default mode.";
     UntrustedAllowIgnored = "CC017", "untrusted-allow-ignored", Warning, "In a project not trusted in ~/.claude.json, Claude Code ignores the allow rules of its project and local settings.";
-    DenyBypass = "CC018", "deny-bypass", Warning, "A Bash deny rule that a call can get around: `git -C . push` is not denied by `Bash(git push:*)`.";
+    DenyBypass = "CC018", "deny-bypass", Warning, "Another spelling of a Bash deny rule's command gets through: `rm -fr build` is not denied by `Bash(rm -rf *)`, `git -C . push` not by `Bash(git push:*)`.";
     RedundantRule = "CC019", "redundant-rule", Hint, "An allow rule inside a broader allow rule (in this file, or in the project or managed settings for a local or project file) changes nothing.";
     WildcardBeforeRest = "CC020", "wildcard-before-rest", Warning, "An allow rule with a `*` before the rest of the command also matches options inserted at that place, and approves them without a prompt.";
     WriteRuleIgnored = "CC021", "write-rule-ignored", Warning, "`Write(path)` rules are not read by file permission checks: only `Edit(path)` rules are (they cover every file-editing tool).";

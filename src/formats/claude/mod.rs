@@ -451,12 +451,12 @@ impl Editor for Claude {
     fn hover(
         &self,
         _role: Role,
-        _text: &str,
+        text: &str,
         analysis: &Analysis,
         offset: usize,
         ctx: &Context<'_>,
     ) -> Option<HoverInfo> {
-        ide::hover::hover(analysis, offset, ctx)
+        ide::hover::hover(text, analysis, offset, ctx)
     }
 
     fn completions(
@@ -539,6 +539,48 @@ fn diff_glob(rule: &str, home: &str) -> Option<(String, String)> {
     Some((tool.to_string(), glob))
 }
 
+/// What the file's Bash deny rules do not block (CC018), decided with
+/// every settings file of the session when the document is one of them,
+/// else with this file alone.
+fn deny_spellings(
+    text: &str,
+    root: &crate::syntax::Node,
+    ctx: Option<&Context<'_>>,
+    out: &mut Vec<crate::core::diagnostic::Diagnostic>,
+) {
+    let Some(p) = lints::permissions_of(root) else {
+        return;
+    };
+    let deny = lints::list_items(p, rules::List::Deny);
+    let bash_content = |n: &crate::syntax::Node| {
+        n.value
+            .as_str()
+            .is_some_and(|r| r.starts_with("Bash(") && r.len() > 6)
+    };
+    if !deny.iter().any(bash_content) {
+        return;
+    }
+    let session = ctx.filter(|c| {
+        c.document
+            .as_deref()
+            .is_some_and(|d| scopes::source_of(d, scopes::home(c).as_deref()).is_some())
+    });
+    let policy = match session {
+        Some(c) => simulation::ClaudeSimulator::load(c).policy,
+        None => {
+            let cwd = std::path::Path::new("/project");
+            engine::policy::Policy::single(
+                text,
+                root,
+                &cwd.join(".claude/settings.json"),
+                cwd,
+                std::path::Path::new("/home/user"),
+            )
+        }
+    };
+    lints::spellings::deny_spellings(text, deny, &policy, out);
+}
+
 /// The file's findings (with the other settings files when there is a
 /// context) at the configured levels, in document order (`apply`).
 fn checked(
@@ -547,10 +589,13 @@ fn checked(
     levels: &crate::core::levels::LintLevels,
 ) -> Analysis {
     let mut a = lints::analyse(text);
-    if let Some(ctx) = ctx
-        && a.accepted
+    if a.accepted
+        && let Some(root) = a.root.as_ref()
     {
-        scopes::cross_file(a.root.as_ref(), ctx, &mut a.diagnostics);
+        deny_spellings(text, root, ctx, &mut a.diagnostics);
+        if let Some(ctx) = ctx {
+            scopes::cross_file(Some(root), ctx, &mut a.diagnostics);
+        }
     }
     a.diagnostics = levels.apply(a.diagnostics);
     a

@@ -325,6 +325,31 @@ impl Policy {
         policy
     }
 
+    /// One settings file alone, as the project settings of a trusted
+    /// session in `cwd` (a file no session reads, or `check --no-scopes`).
+    pub fn single(
+        text: &str,
+        root: &crate::syntax::Node,
+        path: &Path,
+        cwd: &Path,
+        home: &Path,
+    ) -> Policy {
+        let mut policy = Policy {
+            rules: Vec::new(),
+            mode: Mode::Default,
+            mode_origin: None,
+            ignored_modes: Vec::new(),
+            cwd: cwd.to_path_buf(),
+            home: home.to_path_buf(),
+            working_dirs: vec![cwd.to_path_buf()],
+            trusted: true,
+            untrusted_allows: 0,
+            files: Vec::new(),
+        };
+        policy.add_file(Source::Project, path, text, root);
+        policy
+    }
+
     fn add_file(&mut self, source: Source, path: &Path, text: &str, root: &crate::syntax::Node) {
         let Some(p) = lints::permissions_of(root) else {
             return;

@@ -4,12 +4,21 @@
 
 use super::simulation;
 use crate::contract::{Analysis, Context};
+use crate::core::decision::Decision;
 use crate::formats::claude::VERSION;
+use crate::formats::claude::engine::policy::Policy;
 use crate::formats::claude::model::rules::{self, List, Reading};
+use crate::formats::claude::model::spellings;
 use crate::formats::claude::scopes;
 use crate::ide::items::HoverInfo;
+use serde_json::json;
 
-pub fn hover(analysis: &Analysis, offset: usize, ctx: &Context<'_>) -> Option<HoverInfo> {
+pub fn hover(
+    text: &str,
+    analysis: &Analysis,
+    offset: usize,
+    ctx: &Context<'_>,
+) -> Option<HoverInfo> {
     let root = analysis.root.as_ref()?;
     let at = crate::ide::locate::locate(root, offset)?;
     match at.path.as_slice() {
@@ -30,6 +39,17 @@ pub fn hover(analysis: &Analysis, offset: usize, ctx: &Context<'_>) -> Option<Ho
                     markdown.push_str("\n\n");
                     markdown.push_str(&line);
                 }
+                markdown.push_str(&reach(&sim.policy, rule, list));
+            } else if analysis.accepted {
+                let cwd = std::path::Path::new("/project");
+                let policy = Policy::single(
+                    text,
+                    root,
+                    &cwd.join(".claude/settings.json"),
+                    cwd,
+                    std::path::Path::new("/home/user"),
+                );
+                markdown.push_str(&reach(&policy, rule, list));
             }
             Some(HoverInfo {
                 range: Some(at.range.clone()),
@@ -66,6 +86,83 @@ pub fn key_hover(key: &str) -> Option<String> {
         _ => return None,
     };
     Some(format!("**permissions.{key}**\n\n{text}"))
+}
+
+/// What a Bash rule reaches beyond its own text, each call decided by
+/// the session: for a deny rule, the wrapped forms the CLI also blocks
+/// and the spellings it does not; for an allow rule, the risky calls it
+/// lets through.
+fn reach(policy: &Policy, rule: &str, list: List) -> String {
+    let Reading::Loaded(r, None) = rules::read(rule, list) else {
+        return String::new();
+    };
+    if r.tool != "Bash" {
+        return String::new();
+    }
+    let decide = |c: &str| policy.decide("Bash", &json!({ "command": c }));
+    let mut md = String::new();
+    match list {
+        List::Deny => {
+            let Some(command) = r.content.and_then(spellings::example_command) else {
+                return md;
+            };
+            let blocked: Vec<String> = spellings::wrapped(&command)
+                .into_iter()
+                .filter(|c| decide(c).decision == Decision::Deny)
+                .map(|c| format!("`{c}`"))
+                .collect();
+            if !blocked.is_empty() {
+                md.push_str(&format!(
+                    "\n\n**Also blocks** {} (Claude Code strips these wrappers and program paths before matching deny rules).",
+                    blocked.join(", ")
+                ));
+            }
+            let through =
+                crate::formats::claude::lints::spellings::through(policy, r.content.unwrap_or(""));
+            if !through.is_empty() {
+                let items: Vec<String> = through
+                    .iter()
+                    .take(5)
+                    .map(|t| {
+                        format!(
+                            "`{}` → **{}**{}",
+                            t.spelling.command,
+                            t.decision.as_str(),
+                            if t.why.is_empty() {
+                                String::new()
+                            } else {
+                                format!(" ({})", t.why)
+                            }
+                        )
+                    })
+                    .collect();
+                md.push_str(&format!("\n\n**Does not block** {}.", items.join(", ")));
+            }
+        }
+        List::Allow => {
+            let content = r.content;
+            let risky: Vec<String> = spellings::RISKY
+                .iter()
+                .filter(|(c, _)| match content {
+                    None => true,
+                    Some(content) => {
+                        crate::formats::claude::engine::decide::bash_rule_matches(content, c)
+                    }
+                })
+                .filter(|(c, _)| decide(c).decision == Decision::Allow)
+                .take(6)
+                .map(|(c, what)| format!("`{c}` ({what})"))
+                .collect();
+            if !risky.is_empty() {
+                md.push_str(&format!(
+                    "\n\n**Lets through, without asking:** {}.",
+                    risky.join(", ")
+                ));
+            }
+        }
+        List::Ask => {}
+    }
+    md
 }
 
 fn rule_hover(rule: &str, list: List) -> String {

@@ -12,6 +12,8 @@ use crate::core::diagnostic::{Diagnostic, Fix, Related, TextEdit};
 use crate::syntax::json::{Member, Node, SyntaxErrorKind, Value};
 use crate::syntax::strip::Stripped;
 
+pub mod spellings;
+
 /// The keys of `permissions` the CLI reads.
 pub const PERMISSIONS_KEYS: &[&str] = &[
     "allow",
@@ -466,18 +468,6 @@ fn rule_diagnostics(rule: &str, list: List, node: &Node, out: &mut Vec<Diagnosti
         }
         Reading::Loaded(r, None) => {
             super::model::rule_text::findings(rule, &r, list, node, out);
-            if list == List::Deny
-                && r.tool == "Bash"
-                && let Some(call) = r.content.and_then(rules::deny_bypass)
-            {
-                out.push(Diagnostic::new(
-                    Code::DenyBypass,
-                    range,
-                    format!(
-                        "`{call}` is not denied by this rule: git options before the subcommand (`-C <dir>`, `-c key=value`, `--no-pager`) change the command text the rule is matched against — on Claude Code 2.1.332 the call asks instead"
-                    ),
-                ));
-            }
             true
         }
     }

@@ -5,3 +5,4 @@
 pub mod rule_text;
 pub mod rules;
 pub mod shape;
+pub mod spellings;

@@ -541,37 +541,3 @@ mod tests {
         );
     }
 }
-
-/// A call that does what a Bash deny rule names without matching it, when
-/// one is known (observed on 2.1.332: git's options before the subcommand —
-/// `-C <dir>`, `-c k=v`, `--no-pager` — make `git push` no longer start
-/// with `git push`, so `Bash(git push:*)` does not deny `git -C . push`).
-pub fn deny_bypass(content: &str) -> Option<String> {
-    let prefix = content
-        .strip_suffix(":*")
-        .or_else(|| content.strip_suffix(" *"))
-        .unwrap_or(content);
-    let rest = prefix.strip_prefix("git ")?.trim_start();
-    if rest.is_empty() || rest.starts_with('-') || rest.contains('*') {
-        return None;
-    }
-    Some(format!("git -C . {rest}"))
-}
-
-#[cfg(test)]
-mod bypass_tests {
-    use super::*;
-
-    #[test]
-    fn git_subcommand_denies_have_a_bypass() {
-        assert_eq!(deny_bypass("git push:*").as_deref(), Some("git -C . push"));
-        assert_eq!(
-            deny_bypass("git reset --hard:*").as_deref(),
-            Some("git -C . reset --hard")
-        );
-        assert_eq!(deny_bypass("git push *").as_deref(), Some("git -C . push"));
-        assert_eq!(deny_bypass("git:*"), None);
-        assert_eq!(deny_bypass("git -C x push"), None);
-        assert_eq!(deny_bypass("npm publish:*"), None);
-    }
-}
