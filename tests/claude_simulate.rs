@@ -212,3 +212,15 @@ fn what_a_deny_does_not_block_is_what_the_cli_lets_through() {
     }
     assert!(claims >= 100, "only {claims} claims checked");
 }
+
+/// What the CLI cannot check before it runs and how it reads a line's
+/// structure: variables (only `$HOME` is known), quoted substitutions
+/// with and without text around them, `$'…'`, brace patterns, tilde
+/// forms, here-documents with quoted and unquoted delimiters,
+/// here-strings, `if`/`while`/`until`/`for`/`!` around commands, `case`,
+/// functions, groups, parse errors (a stray keyword, `a &&`, `| a`, an
+/// unclosed quote), each with no rules and with broad allow rules.
+#[test]
+fn the_structure_probes() {
+    replay("observed-structure.json", 300);
+}

@@ -27,30 +27,96 @@ pub struct Simple {
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Parsed {
     pub commands: Vec<Simple>,
-    /// `$(…)`, backticks, `<(…)` or `>(…)`.
+    /// `$(…)`, backticks, `<(…)` or `>(…)` outside quotes.
     pub substitution: bool,
-    /// Something this reading does not take apart (subshells, braces,
-    /// here-documents, an unclosed quote): the CLI asks.
+    /// Something this reading does not take apart (subshells, braces, an
+    /// unclosed quote): the CLI asks.
     pub complex: bool,
     /// A command run in the background (a single `&`).
     pub background: bool,
+    /// Why the CLI cannot check the line before it runs, when it cannot
+    /// (a variable, a parse error, a brace pattern, a case statement, …):
+    /// it asks whatever allows the commands; only a rule naming the whole
+    /// line exactly allows it (observed on 2.1.332).
+    pub unchecked: Option<&'static str>,
+    /// Commands run inside a quoted substitution with other text around it
+    /// (`echo "built $(date)"`): decided as commands of the line.
+    pub nested: Vec<String>,
 }
 
-/// Splits a command line.
+impl Parsed {
+    fn uncheckable(&mut self, why: &'static str) {
+        self.unchecked.get_or_insert(why);
+    }
+}
+
+/// The CLI's words for what it cannot check.
+pub const PARSE_ERROR: &str = "Parse error";
+const VARIABLE: &str = "A variable in this command can't be checked before it runs";
+const QUOTED: &str = "Quoted text in this command can't be checked before it runs";
+const ESCAPES: &str = "Text with escape codes in this command can't be checked before it runs";
+const BRACES: &str = "Brace expansion";
+const TILDE: &str = "Tilde expansion variants (~user, ~+, ~-) in paths require manual approval";
+const HEREDOC: &str = "Heredoc with unquoted delimiter undergoes shell expansion";
+const CASE: &str = "A case statement in this command can't be checked before it runs";
+const COUNTING_FOR: &str = "A counting for loop in this command can't be checked before it runs";
+const FUNCTION: &str = "A function definition in this command can't be checked before it runs";
+
+/// Splits a command line (the commands of quoted substitutions included).
 pub fn parse(line: &str) -> Parsed {
+    parse_depth(line, 0)
+}
+
+fn parse_depth(line: &str, depth: usize) -> Parsed {
+    let mut out = parse_line(line);
+    for inner in std::mem::take(&mut out.nested) {
+        if depth >= 8 {
+            out.uncheckable(QUOTED);
+            break;
+        }
+        let p = parse_depth(&inner, depth + 1);
+        out.commands.extend(p.commands);
+        out.substitution |= p.substitution;
+        out.complex |= p.complex;
+        out.background |= p.background;
+        if let Some(u) = p.unchecked {
+            out.uncheckable(u);
+        }
+    }
+    out
+}
+
+fn parse_line(line: &str) -> Parsed {
     let mut out = Parsed::default();
     let mut cur = Builder::default();
     let chars: Vec<char> = line.chars().collect();
     let mut i = 0;
+    // Here-documents whose bodies start at the next newline.
+    let mut heredocs: Vec<String> = Vec::new();
+    // The last operator had no command after it yet (`a &&`), or none
+    // before it (`| b`).
+    let mut dangling: Option<char> = None;
     while i < chars.len() {
         let c = chars[i];
         match c {
             ' ' | '\t' => {
                 i += 1;
             }
+            '#' if cur.words.is_empty() || cur.last_end != Some(i) => {
+                // A comment runs to the end of the line.
+                while i < chars.len() && chars[i] != '\n' {
+                    i += 1;
+                }
+            }
             '\n' | ';' => {
                 cur.finish(&mut out);
+                if c == ';' && chars.get(i + 1) == Some(&';') {
+                    i += 1;
+                }
                 i += 1;
+                if c == '\n' {
+                    i = skip_heredoc_bodies(&chars, i, &mut heredocs);
+                }
             }
             '&' | '|' => {
                 let next = chars.get(i + 1).copied();
@@ -68,20 +134,28 @@ pub fn parse(line: &str) -> Parsed {
                     cur.redirect(&target);
                     continue;
                 }
+                let had_command = !cur.words.is_empty();
                 cur.finish(&mut out);
                 if c == '&' && next != Some('&') {
                     out.background = true;
                 }
-                i += if next == Some(c) || (c == '|' && next == Some('&')) {
-                    2
-                } else {
-                    1
-                };
+                let double = next == Some(c) || (c == '|' && next == Some('&'));
+                // `| b`, `&& b` with nothing before: a parse error.
+                if !had_command && out.commands.is_empty() && !out.complex {
+                    out.uncheckable(PARSE_ERROR);
+                }
+                dangling = (c == '&' && double || c == '|' && next == Some('|')).then_some(c);
+                i += if double { 2 } else { 1 };
+                continue;
             }
             '(' | ')' => {
                 // A subshell or a function body.
                 out.complex = true;
                 cur.finish(&mut out);
+                if c == '(' && chars.get(i + 1) == Some(&'(') {
+                    // `((…))`, `for ((…))`.
+                    out.uncheckable(COUNTING_FOR);
+                }
                 i += 1;
             }
             '{' | '}'
@@ -112,12 +186,38 @@ pub fn parse(line: &str) -> Parsed {
                 }
                 i += 1;
                 if c == '<' && chars.get(i) == Some(&'<') {
-                    // Here-document or here-string.
-                    out.complex = true;
                     i += 1;
                     if chars.get(i) == Some(&'<') {
+                        // A here-string: its word is read like any other.
+                        i += 1;
+                        while matches!(chars.get(i), Some(' ') | Some('\t')) {
+                            i += 1;
+                        }
+                        let (_, n) = read_word(&chars[i..], &mut out);
+                        i += n;
+                        continue;
+                    }
+                    // A here-document: a quoted delimiter keeps the body as
+                    // written; an unquoted one expands it (the CLI asks).
+                    let strip_tabs = chars.get(i) == Some(&'-');
+                    if strip_tabs {
                         i += 1;
                     }
+                    while matches!(chars.get(i), Some(' ') | Some('\t')) {
+                        i += 1;
+                    }
+                    let start = i;
+                    let (delim, n) = read_word(&chars[i..], &mut out);
+                    let raw: String = chars[start..start + n].iter().collect();
+                    i += n;
+                    if !raw.contains(['\'', '"', '\\']) {
+                        out.uncheckable(HEREDOC);
+                    }
+                    if delim.is_empty() {
+                        out.uncheckable(PARSE_ERROR);
+                    }
+                    heredocs.push(delim);
+                    continue;
                 } else if chars.get(i) == Some(&'>') || chars.get(i) == Some(&'|') {
                     i += 1;
                 }
@@ -145,19 +245,171 @@ pub fn parse(line: &str) -> Parsed {
                     i += 1;
                     continue;
                 }
+                let raw: String = chars[i..i + n].iter().collect();
+                word_checks(&raw, &mut out);
                 cur.words.push(word);
-                cur.raw_words.push(chars[i..i + n].iter().collect());
+                cur.raw_words.push(raw);
                 i += n;
                 cur.last_end = Some(i);
+                dangling = None;
             }
         }
     }
     cur.finish(&mut out);
+    // `a &&` at the end: a parse error (`a |` is not: observed).
+    if dangling.is_some() {
+        out.uncheckable(PARSE_ERROR);
+    }
+    keywords(&mut out);
     out
 }
 
+/// Skips the bodies of pending here-documents from `i` (the start of a
+/// line): each ends at a line that is its delimiter.
+fn skip_heredoc_bodies(chars: &[char], mut i: usize, pending: &mut Vec<String>) -> usize {
+    for delim in std::mem::take(pending) {
+        loop {
+            if i >= chars.len() {
+                return i;
+            }
+            let end = chars[i..]
+                .iter()
+                .position(|c| *c == '\n')
+                .map_or(chars.len(), |p| i + p);
+            let line: String = chars[i..end].iter().collect();
+            i = (end + 1).min(chars.len());
+            if line.trim_start_matches('\t') == delim {
+                break;
+            }
+        }
+    }
+    i
+}
+
+/// What one word as written makes the CLI unable to check: `$'…'`, a brace
+/// pattern (`x{a,b}`, `{1..3}`), a tilde form other than `~` and `~/`.
+fn word_checks(raw: &str, out: &mut Parsed) {
+    if let Some(rest) = raw.strip_prefix('~')
+        && !rest.is_empty()
+        && !rest.starts_with('/')
+    {
+        out.uncheckable(TILDE);
+    }
+    let b: Vec<char> = raw.chars().collect();
+    let (mut single, mut double) = (false, false);
+    let mut k = 0;
+    while k < b.len() {
+        match b[k] {
+            '\\' if !single => k += 1,
+            '\'' if !double => single = !single,
+            '"' if !single => double = !double,
+            '{' if !single && !double => {
+                if let Some(close) = b[k..].iter().position(|c| *c == '}') {
+                    let inner: String = b[k + 1..k + close].iter().collect();
+                    if inner.contains(',') || inner.contains("..") {
+                        out.uncheckable(BRACES);
+                    }
+                }
+            }
+            _ => {}
+        }
+        k += 1;
+    }
+}
+
+/// Shell keywords at a command's start, as the CLI's parser reads them:
+/// `if`/`then`/`else`/`elif`, `while`/`until`/`do`, `!` open or continue
+/// a structure and the command after them is checked; `fi` and `done`
+/// close one; `for x in …` heads a loop (its words are no command); a
+/// keyword that continues or closes nothing is a parse error; `case` and
+/// `function` cannot be checked. A structure left open at the end is
+/// fine (observed: `if true; then echo x` runs).
+fn keywords(out: &mut Parsed) {
+    #[derive(PartialEq)]
+    enum Open {
+        If,
+        Loop,
+    }
+    let mut stack: Vec<Open> = Vec::new();
+    let mut kept = Vec::with_capacity(out.commands.len());
+    for mut c in std::mem::take(&mut out.commands) {
+        loop {
+            // Only an unquoted keyword counts: the raw first word.
+            let first_raw = c.text.split(' ').next().unwrap_or("");
+            let first = c.words.first().map(String::as_str).unwrap_or("");
+            if first_raw != first || !c.env.is_empty() {
+                break;
+            }
+            match first {
+                "if" | "while" | "until" => {
+                    stack.push(if first == "if" { Open::If } else { Open::Loop });
+                }
+                "then" | "else" | "elif" => {
+                    if stack.last() != Some(&Open::If) {
+                        out.uncheckable(PARSE_ERROR);
+                    }
+                }
+                "do" => {
+                    if stack.last() != Some(&Open::Loop) {
+                        out.uncheckable(PARSE_ERROR);
+                    }
+                }
+                "fi" | "done" => {
+                    let want = if first == "fi" { Open::If } else { Open::Loop };
+                    if stack.last() == Some(&want) {
+                        stack.pop();
+                    } else {
+                        out.uncheckable(PARSE_ERROR);
+                    }
+                    if c.words.len() > 1 {
+                        out.uncheckable(PARSE_ERROR);
+                    }
+                    c.words.clear();
+                }
+                "for" | "select" => {
+                    stack.push(Open::Loop);
+                    // The loop's head: `for x in a b`.
+                    c.words.clear();
+                }
+                "!" => {}
+                "case" => {
+                    out.uncheckable(CASE);
+                    c.words.clear();
+                }
+                "esac" | "in" => {
+                    out.uncheckable(PARSE_ERROR);
+                    c.words.clear();
+                }
+                "function" => {
+                    out.uncheckable(FUNCTION);
+                    c.words.clear();
+                }
+                _ => break,
+            }
+            if c.words.is_empty() {
+                break;
+            }
+            // The rest is the command.
+            c.words.remove(0);
+            let mut raw = c.text.splitn(2, ' ');
+            raw.next();
+            c.text = raw.next().unwrap_or("").to_string();
+            c.text_with_env = c.text.clone();
+            if c.words.is_empty() {
+                break;
+            }
+        }
+        if !c.words.is_empty() || !c.env_raw.is_empty() {
+            kept.push(c);
+        }
+    }
+    out.commands = kept;
+}
+
 /// Reads one shell word from the start of `chars` (stopping at a blank or
-/// an operator): its unquoted value and how many chars it used.
+/// an operator): its unquoted value and how many chars it used. What the
+/// CLI cannot check in it is noted on `out`: a variable other than
+/// `$HOME`, a substitution inside quotes with nothing around it, `$'…'`.
 fn read_word(chars: &[char], out: &mut Parsed) -> (String, usize) {
     let mut word = String::new();
     let mut i = 0;
@@ -183,37 +435,84 @@ fn read_word(chars: &[char], out: &mut Parsed) -> (String, usize) {
                 }
                 if i >= chars.len() {
                     out.complex = true;
+                    out.uncheckable(PARSE_ERROR);
                 }
                 word.extend(&chars[start..i.min(chars.len())]);
                 i += 1;
             }
             '"' => {
                 i += 1;
+                let open = i;
+                let mut text_around = false;
+                let mut subs: Vec<String> = Vec::new();
                 while i < chars.len() && chars[i] != '"' {
                     match chars[i] {
                         '\\' if i + 1 < chars.len() => {
                             word.push(chars[i + 1]);
+                            text_around = true;
                             i += 2;
                         }
                         '`' => {
-                            out.substitution = true;
-                            word.push('`');
-                            i += 1;
+                            let start = i + 1;
+                            let mut j = start;
+                            while j < chars.len() && chars[j] != '`' {
+                                j += 1;
+                            }
+                            subs.push(chars[start..j.min(chars.len())].iter().collect());
+                            word.extend(&chars[i..(j + 1).min(chars.len())]);
+                            i = (j + 1).min(chars.len());
                         }
                         '$' if chars.get(i + 1) == Some(&'(') => {
-                            out.substitution = true;
                             let end = skip_balanced(chars, i + 1);
+                            if chars.get(i + 2) == Some(&'(') {
+                                // `"$((…))"`
+                                out.uncheckable(QUOTED);
+                            } else {
+                                let inner_end = end.saturating_sub(1).max(i + 2);
+                                subs.push(
+                                    chars[i + 2..inner_end.min(chars.len())].iter().collect(),
+                                );
+                            }
                             word.extend(&chars[i..end.min(chars.len())]);
                             i = end;
                         }
+                        // `$?` with text around it, not glued to a word
+                        // before it, is known (observed: `"exit=$?"` and
+                        // `"$? x"` run under a rule; `"$?"`, `"x$?"` ask).
+                        '$' if chars.get(i + 1) == Some(&'?')
+                            && (i > open || chars.get(i + 2).is_some_and(|c| *c != '"'))
+                            && !(i > open && chars[i - 1].is_alphanumeric()) =>
+                        {
+                            word.extend(&chars[i..i + 2]);
+                            text_around = true;
+                            i += 2;
+                        }
+                        '$' => {
+                            let n = expansion_at(&chars[i..], true, out);
+                            word.extend(&chars[i..i + n]);
+                            text_around = true;
+                            i += n;
+                        }
                         ch => {
                             word.push(ch);
+                            text_around = true;
                             i += 1;
                         }
                     }
                 }
                 if i >= chars.len() {
                     out.complex = true;
+                    out.uncheckable(PARSE_ERROR);
+                }
+                // `"$(cmd)"` alone cannot be checked; with text around it
+                // the command is decided like any other (observed: `echo
+                // "x $(true)"` runs, `echo "$(true)"` asks).
+                if !subs.is_empty() {
+                    if text_around && subs.len() == 1 {
+                        out.nested.extend(subs);
+                    } else {
+                        out.uncheckable(QUOTED);
+                    }
                 }
                 i += 1;
             }
@@ -228,10 +527,18 @@ fn read_word(chars: &[char], out: &mut Parsed) -> (String, usize) {
                 word.extend(&chars[start..i.min(chars.len())]);
             }
             '$' if chars.get(i + 1) == Some(&'(') => {
-                out.substitution = true;
                 let end = skip_balanced(chars, i + 1);
+                // `$((…))` outside quotes is a number (observed: runs).
+                if chars.get(i + 2) != Some(&'(') {
+                    out.substitution = true;
+                }
                 word.extend(&chars[i..end.min(chars.len())]);
                 i = end;
+            }
+            '$' => {
+                let n = expansion_at(&chars[i..], false, out);
+                word.extend(&chars[i..i + n]);
+                i += n;
             }
             _ => {
                 word.push(c);
@@ -240,6 +547,49 @@ fn read_word(chars: &[char], out: &mut Parsed) -> (String, usize) {
         }
     }
     (word, i.min(chars.len()))
+}
+
+/// A `$` expansion at the start of `chars` (not `$(`): its length, noting
+/// on `out` what the CLI cannot check — every variable but `$HOME` and
+/// `${HOME}`, `$'…'`, `$"…"`.
+fn expansion_at(chars: &[char], quoted: bool, out: &mut Parsed) -> usize {
+    match chars.get(1) {
+        Some('{') => {
+            let end = chars
+                .iter()
+                .position(|c| *c == '}')
+                .map_or(chars.len(), |p| p + 1);
+            let inner: String = chars[2..end.saturating_sub(1).max(2)].iter().collect();
+            if inner != "HOME" {
+                out.uncheckable(if quoted { QUOTED } else { VARIABLE });
+            }
+            end
+        }
+        Some('\'') if !quoted => {
+            out.uncheckable(ESCAPES);
+            1
+        }
+        Some('"') if !quoted => {
+            out.uncheckable(QUOTED);
+            1
+        }
+        Some(c) if c.is_ascii_alphabetic() || *c == '_' => {
+            let len = chars[1..]
+                .iter()
+                .take_while(|c| c.is_ascii_alphanumeric() || **c == '_')
+                .count();
+            let name: String = chars[1..1 + len].iter().collect();
+            if name != "HOME" {
+                out.uncheckable(VARIABLE);
+            }
+            1 + len
+        }
+        Some(c) if c.is_ascii_digit() || "?$#!@*-_".contains(*c) => {
+            out.uncheckable(VARIABLE);
+            2
+        }
+        _ => 1,
+    }
 }
 
 /// The index after the `)` matching the `(` at `open`.
@@ -448,97 +798,91 @@ pub enum Args {
 /// and how it takes paths.
 struct ReadOnly {
     name: &'static str,
-    args: Args,
     /// Flags (or prefixes of `--flag=value`) that make it ask.
     forbidden: &'static [&'static str],
 }
 
 const RO: &[ReadOnly] = &[
-    ro("echo", Args::None, &[]),
-    ro("printf", Args::None, &[]),
-    ro("ls", Args::Paths, &[]),
-    ro("cat", Args::Paths, &[]),
-    ro("head", Args::Paths, &[]),
+    ro("echo", &[]),
+    ro("printf", &[]),
+    ro("ls", &[]),
+    ro("cat", &[]),
+    ro("head", &[]),
     // `tail -f`, `-F`, `--follow` run too (observed: the process starts).
-    ro("tail", Args::Paths, &[]),
-    ro("wc", Args::Paths, &[]),
-    ro("grep", Args::PatternThenPaths, &[]),
-    ro("rg", Args::PatternThenPaths, &["--pre"]),
+    ro("tail", &[]),
+    ro("wc", &[]),
+    ro("grep", &[]),
+    ro("rg", &["--pre"]),
     ro(
         "find",
-        Args::Paths,
         &[
             "-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf",
             "-fls",
         ],
     ),
-    ro("which", Args::None, &[]),
-    ro("date", Args::None, &[]),
-    ro("true", Args::None, &[]),
-    ro("false", Args::None, &[]),
-    ro("sort", Args::Paths, &["-o", "--output"]),
-    ro("cut", Args::Paths, &[]),
-    ro("diff", Args::Paths, &[]),
-    ro("file", Args::Paths, &[]),
-    ro("stat", Args::Paths, &[]),
-    ro("du", Args::Paths, &[]),
-    ro("df", Args::None, &[]),
-    ro("tree", Args::Paths, &["-o"]),
-    ro("basename", Args::None, &[]),
-    ro("dirname", Args::None, &[]),
-    ro("realpath", Args::Paths, &[]),
-    ro("hostname", Args::None, &[]),
-    ro("uname", Args::None, &[]),
-    ro("id", Args::None, &[]),
-    ro("ps", Args::None, &[]),
-    ro("jq", Args::PatternThenPaths, &[]),
-    ro("test", Args::None, &[]),
-    ro("[", Args::None, &[]),
-    ro("cd", Args::Paths, &[]),
-    ro("type", Args::None, &[]),
-    ro("od", Args::Paths, &[]),
-    ro("hexdump", Args::Paths, &[]),
-    ro("md5sum", Args::Paths, &[]),
-    ro("sha256sum", Args::Paths, &[]),
-    ro("strings", Args::Paths, &[]),
-    ro("nl", Args::Paths, &[]),
-    ro("column", Args::Paths, &[]),
-    ro("comm", Args::Paths, &[]),
-    ro("paste", Args::Paths, &[]),
-    ro("rev", Args::Paths, &[]),
-    ro("fold", Args::Paths, &[]),
-    ro("expand", Args::Paths, &[]),
-    ro("seq", Args::None, &[]),
-    ro("base64", Args::Paths, &[]),
-    ro("readlink", Args::Paths, &[]),
-    ro("lsof", Args::None, &[]),
-    ro("netstat", Args::None, &[]),
-    ro("ss", Args::None, &[]),
-    ro("free", Args::None, &[]),
-    ro("uptime", Args::None, &[]),
+    ro("which", &[]),
+    ro("date", &[]),
+    ro("true", &[]),
+    ro("false", &[]),
+    ro("sort", &["-o", "--output"]),
+    ro("cut", &[]),
+    ro("diff", &[]),
+    ro("file", &[]),
+    ro("stat", &[]),
+    ro("du", &[]),
+    ro("df", &[]),
+    ro("tree", &["-o"]),
+    ro("basename", &[]),
+    ro("dirname", &[]),
+    ro("realpath", &[]),
+    ro("hostname", &[]),
+    ro("uname", &[]),
+    ro("id", &[]),
+    ro("ps", &[]),
+    ro("jq", &[]),
+    ro("test", &[]),
+    ro("[", &[]),
+    ro("cd", &[]),
+    ro("type", &[]),
+    ro("od", &[]),
+    ro("hexdump", &[]),
+    ro("md5sum", &[]),
+    ro("sha256sum", &[]),
+    ro("strings", &[]),
+    ro("nl", &[]),
+    ro("column", &[]),
+    ro("comm", &[]),
+    ro("paste", &[]),
+    ro("rev", &[]),
+    ro("fold", &[]),
+    ro("expand", &[]),
+    ro("seq", &[]),
+    ro("base64", &[]),
+    ro("readlink", &[]),
+    ro("lsof", &[]),
+    ro("netstat", &[]),
+    ro("ss", &[]),
+    ro("free", &[]),
+    ro("uptime", &[]),
     // The rest of the CLI's list of commands it runs with any arguments.
-    ro("cal", Args::None, &[]),
-    ro("locale", Args::None, &[]),
-    ro("groups", Args::None, &[]),
-    ro("nproc", Args::None, &[]),
-    ro("tr", Args::None, &[]),
-    ro("tac", Args::Paths, &[]),
-    ro("unexpand", Args::Paths, &[]),
-    ro("fmt", Args::Paths, &[]),
-    ro("cmp", Args::Paths, &[]),
-    ro("numfmt", Args::None, &[]),
-    ro("sleep", Args::None, &[]),
-    ro("expr", Args::None, &[]),
-    ro("tsort", Args::Paths, &[]),
-    ro("pr", Args::Paths, &[]),
+    ro("cal", &[]),
+    ro("locale", &[]),
+    ro("groups", &[]),
+    ro("nproc", &[]),
+    ro("tr", &[]),
+    ro("tac", &[]),
+    ro("unexpand", &[]),
+    ro("fmt", &[]),
+    ro("cmp", &[]),
+    ro("numfmt", &[]),
+    ro("sleep", &[]),
+    ro("expr", &[]),
+    ro("tsort", &[]),
+    ro("pr", &[]),
 ];
 
-const fn ro(name: &'static str, args: Args, forbidden: &'static [&'static str]) -> ReadOnly {
-    ReadOnly {
-        name,
-        args,
-        forbidden,
-    }
+const fn ro(name: &'static str, forbidden: &'static [&'static str]) -> ReadOnly {
+    ReadOnly { name, forbidden }
 }
 
 /// Commands whose file arguments the CLI checks against the working
@@ -601,27 +945,11 @@ pub enum ReadOnlyAnswer {
     No,
 }
 
-/// The paths a command reads or writes, when the CLI checks them.
+/// The paths a command reads or writes, when the CLI checks them
+/// (`command_paths`), `$HOME` read as the home (observed: `cd $HOME`
+/// asks like `cd ~`).
 pub fn path_args(words: &[String]) -> Option<Vec<String>> {
-    let name = words.first()?.as_str();
-    let args = RO
-        .iter()
-        .find(|r| r.name == name)
-        .map(|r| r.args)
-        .or_else(|| {
-            PATH_COMMANDS
-                .iter()
-                .find(|(n, _)| *n == name)
-                .map(|(_, a)| *a)
-        })?;
-    // `cd` alone goes home (observed: it asks outside the project), as
-    // `cd ~` does.
-    if name == "cd" && words.len() == 1 {
-        return Some(vec!["~".to_string()]);
-    }
-    // `$HOME` is the home, as the shell expands it (observed: `cd $HOME`
-    // asks like `cd ~`).
-    let mut paths = collect_paths(name, args, &words[1..]);
+    let mut paths = super::command_paths::of(words)?;
     for p in &mut paths {
         for var in ["${HOME}", "$HOME"] {
             if let Some(rest) = p.strip_prefix(var)
@@ -633,56 +961,6 @@ pub fn path_args(words: &[String]) -> Option<Vec<String>> {
         }
     }
     Some(paths)
-}
-
-fn collect_paths(name: &str, args: Args, rest: &[String]) -> Vec<String> {
-    let mut paths = Vec::new();
-    let mut skipped_pattern = args != Args::PatternThenPaths;
-    let mut after_dd = false;
-    let mut it = rest.iter();
-    while let Some(w) = it.next() {
-        if !after_dd && w == "--" {
-            after_dd = true;
-            continue;
-        }
-        if !after_dd && w.starts_with('-') && w.len() > 1 {
-            // Flags that take the next word as a value.
-            if matches!(
-                (name, w.as_str()),
-                ("head" | "tail", "-n" | "-c")
-                    | (
-                        "grep" | "rg",
-                        "-e" | "-f" | "-A" | "-B" | "-C" | "-m" | "--include"
-                    )
-                    | ("cut", "-d" | "-f" | "-c" | "-b")
-                    | (
-                        "find",
-                        "-name" | "-iname" | "-type" | "-path" | "-maxdepth" | "-mindepth"
-                    )
-                    | ("sed", "-e")
-                    | ("du", "-d")
-                    | ("tree", "-L" | "-I" | "-P")
-            ) {
-                let _ = it.next();
-                if matches!((name, w.as_str()), ("grep" | "rg", "-e") | ("sed", "-e")) {
-                    skipped_pattern = true;
-                }
-            }
-            continue;
-        }
-        if name == "find" && (w.starts_with('-') || w == "!" || w == "(" || w == ")") {
-            continue;
-        }
-        if !skipped_pattern {
-            skipped_pattern = true;
-            continue;
-        }
-        if matches!(args, Args::None) {
-            continue;
-        }
-        paths.push(w.clone());
-    }
-    paths
 }
 
 /// What a command's text expands before it runs, as the CLI's read-only
@@ -852,21 +1130,18 @@ const ALWAYS: &[&str] = &[
 /// removed).
 pub fn read_only_text(text: &str, words: &[String]) -> ReadOnlyAnswer {
     let name = words.first().map(String::as_str).unwrap_or("");
+    // The exit status the CLI tracks in a quoted text is a value it does
+    // not know: only a rule runs the command (observed: `echo "exit=$?"`).
+    if text.contains("$?") {
+        return ReadOnlyAnswer::No;
+    }
     match expansion(text) {
         Expansion::Glob => {
             // Any arguments at all, for the commands of the list (observed:
             // `lsof -?` asks, `cat *.txt` runs).
             if GLOB_OK.contains(&name) {
-                let args = RO.iter().find(|r| r.name == name).map_or(
-                    if matches!(name, "egrep" | "fgrep") {
-                        Args::PatternThenPaths
-                    } else {
-                        Args::Paths
-                    },
-                    |r| r.args,
-                );
                 return ReadOnlyAnswer::Yes {
-                    paths: collect_paths(name, args, &words[1..]),
+                    paths: path_args(words).unwrap_or_default(),
                 };
             }
             ReadOnlyAnswer::No
@@ -941,7 +1216,7 @@ pub fn read_only(words: &[String]) -> ReadOnlyAnswer {
                 return ReadOnlyAnswer::No;
             }
             ReadOnlyAnswer::Yes {
-                paths: collect_paths("sed", Args::PatternThenPaths, rest),
+                paths: path_args(words).unwrap_or_default(),
             }
         }
         // Version checks observed to run: `node --version`, `node -v`,
@@ -996,26 +1271,17 @@ pub fn read_only(words: &[String]) -> ReadOnlyAnswer {
         // `[[ … ]]`: a test (the parser keeps `[[` as a word).
         "[[" => ReadOnlyAnswer::Yes { paths: Vec::new() },
         // Commands whose options the CLI checks against its tables.
-        name if super::read_only::spec_of(words).is_some() => {
+        _ if super::read_only::spec_of(words).is_some() => {
             if super::read_only::allowlisted(words) != Some(true) {
                 return ReadOnlyAnswer::No;
             }
-            let args = RO
-                .iter()
-                .find(|r| r.name == name)
-                .map(|r| r.args)
-                .unwrap_or(match name {
-                    "egrep" | "fgrep" | "fd" | "fdfind" => Args::PatternThenPaths,
-                    "sha1sum" => Args::Paths,
-                    _ => Args::None,
-                });
             ReadOnlyAnswer::Yes {
-                paths: collect_paths(name, args, rest),
+                paths: path_args(words).unwrap_or_default(),
             }
         }
         name => match RO.iter().find(|r| r.name == name) {
             Some(r) if !has_flag(r.forbidden) => ReadOnlyAnswer::Yes {
-                paths: collect_paths(name, r.args, rest),
+                paths: path_args(words).unwrap_or_default(),
             },
             _ => ReadOnlyAnswer::No,
         },
@@ -1048,7 +1314,8 @@ mod tests {
     fn substitutions_redirects_and_env() {
         assert!(parse("echo $(whoami)").substitution);
         assert!(parse("echo `whoami`").substitution);
-        assert!(parse("echo \"$(whoami)\"").substitution);
+        assert!(parse("echo \"$(whoami)\"").unchecked.is_some());
+        assert_eq!(parse("echo \"x $(whoami)\"").commands.len(), 2);
         assert!(!parse("echo '$(whoami)'").substitution);
         assert!(parse("diff <(ls) b").substitution);
         let p = parse("echo hi > out.txt 2>&1");
@@ -1061,7 +1328,10 @@ mod tests {
         );
         assert_eq!(parse("X=1 ls").commands[0].env, ["X"]);
         assert_eq!(parse("X='a b' ls").commands[0].env_raw, ["X='a b'"]);
-        assert!(parse("cat <<EOF\nx\nEOF").complex);
+        assert!(parse("cat <<EOF\nx\nEOF").unchecked.is_some());
+        let quoted = parse("cat <<'EOF' | grep x\n$(rm -rf /)\nEOF\necho done");
+        assert!(quoted.unchecked.is_none(), "{quoted:?}");
+        assert_eq!(quoted.commands.len(), 3);
         assert!(parse("a & b").background);
         for no in [
             "a && b",
@@ -1126,7 +1396,7 @@ mod tests {
         };
         assert_eq!(p("cat /etc/hostname"), ["/etc/hostname"]);
         assert_eq!(p("grep -r foo ."), ["."]);
-        assert_eq!(p("head -n 5 a.txt"), ["a.txt"]);
+        assert_eq!(p("head -n 5 a.txt"), ["5", "a.txt"]);
         assert_eq!(p("find . -name x"), ["."]);
         assert!(p("echo /etc").is_empty());
     }

@@ -351,7 +351,7 @@ impl Policy {
                 && !matches!(r.flaw, Some(Flaw::SpacedToolName | Flaw::ColonStarInside))
                 && r.content
                     .as_deref()
-                    .is_some_and(|c| texts.iter().any(|t| bash_rule_matches(c, t)))
+                    .is_some_and(|c| texts.iter().any(|t| rule_matches(c, t, r.list)))
         };
         let whole = normalise_blanks(command);
         // The whole command line as one exact rule (`Bash(a && b)`) first
@@ -422,6 +422,17 @@ impl Policy {
         if let Some(i) = asked {
             return outcome(Decision::Ask, Why::Rule(i));
         }
+        // What the CLI cannot check before it runs asks whatever allows
+        // the commands, unless a rule names the whole line exactly
+        // (observed: allow `Bash(fi)` runs `fi`, a parse error otherwise).
+        if let Some(why) = parsed.unchecked {
+            if let Some(i) = self.first(List::Allow, |r| {
+                r.tool == "Bash" && r.flaw.is_none() && r.content.as_deref() == Some(whole.as_str())
+            }) {
+                return outcome(Decision::Allow, Why::Rule(i));
+            }
+            return outcome(Decision::Ask, Why::Shell(why));
+        }
         // The CLI's own safety checks: they ask whatever allows the command
         // (observed, each with the CLI's reason).
         for c in &parsed.commands {
@@ -467,8 +478,9 @@ impl Policy {
                 },
             );
         }
+        // Nothing to run (a comment, an empty loop): it runs (observed).
         if parsed.commands.is_empty() {
-            return outcome(Decision::Ask, Why::NoRule);
+            return outcome(Decision::Allow, Why::ReadOnly);
         }
         // `cd` and `git` in one command line ask, whatever allows them
         // (observed: `cd sub && git push` asks next to `Bash(git push:*)`;
@@ -747,14 +759,9 @@ fn strip_for_deny(words: &[String]) -> Vec<String> {
                 front = false;
                 1
             }
-            "xargs" => {
-                // Terminal: what it runs is not taken further apart.
-                let rest = strip_wrappers(&w);
-                if rest.len() != w.len() {
-                    return rest.to_vec();
-                }
-                0
-            }
+            // What `xargs` runs is matched by the rules themselves
+            // (`rule_matches`), never taken further apart.
+            "xargs" => return w,
             _ => {
                 // One wrapper at a time: after `nice -n N` and `timeout N`
                 // the next may still be `sudo` or `env` (observed); after
@@ -823,23 +830,24 @@ fn command_paths(words: &[String]) -> Vec<String> {
 /// `mkdir`, `touch`, `rm`, `rmdir`, `cp`, `mv`, `sed -i`: allowed in
 /// `acceptEdits` inside the working directories (observed).
 fn is_edit_command(words: &[String]) -> bool {
-    matches!(
-        words.first().map(String::as_str),
-        Some("mkdir" | "touch" | "rm" | "rmdir" | "cp" | "mv" | "sed")
-    )
+    match words.first().map(String::as_str) {
+        Some("mkdir" | "touch" | "rm" | "rmdir" | "cp" | "mv") => true,
+        // `sed -n 1p x` reads (observed: `cd sub && sed -n 1p b.txt` runs).
+        Some("sed") => words[1..].iter().any(|w| {
+            w.starts_with("--in-place")
+                || (w.starts_with('-') && !w.starts_with("--") && w.contains('i'))
+        }),
+        _ => false,
+    }
 }
 
-/// `timeout N`, `time`, `nice`, `nohup`, `command`, `builtin`, `stdbuf`, and `xargs`
-/// without options in front of a command: rules see the command behind
-/// them (observed for deny and allow rules; `xargs -0 rm` is not `rm`).
+/// `timeout N`, `time`, `nice`, `nohup`, `command`, `builtin` and
+/// `stdbuf` in front of a command: rules see the command behind them
+/// (observed for deny and allow rules). `xargs` is not stripped: a rule
+/// matches what it runs itself (`rule_matches`).
 fn strip_wrappers(words: &[String]) -> &[String] {
     let mut w = words;
     loop {
-        // What `xargs` runs is not taken further apart (observed: `xargs
-        // nice rm` is not `rm`).
-        if w.len() > 1 && w[0] == "xargs" && !w[1].starts_with('-') {
-            return &w[1..];
-        }
         match one_wrapper(w) {
             0 => return w,
             n => w = &w[n..],
@@ -900,6 +908,29 @@ fn allow_texts(c: &bash::Simple) -> Vec<String> {
 
 fn normalise_blanks(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Does a Bash rule of `list` match one simple command, `xargs` in front
+/// included (Claude Code 2.1.332's matching): a `:*` prefix rule matches
+/// `xargs <prefix> …`; a wildcard rule does for deny and ask, and for
+/// allow only when it ends with `*`; an exact rule never does. `xargs`
+/// with options in front (`xargs -0 rm`) is not its command.
+pub fn rule_matches(content: &str, cmd: &str, list: List) -> bool {
+    if bash_rule_matches(content, cmd) {
+        return true;
+    }
+    let Some(rest) = cmd.strip_prefix("xargs ") else {
+        return false;
+    };
+    if rest.starts_with('-') {
+        return false;
+    }
+    let prefix_rule = content.ends_with(":*") && content.len() > 2;
+    let wildcard = !prefix_rule && content.contains('*');
+    if prefix_rule || (wildcard && (list != List::Allow || content.trim_end().ends_with('*'))) {
+        return bash_rule_matches(content, rest);
+    }
+    false
 }
 
 /// Does a Bash rule's content match one simple command (observed):

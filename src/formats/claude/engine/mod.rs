@@ -3,6 +3,7 @@
 //! (`bash`) and path rules matched (`paths`).
 
 pub mod bash;
+pub mod command_paths;
 pub mod decide;
 pub mod paths;
 pub mod policy;

@@ -38,13 +38,21 @@ pub fn shape<'a>(content: Option<&'a str>, flaw: Option<&Flaw>) -> Shape<'a> {
     }
     if let Some(p) = c.strip_suffix(":*")
         && !p.is_empty()
-        && !p.ends_with(' ')
     {
+        // A blank before `:*` stays in the prefix, and a command's text
+        // never has one there: the rule matches nothing (Claude Code
+        // 2.1.332's matching; `Bash(curl :*)`).
+        if p.ends_with([' ', '\t']) {
+            return Shape::Never;
+        }
         return Shape::Prefix(p);
     }
     if !c.contains('*') {
         return Shape::Exact(c);
     }
+    // A wildcard pattern is matched trimmed (`Bash(sudo :* )` is `sudo :`
+    // followed by anything).
+    let c = c.trim();
     let head = &c[..c.find('*').unwrap_or(c.len())];
     if let Some(p) = c.strip_suffix(" *")
         && !p.contains('*')
