@@ -362,6 +362,12 @@ enum Command {
         /// Cross-file findings (the default; kept for older scripts).
         #[arg(long, hide = true)]
         scopes: bool,
+        /// Apply the safe fixes in place first — duplicate and redundant
+        /// rules removed, repeated keys folded as the runtime reads them;
+        /// no decision changes, every other byte stays — then report what
+        /// is left.
+        #[arg(long)]
+        fix: bool,
         #[command(flatten)]
         scope: ScopeArgs,
     },
@@ -570,8 +576,9 @@ fn main() {
             format,
             no_scopes,
             scopes: _,
+            fix,
             scope,
-        }) => check(&paths, format, !no_scopes, &scope),
+        }) => check(&paths, format, !no_scopes, fix, &scope),
         Some(Command::Rule { code }) => Ok(cli::rule::run(code.as_deref(), &mut std::io::stdout())),
         Some(Command::Explain { scope, format }) => scope.formats().map(|detected| {
             detected.announce(None);
@@ -626,6 +633,7 @@ fn check(
     paths: &[PathBuf],
     format: cli::check::Format,
     scopes: bool,
+    fix: bool,
     scope: &ScopeArgs,
 ) -> Result<i32, UsageError> {
     let options = scope.options()?;
@@ -645,6 +653,7 @@ fn check(
         cwd,
         scopes,
         pinned: scope.runtime.is_some(),
+        fix,
     };
     // A path that cannot be read is reported with the findings (exit
     // status 2).

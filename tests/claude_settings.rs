@@ -694,3 +694,123 @@ fn what_a_deny_rule_does_not_block() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Hooks are named wherever a decision is shown: a `PreToolUse` hook whose
+/// matcher covers the call (a name list, a regular expression, `*`) in
+/// `simulate`'s answer and JSON details, every hook in `explain`'s notes,
+/// the hooks of the rule's tool in hover; `disableAllHooks` silences them.
+#[test]
+fn hooks_are_named_not_simulated() {
+    let dir = std::env::temp_dir().join(format!("permission-lsp-hooks-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let (home, project) = (dir.join("home"), dir.join("proj"));
+    std::fs::create_dir_all(home.join(".claude")).unwrap();
+    std::fs::create_dir_all(project.join(".claude")).unwrap();
+    std::fs::write(
+        home.join(".claude/settings.json"),
+        r#"{"hooks": {"PreToolUse": [{"matcher": "mcp__.*", "hooks": [{"type": "command", "command": "audit-mcp"}]}]}}"#,
+    )
+    .unwrap();
+    let doc = project.join(".claude/settings.json");
+    let text = r#"{
+  "permissions": {"allow": ["Bash(npm test:*)"]},
+  "hooks": {
+    "PreToolUse": [
+      {"matcher": "Bash", "hooks": [{"type": "command", "command": "./check.sh"}]},
+      {"matcher": "Edit|Write", "hooks": [{"type": "command", "command": "fmt-check"}]}
+    ]
+  }
+}"#;
+    std::fs::write(&doc, text).unwrap();
+    let mut options = AnalysisOptions::for_profile(claude().default_profile());
+    options.home = home.display().to_string();
+    options.runtime_args = vec![("trusted".into(), "true".into())];
+    let ctx = permission_lsp::workspace::resolve(
+        &options,
+        Some(&project),
+        Some(&doc),
+        &Default::default(),
+        None,
+    );
+    let sim = claude().simulator(&ctx).unwrap();
+    let ask = |tool: &str, input: serde_json::Value| {
+        sim.simulate(&formats::CallRequest {
+            tool: tool.into(),
+            input,
+        })
+    };
+    let r = ask("Bash", json!({"command": "npm test"}));
+    assert!(
+        r.explanation.iter().any(|l| l
+            .starts_with("a PreToolUse hook `./check.sh` (project settings, ")
+            && l.ends_with("runs first and may change this decision; not simulated")),
+        "{:#?}",
+        r.explanation
+    );
+    assert_eq!(r.details["hooks"][0]["command"], "./check.sh");
+    let r = ask(
+        "Write",
+        json!({"file_path": project.join("a.txt").display().to_string(), "content": "x"}),
+    );
+    assert!(
+        r.explanation.iter().any(|l| l.contains("`fmt-check`")),
+        "{:#?}",
+        r.explanation
+    );
+    assert!(
+        !r.explanation.iter().any(|l| l.contains("check.sh")),
+        "{:#?}",
+        r.explanation
+    );
+    let r = ask("NotebookEdit", json!({"notebook_path": "x.ipynb"}));
+    assert!(
+        !r.explanation.iter().any(|l| l.contains("PreToolUse")),
+        "{:#?}",
+        r.explanation
+    );
+    let r = ask("mcp__srv__echo", json!({}));
+    assert!(
+        r.explanation
+            .iter()
+            .any(|l| l.contains("`audit-mcp` (user settings")),
+        "{:#?}",
+        r.explanation
+    );
+    let e = claude().effective_policy(&ctx).unwrap();
+    assert_eq!(
+        e.notes
+            .iter()
+            .filter(|n| n.starts_with("hook: PreToolUse"))
+            .count(),
+        3,
+        "{:#?}",
+        e.notes
+    );
+    let a = claude().analyse(Role::Config, text, &ctx);
+    let at = text.find("Bash(npm").unwrap() + 2;
+    let md = claude()
+        .hover(Role::Config, text, &a, at, &ctx)
+        .unwrap()
+        .markdown;
+    assert!(
+        md.contains("**Hooks for `Bash`:**\n- a PreToolUse hook `./check.sh`"),
+        "{md}"
+    );
+    // Every hook off.
+    std::fs::write(
+        project.join(".claude/settings.local.json"),
+        r#"{"disableAllHooks": true}"#,
+    )
+    .unwrap();
+    let sim = claude().simulator(&ctx).unwrap();
+    let r = sim.simulate(&formats::CallRequest {
+        tool: "Bash".into(),
+        input: json!({"command": "npm test"}),
+    });
+    assert!(
+        !r.explanation.iter().any(|l| l.contains("PreToolUse")),
+        "{:#?}",
+        r.explanation
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -224,3 +224,12 @@ fn what_a_deny_does_not_block_is_what_the_cli_lets_through() {
 fn the_structure_probes() {
     replay("observed-structure.json", 300);
 }
+
+/// `--settings FILE` (absolute, relative to the session's folder) and
+/// `--settings '{…}'`: rules merged with the other files (its allow rules
+/// apply in an untrusted project), its mode winning over the user's, a
+/// broken file ignored.
+#[test]
+fn the_settings_flag_probes() {
+    replay("observed-settings-flag.json", 30);
+}

@@ -1201,3 +1201,51 @@ fn an_untrusted_project_is_said_and_trusted_assumes_it() {
     assert!(out.starts_with("allow Bash `npm run build`"), "{out}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `check --fix`: the safe fixes of every file applied in place, one at a
+/// time and read again after each (of two rules that make each other
+/// redundant one stays), every other byte kept, then what is left
+/// reported; a file with nothing safe to fix is not written.
+#[test]
+fn check_fix_applies_the_safe_fixes_in_place() {
+    let dir = std::env::temp_dir().join(format!("permission-lsp-cli-fix-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("proj/.claude")).unwrap();
+    let local = dir.join("proj/.claude/settings.local.json");
+    std::fs::write(
+        &local,
+        "{\n  \"permissions\": {\n    \"allow\": [\n      \"Bash(npm:*)\",\n      \"Bash(npm *)\",\n      \"Bash(npm run test:*)\",\n      \"Bash(git status)\",\n      \"Bash(git status)\",\n      \"bash(ls)\"\n    ]\n  }\n}\n",
+    )
+    .unwrap();
+    let project = dir.join("proj/.claude/settings.json");
+    let untouched = "{\"permissions\": {\"deny\": [\"Read(./.env)\"]}}";
+    std::fs::write(&project, untouched).unwrap();
+    let before = std::fs::metadata(&project).unwrap().modified().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_permission-lsp"))
+        .args(["check", "--fix", "--trusted", "--runtime", "claude"])
+        .current_dir(dir.join("proj"))
+        .env("HOME", empty_home())
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("fixed 3 problems in .claude/settings.local.json"),
+        "{stdout}"
+    );
+    let fixed = std::fs::read_to_string(&local).unwrap();
+    // One of `Bash(npm:*)` and `Bash(npm *)` stays; the skipped `bash(ls)`
+    // is not a safe fix (it would start allowing `ls`) and is reported.
+    assert_eq!(
+        fixed,
+        "{\n  \"permissions\": {\n    \"allow\": [\n      \"Bash(npm:*)\",\n      \"Bash(git status)\",\n      \"bash(ls)\"\n    ]\n  }\n}\n"
+    );
+    assert!(stdout.contains("error[CC005]"), "{stdout}");
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert_eq!(std::fs::read_to_string(&project).unwrap(), untouched);
+    assert_eq!(
+        std::fs::metadata(&project).unwrap().modified().unwrap(),
+        before
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -973,3 +973,64 @@ async fn history_lenses_hover_and_unused_rules() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `source.fixAll`: every safe fix of an unsaved Claude Code settings
+/// buffer at once (duplicate and redundant rules, a `Read(*)` that allows
+/// nothing), as one edit that keeps everything else byte for byte.
+#[tokio::test]
+async fn fix_all_applies_every_safe_fix_to_the_buffer() {
+    let dir = std::env::temp_dir().join(format!("permission-lsp-fixall-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join(".claude")).unwrap();
+    let path = dir.join(".claude/settings.local.json");
+    let uri = format!("file://{}", path.display());
+    let text = "{\n  \"permissions\": {\n    \"allow\": [\n      \"Bash(npm:*)\",\n      \"Bash(npm run test:*)\", // not JSON, but fixes keep it\n      \"Bash(git status)\",\n      \"Bash(git status)\",\n      \"Read(*)\"\n    ],\n    \"deny\": [\"Bash(rm:*)\"]\n  }\n}\n"
+        .replace(" // not JSON, but fixes keep it", "");
+    let mut c = start();
+    c.initialize(&[]).await;
+    c.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri, "languageId": "json", "version": 1, "text": text}}),
+    )
+    .await;
+    let _ = c.diagnostics(&uri, Some(1)).await;
+    let r = c
+        .request(
+            "textDocument/codeAction",
+            json!({"textDocument": {"uri": uri}, "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}, "context": {"diagnostics": [], "only": ["source.fixAll"]}}),
+        )
+        .await;
+    let actions = r["result"].as_array().unwrap();
+    assert_eq!(actions.len(), 1, "{r:#?}");
+    assert_eq!(actions[0]["kind"], "source.fixAll");
+    assert!(
+        actions[0]["title"]
+            .as_str()
+            .unwrap()
+            .starts_with("Fix all safe problems (3 fixes")
+    );
+    let edits = actions[0]["edit"]["changes"][&uri].as_array().unwrap();
+    assert_eq!(edits.len(), 1);
+    // Applied, the buffer keeps the rules that decide and everything else.
+    let lines: Vec<&str> = text.split('\n').collect();
+    let e = &edits[0];
+    let (sl, el) = (
+        e["range"]["start"]["line"].as_u64().unwrap() as usize,
+        e["range"]["end"]["line"].as_u64().unwrap() as usize,
+    );
+    let (sc, ec) = (
+        e["range"]["start"]["character"].as_u64().unwrap() as usize,
+        e["range"]["end"]["character"].as_u64().unwrap() as usize,
+    );
+    let offset = |l: usize, ch: usize| lines[..l].iter().map(|x| x.len() + 1).sum::<usize>() + ch;
+    let mut fixed = text.clone();
+    fixed.replace_range(
+        offset(sl, sc)..offset(el, ec),
+        e["newText"].as_str().unwrap(),
+    );
+    assert_eq!(
+        fixed,
+        "{\n  \"permissions\": {\n    \"allow\": [\n      \"Bash(npm:*)\",\n      \"Bash(git status)\"\n    ],\n    \"deny\": [\"Bash(rm:*)\"]\n  }\n}\n"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -34,6 +34,8 @@ pub struct Inputs<'a> {
     /// The format was named (`--runtime`): files no format recognises are
     /// read as it.
     pub pinned: bool,
+    /// Apply the safe fixes in place first (`--fix`).
+    pub fix: bool,
 }
 
 /// Runs the check; returns the process exit code (0 clean, 1 errors found, 2 I/O trouble).
@@ -140,6 +142,37 @@ pub fn run(
             let workspace = root.as_deref().or(abs.parent());
             crate::workspace::resolve(options, workspace, Some(&abs), &Default::default(), None)
         });
+        let mut bytes = bytes;
+        if inputs.fix {
+            match fix_file(
+                &f.path,
+                &bytes,
+                kind,
+                options,
+                scopes,
+                root.as_deref(),
+                &abs,
+            ) {
+                Ok(Some((fixed, applied))) => {
+                    if format == Format::Human {
+                        let _ = writeln!(
+                            out,
+                            "fixed {} problem{} in {display}: {}",
+                            applied.len(),
+                            if applied.len() == 1 { "" } else { "s" },
+                            applied
+                                .iter()
+                                .map(|(code, title)| format!("{code} {title}"))
+                                .collect::<Vec<_>>()
+                                .join("; ")
+                        );
+                    }
+                    bytes = fixed.into_bytes();
+                }
+                Ok(None) => {}
+                Err(e) => io_errors.push(format!("{display}: cannot write the fixes: {e}")),
+            }
+        }
         let (text, analysis) = kind
             .format
             .analyse_file(kind.role, &bytes, options, ctx.as_ref());
@@ -242,6 +275,62 @@ pub fn run(
     } else {
         0
     }
+}
+
+/// A fixed text and each fix applied (its code and title).
+type Fixed = (String, Vec<(&'static str, String)>);
+
+/// Applies the safe fixes of one file in place (each fix read again with
+/// the file's session, as the editor reads an unsaved buffer), keeping
+/// every other byte: `Some` with the new text and the fixes when any
+/// applied. Only a valid UTF-8 file is rewritten.
+fn fix_file(
+    path: &std::path::Path,
+    bytes: &[u8],
+    kind: DocumentKind,
+    options: &AnalysisOptions,
+    scopes: bool,
+    root: Option<&std::path::Path>,
+    abs: &std::path::Path,
+) -> std::io::Result<Option<Fixed>> {
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return Ok(None);
+    };
+    let mut analyse = |t: &str| {
+        let open = |p: &std::path::Path| (p == abs).then(|| t.to_string());
+        let a = if scopes {
+            let workspace = root.or(abs.parent());
+            let ctx = crate::workspace::resolve(
+                options,
+                workspace,
+                Some(abs),
+                &Default::default(),
+                Some(&open),
+            );
+            kind.format.analyse(kind.role, t, &ctx)
+        } else {
+            kind.format
+                .analyse_file(kind.role, t.as_bytes(), options, None)
+                .1
+        };
+        (a.root, a.diagnostics)
+    };
+    let fixed = crate::ide::code_actions::fix_all(text, &mut analyse, 10_000);
+    if fixed.applied.is_empty() {
+        return Ok(None);
+    }
+    // Written beside it and moved over it: a crash never leaves half a
+    // file; the permissions stay.
+    let tmp = path.with_extension(format!(
+        "{}.permission-lsp-fix",
+        path.extension().and_then(|e| e.to_str()).unwrap_or("")
+    ));
+    std::fs::write(&tmp, fixed.text.as_bytes())?;
+    if let Ok(meta) = std::fs::metadata(path) {
+        let _ = std::fs::set_permissions(&tmp, meta.permissions());
+    }
+    std::fs::rename(&tmp, path)?;
+    Ok(Some((fixed.text, fixed.applied)))
 }
 
 fn is_tty() -> bool {

@@ -39,6 +39,10 @@ pub struct CodeInfo {
     /// Rules that never decide, or whose removal changes nothing: editors
     /// show them faded.
     pub unnecessary: bool,
+    /// The first fix changes no decision (a duplicate or redundant rule
+    /// removed, a repeated key folded as the runtime reads it): `check
+    /// --fix` and the editor's fix-all action apply it.
+    pub safe_fix: bool,
 }
 
 /// A format's code table: an enum `Code` with one variant per code, its
@@ -49,6 +53,7 @@ pub struct CodeInfo {
 #[macro_export]
 macro_rules! code_table {
     (unnecessary: [$($unn:ident),*];
+     safe_fix: [$($safe:ident),*];
      $($variant:ident = $code:literal, $name:literal, $sev:ident, $summary:literal;)*) => {
         /// A diagnostic code.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -62,12 +67,17 @@ macro_rules! code_table {
             severity: $crate::core::diagnostic::Severity::$sev,
             summary: $summary,
             unnecessary: Code::$variant.faded(),
+            safe_fix: Code::$variant.safe(),
         }),*];
 
         impl Code {
             /// Shown faded: the rule never decides.
             const fn faded(self) -> bool {
                 false $(|| matches!(self, Code::$unn))*
+            }
+            /// Its first fix keeps every decision as it is.
+            const fn safe(self) -> bool {
+                false $(|| matches!(self, Code::$safe))*
             }
             pub const ALL: &'static [Code] = &[$(Code::$variant),*];
             pub fn info(self) -> &'static $crate::core::diagnostic::CodeInfo { &INFOS[self as usize] }

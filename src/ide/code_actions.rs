@@ -13,6 +13,8 @@ pub enum ActionKind {
     RefactorRewrite,
     /// Acts on a whole map or file.
     Source,
+    /// Every safe fix of the file (`source.fixAll`).
+    FixAll,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -395,4 +397,84 @@ pub fn apply(text: &str, edits: &[TextEdit]) -> String {
         out.replace_range(e.range.clone(), &e.new_text);
     }
     out
+}
+
+/// What applying every safe fix did.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct FixedAll {
+    pub text: String,
+    /// Each fix applied: its code and title.
+    pub applied: Vec<(&'static str, String)>,
+    /// Rounds were left (a fix kept reappearing): the text may still hold
+    /// safe fixes.
+    pub stopped_early: bool,
+}
+
+/// A format's reading of a text: its tree and findings.
+pub type Reading<'a> = dyn FnMut(&str) -> (Option<Node>, Vec<Diagnostic>) + 'a;
+
+/// Applies the safe fixes of a text one at a time, reading the text again
+/// after each (`analyse`: the format's reading of a text): removing one of
+/// two rules that make each other redundant leaves the other, and no edit
+/// ever meets a stale range. At most `max` fixes.
+pub fn fix_all(
+    text: &str,
+    analyse: &mut Reading<'_>,
+    max: usize,
+) -> FixedAll {
+    let mut out = FixedAll {
+        text: text.to_string(),
+        ..FixedAll::default()
+    };
+    for _ in 0..max {
+        let (root, diagnostics) = analyse(&out.text);
+        let next = diagnostics
+            .iter()
+            .filter(|d| d.code.0.safe_fix)
+            .find_map(|d| {
+                d.fixes
+                    .first()
+                    .and_then(|f| fix(&out.text, root.as_ref(), d, f))
+                    .map(|a| (d.code.as_str(), a))
+            });
+        let Some((code, action)) = next else {
+            return out;
+        };
+        let changed = apply(&out.text, &action.edits);
+        if changed == out.text {
+            return out;
+        }
+        out.text = changed;
+        out.applied.push((code, action.title));
+    }
+    out.stopped_early = true;
+    out
+}
+
+/// The edit that turns `old` into `new`: one replacement of the part that
+/// differs (the rest keeps its place in the editor).
+pub fn minimal_edit(old: &str, new: &str) -> Option<TextEdit> {
+    if old == new {
+        return None;
+    }
+    let mut start = old
+        .bytes()
+        .zip(new.bytes())
+        .take_while(|(a, b)| a == b)
+        .count();
+    while !old.is_char_boundary(start) || !new.is_char_boundary(start) {
+        start -= 1;
+    }
+    let mut end = 0;
+    let max = old.len().min(new.len()) - start;
+    while end < max && old.as_bytes()[old.len() - 1 - end] == new.as_bytes()[new.len() - 1 - end] {
+        end += 1;
+    }
+    while !old.is_char_boundary(old.len() - end) || !new.is_char_boundary(new.len() - end) {
+        end -= 1;
+    }
+    Some(TextEdit {
+        range: start..old.len() - end,
+        new_text: new[start..new.len() - end].to_string(),
+    })
 }

@@ -43,6 +43,7 @@ pub fn server_capabilities(enc: PositionEncoding) -> ServerCapabilities {
                 CodeActionKind::QUICKFIX,
                 CodeActionKind::REFACTOR_REWRITE,
                 CodeActionKind::SOURCE,
+                CodeActionKind::SOURCE_FIX_ALL,
             ]),
             resolve_provider: Some(false),
             work_done_progress_options: Default::default(),

@@ -264,6 +264,7 @@ impl Case {
                 "--allowedTools" | "--allowed-tools" => "allowedTools",
                 "--disallowedTools" | "--disallowed-tools" => "disallowedTools",
                 "--add-dir" => "add-dir",
+                "--settings" => "settings",
                 _ => continue,
             };
             if let Some(v) = it.next() {

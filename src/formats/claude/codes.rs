@@ -6,6 +6,7 @@ pub const FORMAT: &str = "claude";
 
 crate::code_table! {
     unnecessary: [RuleNeverDecides, DuplicateRule, RedundantRule, ReadStarAddsNothing];
+    safe_fix: [DuplicateRule, RedundantRule, ReadStarAddsNothing, DuplicateKey];
     InvalidJson = "CC001", "invalid-json", Error, "The file is not strict JSON (a comment or a trailing comma is enough); Claude Code silently ignores the whole file.";
     EmptyFile = "CC002", "empty-file", Warning, "An empty settings file holds no rules.";
     SettingsRejected = "CC003", "settings-rejected", Error, "A permissions value of the wrong type makes Claude Code ignore the whole file, rules of every list included.";

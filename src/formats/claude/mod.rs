@@ -159,6 +159,17 @@ static SESSION_OPTIONS: &[crate::contract::SessionOption] = &[
         switch: false,
     },
     crate::contract::SessionOption {
+        flag: "settings",
+        aliases: &[],
+        value_name: "FILE-OR-JSON",
+        help: "Claude Code: the session's --settings (a settings file, or its JSON text), read after the local settings",
+        repeatable: false,
+        arg: "settings",
+        setting: "settings",
+        values: &[],
+        switch: false,
+    },
+    crate::contract::SessionOption {
         flag: "add-dir",
         aliases: &[],
         value_name: "DIR",

@@ -21,6 +21,8 @@ pub enum Source {
     User,
     Project,
     Local,
+    /// `--settings FILE` (or JSON text) of the session.
+    Flag,
     Managed,
 }
 
@@ -30,6 +32,7 @@ impl Source {
             Source::User => "your user settings (~/.claude/settings.json)",
             Source::Project => "the project settings (.claude/settings.json)",
             Source::Local => "the local settings (.claude/settings.local.json)",
+            Source::Flag => "the settings given with --settings",
             Source::Managed => "the managed settings",
         }
     }
@@ -39,8 +42,34 @@ impl Source {
 pub const MAX_SETTINGS_BYTES: u64 = 2 * 1024 * 1024;
 /// `~/.claude.json` holds every project's state; it can be large.
 const MAX_STATE_BYTES: u64 = 64 * 1024 * 1024;
-/// Linux's managed settings file.
+/// The managed settings folder of this platform (observed on Linux;
+/// macOS's from the CLI's own text: documented, not verified).
+#[cfg(target_os = "macos")]
+pub const MANAGED_DIR: &str = "/Library/Application Support/ClaudeCode";
+#[cfg(not(target_os = "macos"))]
+pub const MANAGED_DIR: &str = "/etc/claude-code";
+/// The managed settings file.
+#[cfg(target_os = "macos")]
+pub const MANAGED: &str = "/Library/Application Support/ClaudeCode/managed-settings.json";
+#[cfg(not(target_os = "macos"))]
 pub const MANAGED: &str = "/etc/claude-code/managed-settings.json";
+
+/// The managed settings files: `managed-settings.json`, then the
+/// `managed-settings.d/*.json` drop-ins in name order (at most 64).
+pub fn managed_files() -> Vec<PathBuf> {
+    let dir = Path::new(MANAGED_DIR);
+    let mut out = vec![dir.join("managed-settings.json")];
+    if let Ok(rd) = std::fs::read_dir(dir.join("managed-settings.d")) {
+        let mut drop_ins: Vec<PathBuf> = rd
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "json"))
+            .take(64)
+            .collect();
+        drop_ins.sort();
+        out.extend(drop_ins);
+    }
+    out
+}
 
 /// The home directory: the configured one, else `$HOME`.
 pub fn home(ctx: &Context<'_>) -> Option<PathBuf> {

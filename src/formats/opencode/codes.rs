@@ -6,6 +6,7 @@ pub const FORMAT: &str = "opencode";
 
 crate::code_table! {
     unnecessary: [RuleNeverDecides, DuplicateKey, RedundantRule];
+    safe_fix: [DuplicateKey, RedundantRule];
     InvalidJsonc = "OC001", "invalid-jsonc", Error, "The file is not valid JSON(C): OpenCode refuses to start (`Config file at … is not valid JSON(C)`).";
     ConfigInvalid = "OC002", "config-invalid", Error, "A permission value OpenCode's schema rejects (`Configuration is invalid at …`): OpenCode refuses to start, in every session this file is part of.";
     V2Permissions = "OC003", "v2-permissions", Error, "A V2 `permissions` array in a V1 config: OpenCode 1.x refuses to start.";

@@ -8,6 +8,7 @@ pub const FORMAT: &str = "pi";
 
 crate::code_table! {
     unnecessary: [ShadowedRule, RedundantRule, DeprecatedKnob];
+    safe_fix: [DuplicateKey, RedundantRule];
     InvalidJson = "PL001", "invalid-json", Error, "The file is not strict JSON; the runtime ignores the whole file.";
     TrailingComma = "PL002", "trailing-comma", Error, "A trailing comma makes JSON.parse fail; the runtime ignores the whole file.";
     ByteOrderMark = "PL003", "byte-order-mark", Error, "A UTF-8 byte order mark makes JSON.parse fail; the runtime ignores the whole file.";

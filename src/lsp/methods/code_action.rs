@@ -33,6 +33,42 @@ pub fn handle(server: &Server, params: CodeActionParams) -> Option<Vec<CodeActio
         start..end,
     );
     actions.extend(kind.format.assists(kind.role, text, &analysis, start..end));
+    // Every safe fix of the document at once (`check --fix`), offered
+    // when one applies: each read again with the session, the unsaved
+    // buffer standing in for the file.
+    if analysis
+        .diagnostics
+        .iter()
+        .any(|d| d.code.0.safe_fix && !d.fixes.is_empty())
+    {
+        let path = uri.to_file_path().map(|p| p.into_owned());
+        let mut analyse = |t: &str| {
+            let open = |p: &std::path::Path| {
+                if path.as_deref() == Some(p) {
+                    Some(t.to_string())
+                } else {
+                    session.open_text_by_path(p)
+                }
+            };
+            let ctx = crate::lsp::diagnostics::context(&settings, &uri, &Default::default(), &open);
+            let a = kind.format.analyse(kind.role, t, &ctx);
+            (a.root, a.diagnostics)
+        };
+        let fixed = crate::ide::code_actions::fix_all(text, &mut analyse, 2_000);
+        if let Some(edit) = crate::ide::code_actions::minimal_edit(text, &fixed.text) {
+            actions.push(crate::ide::code_actions::Action {
+                title: format!(
+                    "Fix all safe problems ({} fix{}: duplicate and redundant rules removed, no decision changes)",
+                    fixed.applied.len(),
+                    if fixed.applied.len() == 1 { "" } else { "es" }
+                ),
+                kind: ActionKind::FixAll,
+                edits: vec![edit],
+                fixes: None,
+                preferred: false,
+            });
+        }
+    }
     // Rules suggested by the approvals in the configured logs, inserted
     // where they take effect in this document.
     if let (Some(view), Some(path)) = (
@@ -82,6 +118,7 @@ pub fn handle(server: &Server, params: CodeActionParams) -> Option<Vec<CodeActio
                 ActionKind::QuickFix => CodeActionKind::QUICKFIX,
                 ActionKind::RefactorRewrite => CodeActionKind::REFACTOR_REWRITE,
                 ActionKind::Source => CodeActionKind::SOURCE,
+                ActionKind::FixAll => CodeActionKind::SOURCE_FIX_ALL,
             };
             if let Some(only) = wanted
                 && !only.iter().any(|k| kind.as_str().starts_with(k.as_str()))

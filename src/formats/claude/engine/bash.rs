@@ -332,6 +332,13 @@ fn keywords(out: &mut Parsed) {
     }
     let mut stack: Vec<Open> = Vec::new();
     let mut kept = Vec::with_capacity(out.commands.len());
+    for c in &out.commands {
+        if keyword_after_prefix(c) {
+            out.unchecked.get_or_insert(
+                "A shell keyword or opening brace in this command can't be checked before it runs",
+            );
+        }
+    }
     for mut c in std::mem::take(&mut out.commands) {
         loop {
             // Only an unquoted keyword counts: the raw first word.
@@ -404,6 +411,35 @@ fn keywords(out: &mut Parsed) {
         }
     }
     out.commands = kept;
+}
+
+/// A shell keyword where a command's prefix makes it a plain word — after
+/// an assignment (`X=1 then`) or a wrapper (`nohup while …`, `xargs fi`):
+/// the CLI cannot check it (observed).
+fn keyword_after_prefix(c: &Simple) -> bool {
+    const RESERVED: &[&str] = &[
+        "if", "then", "else", "elif", "fi", "do", "done", "case", "esac", "while", "until", "for",
+        "select", "function", "in", "{", "}",
+    ];
+    const PREFIXES: &[&str] = &[
+        "command", "builtin", "nohup", "time", "nice", "timeout", "stdbuf", "xargs", "exec", "env",
+        "sudo", "noglob",
+    ];
+    let raw: Vec<&str> = c.text.split(' ').collect();
+    if !c.env_raw.is_empty() {
+        return raw.first().is_some_and(|w| RESERVED.contains(w));
+    }
+    let mut i = 0;
+    while i < raw.len()
+        && (PREFIXES.contains(&raw[i])
+            || (i > 0
+                && (raw[i].starts_with('-')
+                    || raw[i].contains('=')
+                    || raw[i].bytes().all(|b| b.is_ascii_digit() || b == b'.'))))
+    {
+        i += 1;
+    }
+    i > 0 && i < raw.len() && RESERVED.contains(&raw[i])
 }
 
 /// Reads one shell word from the start of `chars` (stopping at a blank or

@@ -346,9 +346,13 @@ impl Policy {
                 v
             })
             .collect();
+        // A `:*` inside a rule (`Bash(git push :* )`) is a wildcard with a
+        // literal `:` for deny and ask rules (observed: it denies `git
+        // push :x`); an allow rule so written matched nothing tried.
         let matches_any = |r: &Loaded, texts: &[String]| {
             r.tool == "Bash"
-                && !matches!(r.flaw, Some(Flaw::SpacedToolName | Flaw::ColonStarInside))
+                && !matches!(r.flaw, Some(Flaw::SpacedToolName))
+                && !(r.flaw == Some(Flaw::ColonStarInside) && r.list == List::Allow)
                 && r.content
                     .as_deref()
                     .is_some_and(|c| texts.iter().any(|t| rule_matches(c, t, r.list)))

@@ -21,6 +21,22 @@ pub struct PathPattern {
 
 /// Where a rule's path pattern is anchored.
 pub fn anchor(content: &str, settings_root: &Path, cwd: &Path, home: &Path) -> PathPattern {
+    // Runs of `/` after the anchor are one (the CLI collapses them).
+    let collapsed;
+    let content = if content.len() > 2 && content.is_char_boundary(2) && content[2..].contains("//")
+    {
+        let (head, tail) = content.split_at(2);
+        let mut t = String::with_capacity(tail.len());
+        for ch in tail.chars() {
+            if !(ch == '/' && t.ends_with('/')) {
+                t.push(ch);
+            }
+        }
+        collapsed = format!("{head}{t}");
+        collapsed.as_str()
+    } else {
+        content
+    };
     if let Some(rest) = content.strip_prefix("//") {
         PathPattern {
             root: PathBuf::from("/"),

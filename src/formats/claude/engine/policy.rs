@@ -61,6 +61,7 @@ impl Origin {
             Origin::File(Source::User) => "userSettings",
             Origin::File(Source::Project) => "projectSettings",
             Origin::File(Source::Local) => "localSettings",
+            Origin::File(Source::Flag) => "flagSettings",
             Origin::File(Source::Managed) => "policySettings",
             Origin::CommandLine => "cliArg",
         }
@@ -71,6 +72,7 @@ impl Origin {
             Origin::File(Source::User) => "user",
             Origin::File(Source::Project) => "project",
             Origin::File(Source::Local) => "local",
+            Origin::File(Source::Flag) => "--settings",
             Origin::File(Source::Managed) => "managed",
             Origin::CommandLine => "command line",
         }
@@ -104,6 +106,8 @@ pub struct Session {
     pub allowed_tools: Vec<String>,
     pub disallowed_tools: Vec<String>,
     pub add_dirs: Vec<PathBuf>,
+    /// `--settings`: a settings file, or the settings as JSON text.
+    pub settings: Option<String>,
 }
 
 impl Session {
@@ -118,6 +122,7 @@ impl Session {
                 "allowedTools" | "allowed-tools" => s.allowed_tools.extend(split_tools(v)),
                 "disallowedTools" | "disallowed-tools" => s.disallowed_tools.extend(split_tools(v)),
                 "add-dir" => s.add_dirs.push(PathBuf::from(v)),
+                "settings" => s.settings = Some(v.clone()),
                 _ => {}
             }
         }
@@ -183,6 +188,78 @@ pub struct Policy {
     /// project is not trusted.
     pub untrusted_allows: usize,
     pub files: Vec<FileSeen>,
+    /// The hooks that run before a tool call is decided or asked about
+    /// (`PreToolUse`, `PermissionRequest`), in file order.
+    pub hooks: Vec<Hook>,
+    /// `"disableAllHooks": true` in a file.
+    pub hooks_disabled: bool,
+}
+
+/// A hook a settings file declares for tool calls.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hook {
+    /// `PreToolUse` or `PermissionRequest`.
+    pub event: String,
+    /// The tools it runs for (`None`, empty or `*`: every tool).
+    pub matcher: Option<String>,
+    /// What it runs (a command, or the hook's type when it has none).
+    pub command: String,
+    pub origin: Origin,
+    pub file: PathBuf,
+    pub line: usize,
+    pub column: usize,
+}
+
+impl Hook {
+    /// Does the hook run for calls of `tool`? As the CLI matches a
+    /// matcher: empty or `*` is every tool; a list of names (`Edit|Write`,
+    /// `Bash, Read`) names them exactly; anything else is a regular
+    /// expression searched in the tool's name (an invalid one matches
+    /// nothing).
+    pub fn covers(&self, tool: &str) -> bool {
+        let Some(m) = self.matcher.as_deref().map(str::trim) else {
+            return true;
+        };
+        if m.is_empty() || m == "*" {
+            return true;
+        }
+        fn alias(n: &str) -> &str {
+            match n {
+                "Task" => "Agent",
+                "KillShell" => "TaskStop",
+                other => other,
+            }
+        }
+        let plain = m
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'|' | b',' | b' ' | b'-'));
+        if plain {
+            return m
+                .split(['|', ','])
+                .map(str::trim)
+                .filter(|n| !n.is_empty())
+                .any(|n| alias(n) == alias(tool));
+        }
+        regex::Regex::new(m).is_ok_and(|r| r.is_match(tool))
+    }
+
+    /// The sentence the simulator says about it.
+    pub fn sentence(&self) -> String {
+        let when = if self.event == "PermissionRequest" {
+            "answers the prompt when Claude Code asks"
+        } else {
+            "runs first and may change this decision"
+        };
+        format!(
+            "a {} hook `{}` ({} settings, {}:{}:{}) {when}; not simulated",
+            self.event,
+            self.command,
+            self.origin.scope(),
+            self.file.display(),
+            self.line,
+            self.column
+        )
+    }
 }
 
 /// The project directory of a session for `ctx`: an explicit `--cwd`, else
@@ -222,7 +299,11 @@ pub fn candidate_files(ctx: &Context<'_>) -> (PathBuf, PathBuf, Vec<(Source, Pat
     {
         candidates.push((Source::Local, root.join(".claude/settings.local.json")));
     }
-    candidates.push((Source::Managed, PathBuf::from(scopes::MANAGED)));
+    candidates.extend(
+        scopes::managed_files()
+            .into_iter()
+            .map(|p| (Source::Managed, p)),
+    );
     (home, cwd, candidates)
 }
 
@@ -246,14 +327,38 @@ impl Policy {
             trusted,
             untrusted_allows: 0,
             files: Vec::new(),
+            hooks: Vec::new(),
+            hooks_disabled: false,
         };
+        // `--settings`: a file (relative to the session's folder) or JSON
+        // text, read after the local settings and before the managed ones
+        // (observed: its allow rules apply in an untrusted project, its
+        // mode wins over the user's, a broken one is ignored).
+        let mut candidates = candidates;
+        let mut flag_text: Option<String> = None;
+        if let Some(v) = session.settings.as_deref() {
+            let at = candidates
+                .iter()
+                .position(|(s, _)| *s == Source::Managed)
+                .unwrap_or(candidates.len());
+            let path = if v.trim_start().starts_with('{') {
+                flag_text = Some(v.to_string());
+                PathBuf::from("<--settings>")
+            } else {
+                crate::formats::claude::engine::paths::absolute(v, &cwd, &home)
+            };
+            candidates.insert(at, (Source::Flag, path));
+        }
         for (source, path) in candidates {
             if seen_paths.contains(&path) {
                 continue;
             }
             seen_paths.push(path.clone());
-            let text = (ctx.open)(&path)
-                .or_else(|| crate::fsio::read_text(&path, scopes::MAX_SETTINGS_BYTES));
+            let text = match (&flag_text, source) {
+                (Some(t), Source::Flag) => Some(t.clone()),
+                _ => (ctx.open)(&path)
+                    .or_else(|| crate::fsio::read_text(&path, scopes::MAX_SETTINGS_BYTES)),
+            };
             let Some(text) = text else {
                 policy.files.push(FileSeen {
                     source,
@@ -345,16 +450,19 @@ impl Policy {
             trusted: true,
             untrusted_allows: 0,
             files: Vec::new(),
+            hooks: Vec::new(),
+            hooks_disabled: false,
         };
         policy.add_file(Source::Project, path, text, root);
         policy
     }
 
     fn add_file(&mut self, source: Source, path: &Path, text: &str, root: &crate::syntax::Node) {
+        let index = LineIndex::new(text);
+        self.add_hooks(source, path, text, &index, root);
         let Some(p) = lints::permissions_of(root) else {
             return;
         };
-        let index = LineIndex::new(text);
         let settings_root = match source {
             Source::User => self.home.join(".claude"),
             _ => self.cwd.clone(),
@@ -417,6 +525,94 @@ impl Policy {
                 }
             }
         }
+    }
+
+    /// The `PreToolUse` and `PermissionRequest` hooks of a file.
+    fn add_hooks(
+        &mut self,
+        source: Source,
+        path: &Path,
+        text: &str,
+        index: &LineIndex,
+        root: &crate::syntax::Node,
+    ) {
+        use crate::syntax::Value;
+        let Some(members) = root.value.as_object() else {
+            return;
+        };
+        if let Some(m) = members.iter().rev().find(|m| m.key == "disableAllHooks")
+            && m.value.value == Value::Bool(true)
+        {
+            self.hooks_disabled = true;
+        }
+        let Some(hooks) = members.iter().rev().find(|m| m.key == "hooks") else {
+            return;
+        };
+        let Some(events) = hooks.value.value.as_object() else {
+            return;
+        };
+        for ev in events {
+            if ev.key != "PreToolUse" && ev.key != "PermissionRequest" {
+                continue;
+            }
+            let Value::Array(groups) = &ev.value.value else {
+                continue;
+            };
+            for g in groups {
+                let Some(fields) = g.value.as_object() else {
+                    continue;
+                };
+                let matcher = fields
+                    .iter()
+                    .rev()
+                    .find(|f| f.key == "matcher")
+                    .and_then(|f| f.value.value.as_str().map(str::to_string));
+                let Some(Value::Array(list)) = fields
+                    .iter()
+                    .rev()
+                    .find(|f| f.key == "hooks")
+                    .map(|f| &f.value.value)
+                else {
+                    continue;
+                };
+                for h in list {
+                    let Some(hf) = h.value.as_object() else {
+                        continue;
+                    };
+                    let get = |k: &str| {
+                        hf.iter()
+                            .rev()
+                            .find(|f| f.key == k)
+                            .and_then(|f| f.value.value.as_str())
+                    };
+                    let command = get("command")
+                        .or_else(|| get("url"))
+                        .or_else(|| get("prompt"))
+                        .or_else(|| get("type"))
+                        .unwrap_or("(no command)");
+                    let shown: String = command.chars().take(80).collect();
+                    let (line, column) = line_col_1(index, text, h.range.start);
+                    self.hooks.push(Hook {
+                        event: ev.key.clone(),
+                        matcher: matcher.clone(),
+                        command: shown,
+                        origin: Origin::File(source),
+                        file: path.to_path_buf(),
+                        line,
+                        column,
+                    });
+                }
+            }
+        }
+    }
+
+    /// The hooks that run for a call of `tool` (none when a file disables
+    /// every hook).
+    pub fn hooks_for(&self, tool: &str) -> Vec<&Hook> {
+        if self.hooks_disabled {
+            return Vec::new();
+        }
+        self.hooks.iter().filter(|h| h.covers(tool)).collect()
     }
 
     /// What the CLI says about the files it ignores, and the rules it drops.

@@ -40,6 +40,7 @@ pub fn hover(
                     markdown.push_str(&line);
                 }
                 markdown.push_str(&reach(&sim.policy, rule, list));
+                markdown.push_str(&hooks(&sim.policy, rule));
             } else if analysis.accepted {
                 let cwd = std::path::Path::new("/project");
                 let policy = Policy::single(
@@ -163,6 +164,20 @@ fn reach(policy: &Policy, rule: &str, list: List) -> String {
         List::Ask => {}
     }
     md
+}
+
+/// The hooks that run for the rule's tool, in every file of the session.
+fn hooks(policy: &Policy, rule: &str) -> String {
+    let tool = rules::split(rule).map_or(rule, |r| r.tool);
+    let lines: Vec<String> = policy
+        .hooks_for(tool)
+        .iter()
+        .map(|h| format!("- {}", h.sentence()))
+        .collect();
+    if lines.is_empty() {
+        return String::new();
+    }
+    format!("\n\n**Hooks for `{tool}`:**\n{}", lines.join("\n"))
 }
 
 fn rule_hover(rule: &str, list: List) -> String {

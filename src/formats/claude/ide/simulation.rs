@@ -146,7 +146,34 @@ pub fn report(policy: &Policy, call: &CallRequest, o: &Outcome) -> SimulationRep
                 .into(),
         );
     }
+    // Hooks run around the decision; what they do is not simulated.
+    let hooks = policy.hooks_for(&call.tool);
+    for h in &hooks {
+        if h.event == "PreToolUse" || o.decision == crate::core::decision::Decision::Ask {
+            explanation.push(h.sentence());
+        }
+    }
     let mut details = Map::new();
+    if !hooks.is_empty() {
+        details.insert(
+            "hooks".into(),
+            Value::Array(
+                hooks
+                    .iter()
+                    .map(|h| {
+                        json!({
+                            "event": h.event,
+                            "matcher": h.matcher,
+                            "command": h.command,
+                            "scope": h.origin.scope(),
+                            "file": h.file.display().to_string(),
+                            "line": h.line,
+                        })
+                    })
+                    .collect(),
+            ),
+        );
+    }
     details.insert("why".into(), json!(why_kind(&o.why)));
     details.insert("mode".into(), json!(policy.mode.name()));
     details.insert("trusted".into(), json!(policy.trusted));
@@ -227,6 +254,28 @@ pub fn effective(policy: &Policy) -> EffectivePolicyReport {
         }
     ));
     notes.extend(policy.issues());
+    if !policy.hooks_disabled {
+        for h in &policy.hooks {
+            notes.push(format!(
+                "hook: {} `{}` for {} ({} settings, {}:{}:{}) runs {}; not simulated",
+                h.event,
+                h.command,
+                match h.matcher.as_deref().map(str::trim) {
+                    None | Some("") | Some("*") => "every tool".to_string(),
+                    Some(m) => format!("`{m}`"),
+                },
+                h.origin.scope(),
+                h.file.display(),
+                h.line,
+                h.column,
+                if h.event == "PreToolUse" {
+                    "before each matching call is decided and may change the decision"
+                } else {
+                    "when Claude Code asks, and may answer for you"
+                }
+            ));
+        }
+    }
     let mut details = Map::new();
     details.insert("mode".into(), json!(policy.mode.name()));
     details.insert("trusted".into(), json!(policy.trusted));
