@@ -233,3 +233,13 @@ fn the_structure_probes() {
 fn the_settings_flag_probes() {
     replay("observed-settings-flag.json", 30);
 }
+
+/// Shapes the corpus-seeded differential test found, recorded: `xargs
+/// find`, `cd` with a relative read while a Read deny rule exists and with
+/// a redirection, redirections an `Edit` allow rule covers, trailing-blank
+/// deny wildcards (`Bash(nc :* )`), Windows-ambiguous read paths, shell
+/// keywords after a prefix.
+#[test]
+fn the_differential_shapes() {
+    replay("observed-differential-shapes.json", 35);
+}

@@ -314,65 +314,119 @@ pub fn diff_within(
                 report,
             )
         };
-        for ((b, a), example) in classes {
-            // Phase B: a class whose sides may decide differently (another
-            // action, or a rule on one side only; every class when the
-            // policies differ beyond their rules) is decided by both
-            // simulators — where the runtime's own checks may decide,
-            // inside each hint and outside them all. No rule on either
-            // side is the runtime's own default, the same on both.
-            if same_settings && b.map(|x| x.1) == a.map(|x| x.1) {
-                continue;
+        // Phase B: a class whose sides may decide differently (another
+        // action, or a rule on one side only; every class when the
+        // policies differ beyond their rules) is decided by both
+        // simulators — where the runtime's own checks may decide, inside
+        // each hint and outside them all. No rule on either side is the
+        // runtime's own default, the same on both.
+        type Class = (Option<(usize, Decision)>, Option<(usize, Decision)>);
+        let differing: Vec<(Class, String)> = classes
+            .into_iter()
+            .filter(|((b, a), _)| !(same_settings && b.map(|x| x.1) == a.map(|x| x.1)))
+            .collect();
+        for (_, example) in &differing {
+            if !any_hint.is_match(example) {
+                decide_both(example.clone(), &mut report);
             }
-            let hinted = any_hint.is_match(&example);
-            if !hinted {
-                decide_both(example, &mut report);
-            }
-            if hints.is_empty() {
-                continue;
-            }
+        }
+        if !hints.is_empty() && !differing.is_empty() {
             // The deciding rules' positions in the product.
-            let deciders: Vec<usize> = [b, a]
-                .iter()
-                .flatten()
-                .filter_map(|(i, _)| slot(*i))
-                .collect();
-            // A value of the class with the last pattern (`extra`) matching
-            // or not, confined to the narrowest pattern it must match.
-            let mut search = |extra: &Pattern, inside: bool, report: &mut DiffReport| {
+            let deciders = |c: &Class| -> Vec<usize> {
+                [c.0, c.1]
+                    .iter()
+                    .flatten()
+                    .filter_map(|(i, _)| slot(*i))
+                    .collect()
+            };
+            // The values of `wanted` classes with `extra` matching (or
+            // not): one confined search per class for a few classes, one
+            // walk of the product with `extra` for many (or when a
+            // search runs out of its budget).
+            let mut in_hint = |extra: &Pattern,
+                               inside: bool,
+                               wanted: Vec<Class>,
+                               report: &mut DiffReport,
+                               complete: &mut bool| {
+                if wanted.is_empty() {
+                    return;
+                }
                 let mut with = product.clone();
                 with.push(extra);
-                // The hint (when the value must match it), else nothing,
-                // unless a decider has a longer literal start.
-                let (mut required, mut longest) = match inside {
-                    true => (n, with[n].literal_prefix().len()),
-                    false => (0, 0),
-                };
-                for &k in &deciders {
-                    let len = with[k].literal_prefix().len();
-                    if len > longest {
-                        (required, longest) = (k, len);
+                let mut walk_all: Vec<Class> = Vec::new();
+                if wanted.len() > 4 {
+                    walk_all = wanted;
+                } else {
+                    for c in wanted {
+                        // Confined to the narrowest pattern the value must
+                        // match: the hint (inside it), else the decider with
+                        // the longest literal start.
+                        let (mut required, mut longest) = match inside {
+                            true => (n, with[n].literal_prefix().len()),
+                            false => (0, 0),
+                        };
+                        for k in deciders(&c) {
+                            let len = with[k].literal_prefix().len();
+                            if len > longest {
+                                (required, longest) = (k, len);
+                            }
+                        }
+                        let want = |acc: &[bool], hits: &[usize]| {
+                            acc[0] && acc[n] == inside && class(hits) == c
+                        };
+                        match confined(&with, required, want, &prune, &mut work) {
+                            Search::Found(v) => decide_both(v, report),
+                            Search::NotFound => {}
+                            Search::Unknown => walk_all.push(c),
+                        }
                     }
                 }
-                let wanted = |acc: &[bool], hits: &[usize]| {
-                    acc[0] && acc[n] == inside && class(hits) == (b, a)
-                };
-                match confined(&with, required, wanted, &prune, &mut work) {
-                    Search::Found(v) => decide_both(v, report),
-                    Search::NotFound => {}
-                    Search::Unknown => complete = false,
+                if walk_all.is_empty() {
+                    return;
+                }
+                let wanted: HashSet<Class> = walk_all.into_iter().collect();
+                let mut fresh = Work::new(surface_work);
+                let found = explore_pruned(
+                    &with,
+                    |acc, hits| {
+                        if !(acc[0] && acc[n] == inside) {
+                            return None;
+                        }
+                        let c = class(hits);
+                        wanted.contains(&c).then_some(c)
+                    },
+                    &prune,
+                    None,
+                    false,
+                    &mut fresh,
+                    SURFACE_STATES,
+                );
+                match found {
+                    Some(values) => {
+                        for (_, v) in values {
+                            decide_both(v, report);
+                        }
+                    }
+                    None => *complete = false,
                 }
             };
-            if hinted {
-                search(&any_hint, false, &mut report);
-            }
+            let outside: Vec<Class> = differing
+                .iter()
+                .filter(|(_, ex)| any_hint.is_match(ex))
+                .map(|(c, _)| *c)
+                .collect();
+            in_hint(&any_hint, false, outside, &mut report, &mut complete);
             for h in &hints {
-                let disjoint = deciders
+                let wanted: Vec<Class> = differing
                     .iter()
-                    .any(|&k| overlaps(product[k], h) == Some(false));
-                if !disjoint {
-                    search(h, true, &mut report);
-                }
+                    .filter(|(c, _)| {
+                        !deciders(c)
+                            .iter()
+                            .any(|&k| overlaps(product[k], h) == Some(false))
+                    })
+                    .map(|(c, _)| *c)
+                    .collect();
+                in_hint(h, true, wanted, &mut report, &mut complete);
             }
         }
         if !complete {

@@ -417,11 +417,7 @@ pub type Reading<'a> = dyn FnMut(&str) -> (Option<Node>, Vec<Diagnostic>) + 'a;
 /// after each (`analyse`: the format's reading of a text): removing one of
 /// two rules that make each other redundant leaves the other, and no edit
 /// ever meets a stale range. At most `max` fixes.
-pub fn fix_all(
-    text: &str,
-    analyse: &mut Reading<'_>,
-    max: usize,
-) -> FixedAll {
+pub fn fix_all(text: &str, analyse: &mut Reading<'_>, max: usize) -> FixedAll {
     let mut out = FixedAll {
         text: text.to_string(),
         ..FixedAll::default()

@@ -242,6 +242,17 @@ impl Policy {
         if let Some(i) = self.path_rule(List::Ask, &["Read"], &path) {
             return outcome(Decision::Ask, Why::Rule(i));
         }
+        // A spelling Windows reads otherwise (a segment ending in a blank
+        // or a dot, `~1`) asks (observed: `Read "sub/ a /x"` asks).
+        if paths::sensitive_write(&path, &[]) == Some("suspicious Windows path pattern") {
+            return outcome(
+                Decision::Ask,
+                Why::Safety(
+                    "a path Windows reads otherwise (`~1`, a trailing dot or blank, `...`) asks whatever allows it",
+                    Lifted::ByBypass,
+                ),
+            );
+        }
         if self.in_working_dirs(&path) {
             return outcome(Decision::Allow, Why::Mode(self.mode));
         }
@@ -514,6 +525,35 @@ impl Policy {
                 Why::Shell("`cd` with a command that changes files in one command"),
             );
         }
+        // `cd` with an output redirection asks; so does `cd` with a read of
+        // a relative path while a Read deny rule exists (observed: `cd sub
+        // && find . -name x` asks next to `Read(./.env)`).
+        if parsed.commands.len() > 1 && parsed.commands.iter().any(first_word) {
+            if parsed.commands.iter().any(|c| !c.file_redirects.is_empty()) {
+                return outcome(
+                    Decision::Ask,
+                    Why::Shell("`cd` with an output redirection in one command"),
+                );
+            }
+            let read_deny = self
+                .rules
+                .iter()
+                .any(|r| r.list == List::Deny && r.tool == "Read" && r.content.is_some());
+            let relative_read = parsed.commands.iter().any(|c| {
+                let words = strip_wrappers(&c.words);
+                words.first().is_some_and(|w| w != "cd")
+                    && bash::path_args(words).is_some_and(|ps| {
+                        ps.iter()
+                            .any(|p| !p.starts_with('/') && !p.starts_with('~'))
+                    })
+            });
+            if read_deny && relative_read {
+                return outcome(
+                    Decision::Ask,
+                    Why::Shell("`cd` with a read of a relative path while a Read deny rule exists"),
+                );
+            }
+        }
         let mut parts = Vec::new();
         let mut first_rule: Option<usize> = None;
         let mut all_read_only = true;
@@ -544,15 +584,23 @@ impl Policy {
                     break;
                 }
             }
+            // A redirection writes its file: an `Edit` allow rule covering
+            // it lets it run (observed: `cat > out.txt` under `Bash(cat *)`
+            // and `Edit(//tmp/**)`).
+            let edit_allowed = |p: &Path| self.path_rule(List::Allow, &["Edit"], p).is_some();
             let redirect_outside = c
                 .file_redirects
                 .iter()
                 .map(|r| self.abs(r))
-                .find(|p| !self.in_working_dirs(p));
+                .find(|p| !self.in_working_dirs(p) && !edit_allowed(p));
+            let redirects_allowed = c.file_redirects.iter().all(|r| edit_allowed(&self.abs(r)));
             let decision = if let Some(p) = outside.clone().or(redirect_outside.clone()) {
                 pending.get_or_insert(Why::OutsideWorkingDirectories(p));
                 Decision::Ask
-            } else if !c.file_redirects.is_empty() && self.mode != Mode::AcceptEdits {
+            } else if !c.file_redirects.is_empty()
+                && self.mode != Mode::AcceptEdits
+                && !redirects_allowed
+            {
                 pending.get_or_insert(Why::Shell("output redirected to a file"));
                 Decision::Ask
             } else if let Some(i) = rule {
@@ -627,6 +675,16 @@ impl Policy {
                 }
             }
             _ => {}
+        }
+        // `find` fed arguments by `xargs` may get `-exec` or `-delete` from
+        // its input (observed: `xargs find` asks under `Bash(find:*)`).
+        // (Only `xargs find`: `xargs -0 find` runs.)
+        if let Some(x) = c.words.iter().position(|w| w == "xargs")
+            && c.words.get(x + 1).is_some_and(|w| w == "find")
+        {
+            return Some(Why::Shell(
+                "What xargs adds to find can't be checked before it runs",
+            ));
         }
         // What `xargs` runs is not looked into (observed: `xargs bash -lc
         // 'rm -rf build'` runs under `Bash(xargs:*)`).
