@@ -330,6 +330,8 @@ pub fn diff_within(
                 decide_both(example.clone(), &mut report);
             }
         }
+        let examples: std::collections::HashMap<Class, String> =
+            differing.iter().cloned().collect();
         if !hints.is_empty() && !differing.is_empty() {
             // The deciding rules' positions in the product.
             let deciders = |c: &Class| -> Vec<usize> {
@@ -353,6 +355,27 @@ pub fn diff_within(
                 }
                 let mut with = product.clone();
                 with.push(extra);
+                // First, values built from each class's shortest value
+                // (an argument appended or a prefix added that falls in the
+                // hint, or the path characters taken out of it), checked
+                // against every pattern: a class so met needs no search.
+                let mut wanted = wanted;
+                wanted.retain(|c| {
+                    let Some(example) = examples.get(c) else {
+                        return true;
+                    };
+                    for candidate in hint_candidates(example, home, inside) {
+                        let hits: Vec<usize> = (0..n)
+                            .filter(|&i| product[i].is_match(&candidate))
+                            .collect();
+                        let in_extra = extra.is_match(&candidate);
+                        if hits.first() == Some(&0) && in_extra == inside && class(&hits) == *c {
+                            decide_both(candidate, report);
+                            return false;
+                        }
+                    }
+                    true
+                });
                 let mut walk_all: Vec<Class> = Vec::new();
                 if wanted.len() > 4 {
                     walk_all = wanted;
@@ -434,6 +457,56 @@ pub fn diff_within(
         }
     }
     report
+}
+
+/// Values near `example` that fall inside the path hints (`inside`), or
+/// outside them all: an argument appended or a prefix added, or the path
+/// characters of the example replaced.
+fn hint_candidates(example: &str, home: &str, inside: bool) -> Vec<String> {
+    if inside {
+        let home = home.trim_end_matches('/');
+        let tails = [
+            "/x", "~/x", "../x", "./x", "/./x", "//x", "/", "a/b/", "a/./b", "a//b", "~", "x /x",
+            "x ~/x", "x ../x", "x //x",
+        ];
+        let mut out: Vec<String> = Vec::new();
+        for sep in [" ", ""] {
+            out.extend(tails.iter().map(|t| format!("{example}{sep}{t}")));
+            out.push(format!("{example}{sep}{home}/x"));
+        }
+        out.extend(["/", "./", "../"].iter().map(|p| format!("{p}{example}")));
+        out.push(format!("{home}/{example}"));
+        out
+    } else {
+        // Each path form broken with a letter where the hints look for
+        // it, or every path character replaced.
+        let mut soft = example
+            .replace(" /", " a/")
+            .replace(" ~", " a~")
+            .replace("../", "..a/");
+        soft = soft.replace("//", "/a/").replace("/./", "/a/");
+        if soft.starts_with('/') || soft.starts_with("./") {
+            soft.insert(0, 'a');
+        }
+        if soft.ends_with('/') {
+            soft.push('a');
+        }
+        let plain: String = example
+            .chars()
+            .map(|c| match c {
+                '/' => 'x',
+                '~' => 'y',
+                '.' => 'z',
+                c => c,
+            })
+            .collect();
+        vec![
+            soft,
+            plain.clone(),
+            format!("x{plain}"),
+            format!("{plain}x"),
+        ]
+    }
 }
 
 /// The shortest value `wanted` accepts (given its acceptance vector and

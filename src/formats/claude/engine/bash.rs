@@ -690,7 +690,7 @@ impl Builder {
     }
 }
 
-fn is_assignment(w: &str) -> bool {
+pub fn is_assignment(w: &str) -> bool {
     match w.find('=') {
         Some(eq) if eq > 0 => {
             let name = &w[..eq];

@@ -763,6 +763,13 @@ fn strip_for_deny(words: &[String]) -> Vec<String> {
     let mut front = true;
     for _ in 0..32 {
         let first = w.first().cloned().unwrap_or_default();
+        // Deny and ask rules see past every assignment, after a wrapper
+        // too (observed: `time FOO=1 git status` is denied by `Bash(git
+        // status)`).
+        if w.len() > 1 && bash::is_assignment(&first) {
+            w.remove(0);
+            continue;
+        }
         let skip = match first.as_str() {
             "sudo" if front => {
                 // Options (some take a value), then `--`.
@@ -1024,6 +1031,10 @@ pub fn host_of(url: &str) -> Option<String> {
 /// subdomains); `*.example.com` is its subdomains.
 fn domain_matches(domain: &str, host: &str) -> bool {
     let domain = domain.to_ascii_lowercase();
+    // `domain:` with no host matches nothing (observed: `https:///x` asks).
+    if domain.is_empty() {
+        return false;
+    }
     match domain.strip_prefix("*.") {
         Some(base) => host.ends_with(&format!(".{base}")),
         None => domain == host,
