@@ -241,5 +241,5 @@ fn the_settings_flag_probes() {
 /// keywords after a prefix.
 #[test]
 fn the_differential_shapes() {
-    replay("observed-differential-shapes.json", 35);
+    replay("observed-differential-shapes.json", 50);
 }

@@ -21,6 +21,8 @@ pub struct Simple {
     pub env_raw: Vec<String>,
     /// Redirections to or from a file (not `/dev/null`, not `&N`).
     pub file_redirects: Vec<String>,
+    /// Any redirection at all (`2>/dev/null` included).
+    pub redirected: bool,
 }
 
 /// A whole command line.
@@ -169,6 +171,7 @@ fn parse_line(line: &str) -> Parsed {
                 i += 1;
             }
             '>' | '<' => {
+                cur.redirected = true;
                 // `N>` / `N<`: the descriptor number is part of the operator.
                 if cur.last_end == Some(i)
                     && cur
@@ -409,6 +412,14 @@ fn keywords(out: &mut Parsed) {
         if !c.words.is_empty() || !c.env_raw.is_empty() {
             kept.push(c);
         }
+    }
+    // A test in brackets with a redirection (observed: `if [ -d x ]
+    // 2>/dev/null` asks).
+    if kept
+        .iter()
+        .any(|c| c.redirected && matches!(c.words.first().map(String::as_str), Some("[" | "[[")))
+    {
+        out.uncheckable("A test in brackets in this command can't be checked before it runs");
     }
     out.commands = kept;
 }
@@ -653,6 +664,7 @@ fn skip_balanced(chars: &[char], open: usize) -> usize {
 struct Builder {
     words: Vec<String>,
     raw_words: Vec<String>,
+    redirected: bool,
     /// Where the last word ended (a `>` right after digits makes them a
     /// descriptor number).
     last_end: Option<usize>,
@@ -661,6 +673,7 @@ struct Builder {
 
 impl Builder {
     fn redirect(&mut self, target: &str) {
+        self.redirected = true;
         if target != "/dev/null" && !target.is_empty() {
             self.redirects.push(target.to_string());
         }
@@ -671,6 +684,7 @@ impl Builder {
         let raw_words = std::mem::take(&mut self.raw_words);
         self.last_end = None;
         let redirects = std::mem::take(&mut self.redirects);
+        let redirected = std::mem::take(&mut self.redirected);
         if words.is_empty() {
             return;
         }
@@ -686,6 +700,7 @@ impl Builder {
             env,
             env_raw: raw_words[..env_count].to_vec(),
             file_redirects: redirects,
+            redirected,
         });
     }
 }
@@ -1187,6 +1202,60 @@ pub fn read_only_text(text: &str, words: &[String]) -> ReadOnlyAnswer {
         }
         _ => read_only(words),
     }
+}
+
+/// Commands the CLI counts as reading the files they name (its table of
+/// path commands: a Read allow rule lets them reach a folder outside the
+/// working directories).
+pub fn reads_files(name: &str) -> bool {
+    matches!(
+        name,
+        "cd" | "ls"
+            | "find"
+            | "cat"
+            | "head"
+            | "tail"
+            | "sort"
+            | "uniq"
+            | "wc"
+            | "cut"
+            | "paste"
+            | "column"
+            | "tr"
+            | "file"
+            | "stat"
+            | "diff"
+            | "awk"
+            | "gawk"
+            | "mawk"
+            | "nawk"
+            | "strings"
+            | "hexdump"
+            | "od"
+            | "base64"
+            | "nl"
+            | "tac"
+            | "man"
+            | "rev"
+            | "fold"
+            | "expand"
+            | "unexpand"
+            | "fmt"
+            | "comm"
+            | "cmp"
+            | "pr"
+            | "numfmt"
+            | "tsort"
+            | "grep"
+            | "egrep"
+            | "fgrep"
+            | "rg"
+            | "git"
+            | "jq"
+            | "sha256sum"
+            | "sha1sum"
+            | "md5sum"
+    )
 }
 
 fn yes_if(ok: bool) -> ReadOnlyAnswer {

@@ -573,7 +573,13 @@ impl Policy {
             // or, for a read-only command, allowed by a Read rule (observed:
             // `Read(//etc/**)` lets `ls /etc` run, even in dontAsk; an
             // `Edit(…)` allow does not let `mkdir` out).
-            let reads = matches!(ro, ReadOnlyAnswer::Yes { .. });
+            // A command the CLI counts as reading (its table: `find`,
+            // `cat`, `grep`, …, behind the wrappers it strips — `nohup find
+            // /x` reads) may reach a folder a Read rule allows.
+            let reads = matches!(ro, ReadOnlyAnswer::Yes { .. })
+                || strip_wrappers(&c.words)
+                    .first()
+                    .is_some_and(|w| bash::reads_files(w));
             let mut outside = None;
             for p in command_paths(&c.words) {
                 let abs = self.abs(&p);
@@ -678,13 +684,68 @@ impl Policy {
         }
         // `find` fed arguments by `xargs` may get `-exec` or `-delete` from
         // its input (observed: `xargs find` asks under `Bash(find:*)`).
-        // (Only `xargs find`: `xargs -0 find` runs.)
+        // (Only `xargs find`: `xargs -0 find` runs.) The same for `jq`, and
+        // `awk` without a program (the CLI's list).
         if let Some(x) = c.words.iter().position(|w| w == "xargs")
-            && c.words.get(x + 1).is_some_and(|w| w == "find")
+            && let Some(run) = c.words.get(x + 1)
         {
-            return Some(Why::Shell(
-                "What xargs adds to find can't be checked before it runs",
-            ));
+            match run.as_str() {
+                "find" => {
+                    return Some(Why::Shell(
+                        "What xargs adds to find can't be checked before it runs",
+                    ));
+                }
+                "jq" => {
+                    return Some(Why::Shell(
+                        "What xargs adds to jq can't be checked before it runs",
+                    ));
+                }
+                "awk" | "gawk" | "mawk" | "nawk"
+                    if !c.words[x + 2..]
+                        .iter()
+                        .any(|w| w == "-" || !w.starts_with('-')) =>
+                {
+                    return Some(Why::Shell(
+                        "The program xargs gives awk can't be checked before it runs",
+                    ));
+                }
+                _ => {}
+            }
+        }
+        // `jq` that can run commands or read other files asks (the CLI's
+        // checks).
+        if first == "jq" {
+            for w in &words[1..] {
+                if w.contains("system(") || w.contains("system (") {
+                    return Some(Why::Shell(
+                        "jq command contains system() function which executes arbitrary commands",
+                    ));
+                }
+                if w.split(|c: char| !c.is_alphanumeric())
+                    .any(|t| t == "include" || t == "import")
+                {
+                    return Some(Why::Shell(
+                        "jq command contains include/import — modules can load arbitrary .jq files and call env or other builtins",
+                    ));
+                }
+            }
+            let dangerous_flag = words[1..].iter().any(|w| {
+                let short = w.strip_prefix('-').is_some_and(|r| {
+                    !r.starts_with('-')
+                        && r.chars()
+                            .take_while(|c| c.is_ascii_alphabetic())
+                            .any(|c| c == 'f' || c == 'L')
+                });
+                let long = ["--from-file", "--rawfile", "--slurpfile", "--library-path"]
+                    .iter()
+                    .any(|f| w == f || w.starts_with(&format!("{f}=")));
+                short || long
+            });
+            if dangerous_flag {
+                return Some(Why::Shell(
+                    "jq command contains dangerous flags that could execute code or read arbitrary files",
+                ));
+            }
         }
         // What `xargs` runs is not looked into (observed: `xargs bash -lc
         // 'rm -rf build'` runs under `Bash(xargs:*)`).
@@ -818,7 +879,9 @@ fn strip_for_deny(words: &[String]) -> Vec<String> {
                 }
                 i
             }
-            p if front && p.starts_with('/') && p.len() > 1 && !p.ends_with('/') => {
+            // An absolute program path, behind any wrapper too (observed:
+            // `nohup /bin/git status` is denied by `Bash(git status)`).
+            p if p.starts_with('/') && p.len() > 1 && !p.ends_with('/') => {
                 if let Some(base) = p.rsplit('/').next() {
                     w[0] = base.to_string();
                 }
