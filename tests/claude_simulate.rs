@@ -241,5 +241,5 @@ fn the_settings_flag_probes() {
 /// keywords after a prefix.
 #[test]
 fn the_differential_shapes() {
-    replay("observed-differential-shapes.json", 50);
+    replay("observed-differential-shapes.json", 70);
 }

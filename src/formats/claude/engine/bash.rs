@@ -335,6 +335,9 @@ fn keywords(out: &mut Parsed) {
     }
     let mut stack: Vec<Open> = Vec::new();
     let mut kept = Vec::with_capacity(out.commands.len());
+    if let Some(why) = out.commands.iter().find_map(|c| wrapper_check(&c.words)) {
+        out.uncheckable(why);
+    }
     for c in &out.commands {
         if keyword_after_prefix(c) {
             out.unchecked.get_or_insert(
@@ -422,6 +425,196 @@ fn keywords(out: &mut Parsed) {
         out.uncheckable("A test in brackets in this command can't be checked before it runs");
     }
     out.commands = kept;
+}
+
+/// The wrappers in front of a command, read as the CLI reads them before
+/// it matches rules: an option or argument it does not know makes the
+/// command one it cannot check (observed: `timeout --flag` and `timeout
+/// x` ask under `Bash(timeout:*)`).
+fn wrapper_check(words: &[String]) -> Option<&'static str> {
+    const WHY: &str = "A wrapper's arguments in this command can't be checked before it runs";
+    let plain = |w: &str| {
+        !w.is_empty()
+            && w.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'+' | b'-'))
+    };
+    let duration = |w: &str| {
+        let d = w.trim_end_matches(['s', 'm', 'h', 'd']);
+        let (int, frac) = d.split_once('.').unwrap_or((d, "0"));
+        (w.len() - d.len() <= 1)
+            && !int.is_empty()
+            && int.bytes().all(|b| b.is_ascii_digit())
+            && !frac.is_empty()
+            && frac.bytes().all(|b| b.is_ascii_digit())
+    };
+    let mut s: &[String] = words;
+    for _ in 0..32 {
+        let Some(first) = s.first() else {
+            return None;
+        };
+        let name = first.rsplit('/').next().unwrap_or(first);
+        match name {
+            "time" | "nohup" => {
+                s = &s[1..];
+                if let Some(w) = s.first()
+                    && !w.bytes().all(|b| {
+                        b.is_ascii_alphanumeric()
+                            || matches!(b, b'_' | b'.' | b'/' | b'~' | b'+' | b'-')
+                    })
+                {
+                    return Some(WHY);
+                }
+            }
+            "timeout" => {
+                let mut c = 1;
+                while c < s.len() {
+                    let x = s[c].as_str();
+                    if matches!(x, "--foreground" | "--preserve-status" | "--verbose" | "-v") {
+                        c += 1;
+                    } else if let Some(v) = x
+                        .strip_prefix("--kill-after=")
+                        .or_else(|| x.strip_prefix("--signal="))
+                    {
+                        if !plain(v) {
+                            return Some(WHY);
+                        }
+                        c += 1;
+                    } else if matches!(x, "--kill-after" | "--signal" | "-k" | "-s")
+                        && s.get(c + 1).is_some_and(|v| plain(v))
+                    {
+                        c += 2;
+                    } else if (x.starts_with("-k") || x.starts_with("-s"))
+                        && x.len() > 2
+                        && plain(&x[2..])
+                    {
+                        c += 1;
+                    } else if x.starts_with('-') {
+                        return Some(WHY);
+                    } else {
+                        break;
+                    }
+                }
+                match s.get(c) {
+                    Some(d) if duration(d) => s = &s[c + 1..],
+                    Some(_) => return Some(WHY),
+                    None => return None,
+                }
+            }
+            "nice" => {
+                if s.get(1).is_some_and(|w| w == "-n")
+                    && s.get(2).is_some_and(|w| {
+                        let d = w.strip_prefix('-').unwrap_or(w);
+                        !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit())
+                    })
+                {
+                    s = &s[3..];
+                } else if s.get(1).is_some_and(|w| {
+                    w.len() > 1 && w.starts_with('-') && w[1..].bytes().all(|b| b.is_ascii_digit())
+                }) {
+                    s = &s[2..];
+                } else if s
+                    .get(1)
+                    .is_some_and(|w| w.contains(['$', '(', '`']) || w.starts_with('-'))
+                {
+                    // An option it cannot read (observed: `nice -n x ls`
+                    // asks: "an incomplete fragment").
+                    return Some(WHY);
+                } else {
+                    s = &s[1..];
+                }
+            }
+            "env" => {
+                let mut c = 1;
+                while c < s.len() {
+                    let x = s[c].as_str();
+                    if x.contains('=') && !x.starts_with('-') {
+                        c += 1;
+                    } else if matches!(x, "-i" | "-0" | "-v") {
+                        c += 1;
+                    } else if x == "-u" && c + 1 < s.len() {
+                        c += 2;
+                    } else if x.starts_with('-') {
+                        return Some(WHY);
+                    } else {
+                        break;
+                    }
+                }
+                if c >= s.len() {
+                    return None;
+                }
+                s = &s[c..];
+            }
+            "stdbuf" => {
+                let mut c = 1;
+                while c < s.len() {
+                    let x = s[c].as_str();
+                    let b = x.as_bytes();
+                    if b.len() == 2
+                        && b[0] == b'-'
+                        && matches!(b[1], b'i' | b'o' | b'e')
+                        && c + 1 < s.len()
+                    {
+                        c += 2;
+                    } else if b.len() > 2 && b[0] == b'-' && matches!(b[1], b'i' | b'o' | b'e') {
+                        c += 1;
+                    } else if ["--input=", "--output=", "--error="]
+                        .iter()
+                        .any(|p| x.starts_with(p))
+                    {
+                        c += 1;
+                    } else if x.starts_with('-') {
+                        return Some(WHY);
+                    } else {
+                        break;
+                    }
+                }
+                if c > 1 && c < s.len() {
+                    s = &s[c..];
+                } else {
+                    return None;
+                }
+            }
+            "command" => {
+                let mut c = 1;
+                let mut lookup = false;
+                while c < s.len() && s[c].starts_with('-') && s[c] != "--" {
+                    let d = &s[c][1..];
+                    if d.is_empty() || !d.bytes().all(|b| matches!(b, b'p' | b'v' | b'V')) {
+                        return Some(WHY);
+                    }
+                    lookup |= d.contains(['v', 'V']);
+                    c += 1;
+                }
+                if s.get(c).is_some_and(|w| w == "--") {
+                    c += 1;
+                }
+                if lookup || c >= s.len() {
+                    return None;
+                }
+                s = &s[c..];
+            }
+            "builtin" | "noglob" => {
+                let c = if name == "builtin" && s.get(1).is_some_and(|w| w == "--") {
+                    2
+                } else {
+                    1
+                };
+                if c >= s.len() {
+                    return None;
+                }
+                s = &s[c..];
+            }
+            "xargs" => {
+                if s.len() >= 2 && !s[1].starts_with('-') {
+                    s = &s[1..];
+                } else {
+                    return None;
+                }
+            }
+            _ => return None,
+        }
+    }
+    None
 }
 
 /// A shell keyword where a command's prefix makes it a plain word — after
