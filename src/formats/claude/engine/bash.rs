@@ -449,9 +449,7 @@ fn wrapper_check(words: &[String]) -> Option<&'static str> {
     };
     let mut s: &[String] = words;
     for _ in 0..32 {
-        let Some(first) = s.first() else {
-            return None;
-        };
+        let first = s.first()?;
         let name = first.rsplit('/').next().unwrap_or(first);
         match name {
             "time" | "nohup" => {
@@ -527,9 +525,7 @@ fn wrapper_check(words: &[String]) -> Option<&'static str> {
                 let mut c = 1;
                 while c < s.len() {
                     let x = s[c].as_str();
-                    if x.contains('=') && !x.starts_with('-') {
-                        c += 1;
-                    } else if matches!(x, "-i" | "-0" | "-v") {
+                    if (x.contains('=') && !x.starts_with('-')) || matches!(x, "-i" | "-0" | "-v") {
                         c += 1;
                     } else if x == "-u" && c + 1 < s.len() {
                         c += 2;
@@ -555,11 +551,10 @@ fn wrapper_check(words: &[String]) -> Option<&'static str> {
                         && c + 1 < s.len()
                     {
                         c += 2;
-                    } else if b.len() > 2 && b[0] == b'-' && matches!(b[1], b'i' | b'o' | b'e') {
-                        c += 1;
-                    } else if ["--input=", "--output=", "--error="]
-                        .iter()
-                        .any(|p| x.starts_with(p))
+                    } else if (b.len() > 2 && b[0] == b'-' && matches!(b[1], b'i' | b'o' | b'e'))
+                        || ["--input=", "--output=", "--error="]
+                            .iter()
+                            .any(|p| x.starts_with(p))
                     {
                         c += 1;
                     } else if x.starts_with('-') {
@@ -604,13 +599,7 @@ fn wrapper_check(words: &[String]) -> Option<&'static str> {
                 }
                 s = &s[c..];
             }
-            "xargs" => {
-                if s.len() >= 2 && !s[1].starts_with('-') {
-                    s = &s[1..];
-                } else {
-                    return None;
-                }
-            }
+            "xargs" if s.len() >= 2 && !s[1].starts_with('-') => s = &s[1..],
             _ => return None,
         }
     }
