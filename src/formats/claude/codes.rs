@@ -15,7 +15,7 @@ crate::code_table! {
     UnknownTool = "CC006", "unknown-tool", Warning, "A rule naming no known tool loads but never matches.";
     SpacedToolName = "CC007", "spaced-tool-name", Warning, "Spaces around the tool name: the rule loads without a warning and matches nothing.";
     StarWithColonStar = "CC008", "star-with-colon-star", Warning, "A `*` before a trailing `:*` is taken literally, not as a wildcard.";
-    ColonStarInside = "CC009", "colon-star-inside", Warning, "`:*` is the prefix form only at the end of a Bash rule; elsewhere the rule matches nothing.";
+    ColonStarInside = "CC009", "colon-star-inside", Warning, "`:*` is the prefix form only at the end of a Bash rule; elsewhere an allow rule matches nothing and a deny or ask rule matches only a literal `:`.";
     UnknownPermissionsKey = "CC010", "unknown-permissions-key", Warning, "An unknown key under `permissions` is ignored without a word.";
     DuplicateKey = "CC011", "duplicate-key", Warning, "A repeated key: the last value wins and the earlier one is ignored.";
     PermissionsKeyTypo = "CC012", "permissions-key-typo", Error, "A top-level key that looks like `permissions` is not read: none of its rules apply.";
