@@ -331,6 +331,7 @@ fn random_case(rng: &mut Rng, i: usize) -> Case {
         args,
         mcp,
         calls: (0..10).map(|n| random_call(rng, n, mcp)).collect(),
+        warmup: Some(harness::warmup()),
         replay_failures: Vec::new(),
     }
 }
@@ -349,6 +350,17 @@ fn oracle_dir() -> Result<PathBuf, String> {
             "the Claude Code CLI is not installed in {} (run tests/differential/claude/setup.sh DIR)",
             dir.display()
         ));
+    }
+    // The driver must be this checkout's (a warm-up call, say, changes
+    // what the CLI decides).
+    let here = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/differential/claude");
+    for f in ["oracle.py", "mock_anthropic.py"] {
+        if std::fs::read(here.join(f)).ok() != std::fs::read(dir.join(f)).ok() {
+            return Err(format!(
+                "{} has an older {f} (run tests/differential/claude/setup.sh again)",
+                dir.display()
+            ));
+        }
     }
     let ns = Command::new("unshare").args(["-n", "true"]).status();
     if !ns.is_ok_and(|s| s.success()) {

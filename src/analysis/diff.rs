@@ -469,7 +469,9 @@ fn hint_candidates(example: &str, home: &str, inside: bool) -> Vec<String> {
             "/x", "~/x", "../x", "./x", "/./x", "//x", "/", "a/b/", "a/./b", "a//b", "~", "x /x",
             "x ~/x", "x ../x", "x //x",
         ];
-        let mut out: Vec<String> = Vec::new();
+        // The example itself first: a hint such as `rm *` holds the
+        // class's shortest value (`rm`), decided in the working directory.
+        let mut out: Vec<String> = vec![example.to_string()];
         for sep in [" ", ""] {
             out.extend(tails.iter().map(|t| format!("{example}{sep}{t}")));
             out.push(format!("{example}{sep}{home}/x"));

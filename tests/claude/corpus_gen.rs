@@ -384,6 +384,7 @@ pub fn corpus_case(set: &RuleSet, id: String, rng: &mut Rng, calls: usize) -> Ca
         args: Vec::new(),
         mcp: false,
         calls: calls_for(set, calls, rng),
+        warmup: Some(crate::harness::warmup()),
         replay_failures: Vec::new(),
     };
     match rng.below(10) {

@@ -63,6 +63,9 @@ pub struct Case {
     /// The oracle starts its MCP server `srv` (tools echo, danger, other).
     pub mcp: bool,
     pub calls: Vec<Call>,
+    /// A call made alone before the others: the CLI learns the shell's
+    /// environment when it first runs a Bash command.
+    pub warmup: Option<Call>,
     /// What replaying the case's transcript found (differential test).
     pub replay_failures: Vec<String>,
 }
@@ -129,6 +132,11 @@ impl Case {
                 .unwrap_or_default(),
             mcp: v["mcp"].as_bool().unwrap_or(false),
             calls,
+            warmup: v.get("warmup").filter(|w| w.is_object()).map(|w| Call {
+                tool: w["name"].as_str().unwrap_or_default().to_string(),
+                input: w["input"].clone(),
+                verdict: None,
+            }),
             replay_failures: Vec::new(),
         }
     }
@@ -181,6 +189,9 @@ impl Case {
         }
         if self.mcp {
             o.insert("mcp".into(), json!(true));
+        }
+        if let Some(w) = &self.warmup {
+            o.insert("warmup".into(), json!({ "name": w.tool, "input": w.input }));
         }
         o.insert(
             "calls".into(),
@@ -280,10 +291,23 @@ impl Case {
     /// The session of the case with its project and home at `proj` and
     /// `home` (its CLI options included).
     pub fn context(&self, proj: &Path, home: &Path) -> permission_lsp::workspace::Context<'static> {
+        self.context_with(proj, home, &[])
+    }
+
+    /// The same with more session options.
+    pub fn context_with(
+        &self,
+        proj: &Path,
+        home: &Path,
+        more: &[(&str, &str)],
+    ) -> permission_lsp::workspace::Context<'static> {
         let claude = formats::by_id("claude-code").expect("the Claude Code format");
         let mut options = AnalysisOptions::for_profile(claude.default_profile());
         options.home = home.to_string_lossy().into_owned();
         options.runtime_args = self.runtime_args(proj, home);
+        for (k, v) in more {
+            options.runtime_args.push((k.to_string(), v.to_string()));
+        }
         for (k, v) in &self.env {
             if k == "CLAUDE_CONFIG_DIR" {
                 options
@@ -306,6 +330,34 @@ impl Case {
         )
     }
 
+    /// The environment of the oracle's CLI (`base_env` of
+    /// `tests/differential/claude/oracle.py`, the case's name and the
+    /// case's own variables): what its shells have.
+    pub fn shell_env(&self) -> String {
+        let mut names: Vec<&str> = vec![
+            "PATH",
+            "HOME",
+            "TMPDIR",
+            "CLAUDE_CODE_TMPDIR",
+            "XDG_RUNTIME_DIR",
+            "XDG_CONFIG_HOME",
+            "XDG_CACHE_HOME",
+            "XDG_DATA_HOME",
+            "XDG_STATE_HOME",
+            "LANG",
+            "SHELL",
+            "ANTHROPIC_BASE_URL",
+            "ANTHROPIC_API_KEY",
+            "DISABLE_AUTOUPDATER",
+            "DISABLE_TELEMETRY",
+            "DISABLE_ERROR_REPORTING",
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC",
+            "ORACLE_CASE",
+        ];
+        names.extend(self.env.iter().map(|(k, _)| k.as_str()));
+        names.join(",")
+    }
+
     /// Every call decided by permission-lsp.
     pub fn decide_all(&self) -> Vec<(Call, Got)> {
         let root = std::env::temp_dir().join(format!(
@@ -315,17 +367,39 @@ impl Case {
         ));
         let (proj, home) = self.materialise(&root);
         let claude = formats::by_id("claude-code").expect("the Claude Code format");
-        let ctx = self.context(&proj, &home);
+        // Until a Bash command has run in the session the CLI does not know
+        // the shell's variables: calls are decided as the first command
+        // until one is allowed (the warm-up call first, when the case has
+        // one).
+        let shell_env = self.shell_env();
+        let ctx = self.context_with(&proj, &home, &[("shell-env", &shell_env)]);
         let sim = claude.simulator(&ctx).expect("a simulator");
+        let first_ctx = self.context_with(
+            &proj,
+            &home,
+            &[("shell-env", &shell_env), ("first-command", "true")],
+        );
+        let first_sim = claude.simulator(&first_ctx).expect("a simulator");
+        let mut ran = false;
+        let mut decide = |tool: &str, input: Value| {
+            let s = if ran { &sim } else { &first_sim };
+            let report = s.simulate(&formats::CallRequest {
+                tool: tool.to_string(),
+                input,
+            });
+            if tool == "Bash" && report.decision == "allow" {
+                ran = true;
+            }
+            report
+        };
+        if let Some(w) = &self.warmup {
+            decide(&w.tool, subst(&w.input, &proj, &home));
+        }
         let out = self
             .calls
             .iter()
             .map(|c| {
-                let input = subst(&c.input, &proj, &home);
-                let report = sim.simulate(&formats::CallRequest {
-                    tool: c.tool.clone(),
-                    input,
-                });
+                let report = decide(&c.tool, subst(&c.input, &proj, &home));
                 (
                     c.clone(),
                     Got {
@@ -337,6 +411,16 @@ impl Case {
             .collect();
         let _ = std::fs::remove_dir_all(&root);
         out
+    }
+}
+
+/// The warm-up call of the differential tests' cases: a command every
+/// session runs without asking.
+pub fn warmup() -> Call {
+    Call {
+        tool: "Bash".to_string(),
+        input: json!({ "command": "true", "description": "warm-up" }),
+        verdict: None,
     }
 }
 

@@ -180,6 +180,28 @@ static SESSION_OPTIONS: &[crate::contract::SessionOption] = &[
         values: &[],
         switch: false,
     },
+    crate::contract::SessionOption {
+        flag: "first-command",
+        aliases: &[],
+        value_name: "",
+        help: "Claude Code: decide as the session's first Bash command to run (until one has run, Claude Code does not know the shell's variables, and a line that sets one asks)",
+        repeatable: false,
+        arg: engine::policy::FIRST_COMMAND,
+        setting: "firstCommand",
+        values: &[],
+        switch: true,
+    },
+    crate::contract::SessionOption {
+        flag: "shell-env",
+        aliases: &[],
+        value_name: "NAMES",
+        help: "Claude Code: the environment variables of the shell it runs commands in (repeatable; commas separate names; default: this process's environment) — a line that sets one of them asks",
+        repeatable: true,
+        arg: engine::policy::SHELL_ENV,
+        setting: "shellEnv",
+        values: &[],
+        switch: false,
+    },
 ];
 
 impl Describe for Claude {

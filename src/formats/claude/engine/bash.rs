@@ -44,6 +44,9 @@ pub struct Parsed {
     /// Commands run inside a quoted substitution with other text around it
     /// (`echo "built $(date)"`): decided as commands of the line.
     pub nested: Vec<String>,
+    /// The variables the line sets for the rest of it: bare assignments
+    /// (`X=1; ls`) and loop variables (`for f in …`).
+    pub assigned: Vec<String>,
 }
 
 impl Parsed {
@@ -62,6 +65,149 @@ const TILDE: &str = "Tilde expansion variants (~user, ~+, ~-) in paths require m
 const HEREDOC: &str = "Heredoc with unquoted delimiter undergoes shell expansion";
 const CASE: &str = "A case statement in this command can't be checked before it runs";
 const COUNTING_FOR: &str = "A counting for loop in this command can't be checked before it runs";
+const FOR: &str = "A for or select loop in this command can't be checked before it runs";
+const SELECT: &str = "select statement reads stdin into $REPLY; cannot statically model";
+const TEST_WORDS: &str = "A test in brackets in this command can't be checked before it runs";
+const LOOKUP: &str =
+    "An assignment of this variable alters command lookup/execution for subsequent commands";
+const INTEGER: &str =
+    "An integer variable's assignment evaluates its value: it can't be checked before it runs";
+const LOOP_VARIABLE: &str = "This loop variable bypasses assignment validation";
+
+/// Variables whose assignment changes how later commands are found or run
+/// (the CLI's list, any case; `LD_*`, `DYLD_*`, `BASH_FUNC_*`).
+fn alters_lookup(name: &str) -> bool {
+    const NAMES: &[&str] = &[
+        "path",
+        "home",
+        "dirstack",
+        "tmpprefix",
+        "bash_env",
+        "env",
+        "cdpath",
+        "globignore",
+        "shell",
+        "fpath",
+        "bash_loadables_path",
+        "module_path",
+        "manpath",
+        "mailpath",
+        "readnullcmd",
+        "nullcmd",
+        "histfile",
+        "zdotdir",
+        "functions",
+        "commands",
+        "aliases",
+        "galiases",
+        "saliases",
+        "bash_cmds",
+        "bash_aliases",
+        "execignore",
+        "bash_source_path",
+        "lang",
+        "language",
+        "lc_all",
+        "lc_ctype",
+        "lc_collate",
+        "lc_messages",
+        "lc_numeric",
+        "lc_time",
+        "histchars",
+        "textdomain",
+        "textdomaindir",
+    ];
+    let lower = name.to_ascii_lowercase();
+    NAMES.contains(&lower.as_str())
+        || lower.starts_with("ld_")
+        || lower.starts_with("dyld_")
+        || lower.starts_with("bash_func_")
+}
+
+/// The shells' integer variables: an assignment evaluates its value.
+const INTEGER_VARIABLES: &[&str] = &[
+    "RANDOM",
+    "SECONDS",
+    "LINENO",
+    "OPTIND",
+    "MAILCHECK",
+    "HISTCMD",
+    "SRANDOM",
+    "EPOCHSECONDS",
+    "EPOCHREALTIME",
+    "BASHPID",
+    "BASH_MONOSECONDS",
+    "BASH_TRAPSIG",
+    "COLUMNS",
+    "LINES",
+    "SHLVL",
+    "ERRNO",
+    "TMOUT",
+    "HISTSIZE",
+    "SAVEHIST",
+    "TRY_BLOCK_ERROR",
+    "TRY_BLOCK_INTERRUPT",
+    "KEYTIMEOUT",
+    "LISTMAX",
+    "LOGCHECK",
+    "PERIOD",
+    "FUNCNEST",
+    "UID",
+    "EUID",
+    "GID",
+    "EGID",
+    "REPORTTIME",
+    "REPORTMEMORY",
+    "DIRSTACKSIZE",
+    "BAUD",
+    "ZLE_RPROMPT_INDENT",
+    "MBEGIN",
+    "MEND",
+    "PPID",
+    "ARGC",
+    "ZSH_SUBSHELL",
+    "TTYIDLE",
+    "status",
+];
+
+/// A loop variable the CLI refuses to follow: the shell's own and those
+/// whose assignment it checks.
+fn guarded_loop_variable(name: &str) -> bool {
+    const SHELL_OWN: &[&str] = &[
+        "PS4",
+        "IFS",
+        "BASH_ARGV0",
+        "BASHOPTS",
+        "BASH_VERSINFO",
+        "EUID",
+        "PPID",
+        "SHELLOPTS",
+        "UID",
+        "FUNCNAME",
+        "GROUPS",
+        "BASH_ARGC",
+        "BASH_ARGV",
+        "BASH_LINENO",
+        "BASH_SOURCE",
+        "BASHPID",
+        "HOME",
+        "PWD",
+        "OLDPWD",
+        "USER",
+        "LOGNAME",
+        "SHELL",
+        "PATH",
+        "HOSTNAME",
+        "RANDOM",
+        "SECONDS",
+        "LINENO",
+        "TMPDIR",
+        "BASH_VERSION",
+        "SHLVL",
+        "HISTFILE",
+    ];
+    SHELL_OWN.contains(&name) || alters_lookup(name) || INTEGER_VARIABLES.contains(&name)
+}
 const FUNCTION: &str = "A function definition in this command can't be checked before it runs";
 
 /// Splits a command line (the commands of quoted substitutions included).
@@ -78,6 +224,7 @@ fn parse_depth(line: &str, depth: usize) -> Parsed {
         }
         let p = parse_depth(&inner, depth + 1);
         out.commands.extend(p.commands);
+        out.assigned.extend(p.assigned);
         out.substitution |= p.substitution;
         out.complex |= p.complex;
         out.background |= p.background;
@@ -345,11 +492,36 @@ fn keywords(out: &mut Parsed) {
             );
         }
     }
+    // A `for` head must be followed by its `do` (observed: `for f`, `for
+    // f in a b;` and `for f in a; echo x` ask: the loop has no body).
+    let mut expect_do = false;
     for mut c in std::mem::take(&mut out.commands) {
+        // Bare assignments set a variable for the rest of the line.
+        if c.words.is_empty() {
+            out.assigned.extend(c.env.iter().cloned());
+            for raw in &c.env_raw {
+                let (name, value) = raw.split_once('=').unwrap_or((raw, ""));
+                let name = name.trim_end_matches('+');
+                if alters_lookup(name) {
+                    out.uncheckable(LOOKUP);
+                }
+                let plain_integer = value == "0"
+                    || (!value.is_empty()
+                        && value.len() <= 18
+                        && !value.starts_with('0')
+                        && value.bytes().all(|b| b.is_ascii_digit()));
+                if INTEGER_VARIABLES.contains(&name) && !plain_integer {
+                    out.uncheckable(INTEGER);
+                }
+            }
+        }
         loop {
             // Only an unquoted keyword counts: the raw first word.
             let first_raw = c.text.split(' ').next().unwrap_or("");
             let first = c.words.first().map(String::as_str).unwrap_or("");
+            if std::mem::take(&mut expect_do) && (first_raw != first || first != "do") {
+                out.uncheckable(FOR);
+            }
             if first_raw != first || !c.env.is_empty() {
                 break;
             }
@@ -379,9 +551,20 @@ fn keywords(out: &mut Parsed) {
                     }
                     c.words.clear();
                 }
-                "for" | "select" => {
+                "select" => {
+                    out.uncheckable(SELECT);
+                    c.words.clear();
+                }
+                "for" => {
                     stack.push(Open::Loop);
-                    // The loop's head: `for x in a b`.
+                    // The loop's head: `for x in a b`; its variable is set.
+                    if let Some(var) = c.words.get(1) {
+                        if guarded_loop_variable(var) {
+                            out.uncheckable(LOOP_VARIABLE);
+                        }
+                        out.assigned.push(var.clone());
+                    }
+                    expect_do = true;
                     c.words.clear();
                 }
                 "!" => {}
@@ -416,13 +599,28 @@ fn keywords(out: &mut Parsed) {
             kept.push(c);
         }
     }
+    if expect_do {
+        out.uncheckable(FOR);
+    }
+    // A bracket test must end with its closing bracket (observed: `if [ -d
+    // x ] y` asks).
+    if kept
+        .iter()
+        .any(|c| match c.words.first().map(String::as_str) {
+            Some("[") => c.words.last().is_none_or(|w| w != "]"),
+            Some("[[") => c.words.last().is_none_or(|w| w != "]]"),
+            _ => false,
+        })
+    {
+        out.uncheckable(TEST_WORDS);
+    }
     // A test in brackets with a redirection (observed: `if [ -d x ]
     // 2>/dev/null` asks).
     if kept
         .iter()
         .any(|c| c.redirected && matches!(c.words.first().map(String::as_str), Some("[" | "[[")))
     {
-        out.uncheckable("A test in brackets in this command can't be checked before it runs");
+        out.uncheckable(TEST_WORDS);
     }
     out.commands = kept;
 }

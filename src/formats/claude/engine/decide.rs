@@ -61,6 +61,43 @@ pub struct Outcome {
     pub parts: Vec<(String, Decision)>,
 }
 
+/// The variables the CLI itself puts in every shell it starts (its list),
+/// and the shell's own: a line may not set them unasked, whatever the
+/// environment.
+const SHELL_ENV: &[&str] = &[
+    "SHELL",
+    "GIT_EDITOR",
+    "CLAUDECODE",
+    "AI_AGENT",
+    "CLAUDE_CODE_SESSION_ID",
+    "CLAUDE_CODE_CHILD_SESSION",
+    "CLAUDE_CODE_CHILD_NOTES_DIR",
+    "CLAUDE_CODE_SESSION_ATTENDED",
+    "CLAUDE_CODE_STARTER_MAY_HOLD_CONNECTOR_FILE",
+    "CLAUDE_PID",
+    "TRACEPARENT",
+    "CLAUDE_CODE_EXECPATH",
+    "TMUX",
+    "TMPDIR",
+    "CLAUDE_CODE_TMPDIR",
+    "TMPPREFIX",
+    "BUN_OPTIONS",
+    "TEMP",
+    "TMP",
+    "GIT_CONFIG_PARAMETERS",
+    "CLAUDE_EFFORT",
+    "CLAUDE_CODE_INVOKED_SKILLS",
+    // Seen in its shells too (observed: `env` in a session).
+    "CLAUDE_CODE_ENTRYPOINT",
+    "CLAUDE_CODE_MESSAGING_SOCKET",
+    "CLAUDE_CODE_MESSAGING_TOKEN",
+    "COREPACK_ENABLE_AUTO_PIN",
+    "NoDefaultCurrentDirectoryInExePath",
+    // The shell's own.
+    "SHLVL",
+    "_",
+];
+
 fn outcome(decision: Decision, why: Why) -> Outcome {
     Outcome {
         decision,
@@ -335,6 +372,74 @@ impl Policy {
     fn bash(&self, input: &serde_json::Value) -> Outcome {
         let command = input["command"].as_str().unwrap_or_default();
         let parsed = bash::parse(command);
+        let o = self.bash_line(command, &parsed);
+        self.variables_set(command, &parsed, o, self.first_command)
+    }
+
+    /// What the CLI decides for a Bash call as the session's first command
+    /// when that differs from what it decides later (a line that sets a
+    /// variable), with the whole-tool and mode steps applied.
+    pub fn as_first_command(&self, input: &serde_json::Value) -> Option<Outcome> {
+        if self.first_command {
+            return None;
+        }
+        let command = input["command"].as_str().unwrap_or_default();
+        let parsed = bash::parse(command);
+        if parsed.assigned.is_empty() {
+            return None;
+        }
+        let later = self.decide("Bash", input);
+        let o = self.bash_line(command, &parsed);
+        let first = self.finish(self.variables_set(command, &parsed, o, true), "Bash");
+        (first.decision != later.decision).then_some(first)
+    }
+
+    /// A line the rules allow that sets a variable for the rest of it (`X=1;
+    /// ls`, `for f in a b; do …`) asks when the variable may be one the
+    /// shell already has: the CLI compares the names with the shell's
+    /// environment, which it learns when the session's first Bash command
+    /// runs — before that every name but the harmless ones counts
+    /// (observed: `for f in a b; do echo x; done` asks as the first
+    /// command and runs later; `PWD` and `OLDPWD` always count). A rule
+    /// naming the whole line exactly, or a whole-tool allow, lets it run.
+    fn variables_set(
+        &self,
+        command: &str,
+        parsed: &bash::Parsed,
+        o: Outcome,
+        first_command: bool,
+    ) -> Outcome {
+        if o.decision != Decision::Allow || parsed.assigned.is_empty() {
+            return o;
+        }
+        let whole = normalise_blanks(command);
+        if let Why::Rule(i) = o.why
+            && self.rules[i].content.as_deref() == Some(whole.as_str())
+        {
+            return o;
+        }
+        let counts = |name: &str| {
+            matches!(name, "PWD" | "OLDPWD")
+                || (!bash::SAFE_ENV.contains(&name)
+                    && (first_command
+                        || SHELL_ENV.contains(&name)
+                        || self.shell_env.iter().any(|n| n == name)))
+        };
+        if !parsed.assigned.iter().any(|n| counts(n)) {
+            return o;
+        }
+        Outcome {
+            decision: Decision::Ask,
+            why: Why::Shell(if first_command {
+                "A variable set in this command can't be checked before it runs (until the session's first Bash command has run, Claude Code does not know the shell's variables)"
+            } else {
+                "A variable set in this command can't be checked before it runs (the shell already has it)"
+            }),
+            parts: o.parts,
+        }
+    }
+
+    fn bash_line(&self, command: &str, parsed: &bash::Parsed) -> Outcome {
         let variants: Vec<Vec<String>> = parsed.commands.iter().map(match_texts).collect();
         // Deny and ask rules also see the command behind `sudo`, `env`,
         // `exec` and an absolute path (observed: `sudo -u root rm x`, `env
@@ -448,18 +553,29 @@ impl Policy {
             }
             return outcome(Decision::Ask, Why::Shell(why));
         }
+        // A rule naming the whole line exactly allows it before the CLI's
+        // own checks (observed: `Bash(eval echo hi)` runs `eval echo hi`,
+        // `Bash(find . -name x -delete)` runs it, `Bash(while read dir)`
+        // runs `while read dir`).
+        let whole_rule = self.first(List::Allow, |r| {
+            r.tool == "Bash" && r.content.as_deref().is_some_and(|c| c == whole)
+        });
         // The CLI's own safety checks: they ask whatever allows the command
         // (observed, each with the CLI's reason).
-        for c in &parsed.commands {
-            if let Some(why) = self.safety_check(c, &matches_any) {
-                return outcome(Decision::Ask, why);
+        if whole_rule.is_none() {
+            for c in &parsed.commands {
+                if let Some(why) = self.safety_check(c, &matches_any) {
+                    return outcome(Decision::Ask, why);
+                }
             }
         }
-        if let Some(i) = self.first(List::Allow, |r| {
-            r.tool == "Bash"
-                && r.content.as_deref().is_some_and(|c| c == whole)
-                && parsed.commands.len() > 1
-        }) {
+        // (Not a line run in the background: observed, `Bash(FOO=1 ls &)`
+        // does not run `FOO=1 ls &`.)
+        if let Some(i) = whole_rule
+            && !parsed.background
+            && (parsed.commands.len() > 1
+                || parsed.commands.first().is_some_and(|c| c.text != whole))
+        {
             return outcome(Decision::Allow, Why::Rule(i));
         }
         if parsed.complex {
@@ -476,12 +592,24 @@ impl Policy {
             // does not lift it (observed: `git status &`, `ls &`,
             // `timeout 5 ls &` ask next to `Bash`; `rm -r -f build &`,
             // `nice ls &` are allowed by it).
+            // A command with an assignment in front is not one it runs as
+            // read-only (observed: `FOO=1 ls &` runs next to `Bash(*)`,
+            // `NODE_ENV=test ls &` asks).
+            // The same for commands a rule allows (observed: `rm -r -f build
+            // &` asks next to `Bash(*)` and `Bash(rm:*)`, `env FOO=1 rm -r
+            // -f build &` next to `Bash(*)` and `Bash(env:*)`).
             let read_only = parsed.commands.iter().all(|c| {
-                c.words.first().is_some_and(|w| w == "sleep")
-                    || matches!(
-                        bash::read_only_text(&c.text, strip_builtin(&c.words)),
-                        ReadOnlyAnswer::Yes { .. }
-                    )
+                let texts = allow_texts(c);
+                self.first(List::Allow, |r| {
+                    !whole_tool(r, "Bash") && matches_any(r, &texts)
+                })
+                .is_some()
+                    || (bash::harmless_env(c)
+                        && (c.words.first().is_some_and(|w| w == "sleep")
+                            || matches!(
+                                bash::read_only_text(&c.text, strip_builtin(&c.words)),
+                                ReadOnlyAnswer::Yes { .. }
+                            )))
             });
             let why = "a command run in the background (`&`) defers execution past approval time";
             return outcome(
@@ -626,7 +754,12 @@ impl Policy {
                 pending.get_or_insert(Why::NoRule);
                 Decision::Ask
             };
-            parts.push((c.text.clone(), decision));
+            let shown = if c.text.is_empty() {
+                c.env_raw.join(" ")
+            } else {
+                c.text.clone()
+            };
+            parts.push((shown, decision));
         }
         let (decision, why) = match pending {
             Some(w) => (Decision::Ask, w),
@@ -676,7 +809,7 @@ impl Policy {
             "watch" => return shell("What 'watch' starts can't be checked before it runs"),
             "ionice" => return shell("What 'ionice' starts can't be checked before it runs"),
             "find" => {
-                if let Some(why) = find_action(words) {
+                if let Some(why) = find_action(words).or_else(|| find_glob(&c.text, words)) {
                     return Some(why);
                 }
             }
@@ -787,6 +920,89 @@ fn find_action(words: &[String]) -> Option<Why> {
         ))
 }
 
+/// `find` whose text or arguments may expand to more words: an unquoted
+/// glob anywhere, or glob characters in a path argument (quoted too; an
+/// option's value — `-name '*.ts'` — is not looked at). The CLI's checks,
+/// in its words (observed: `find a[b] -type f` and `find 'a[b]' -type f`
+/// ask under `Bash(find:*)`; `find . -name '*.ts'` runs).
+fn find_glob(text: &str, words: &[String]) -> Option<Why> {
+    if bash::expansion(text) == bash::Expansion::Glob {
+        return Some(Why::Shell(
+            "find contains unquoted glob characters — could glob-expand to a dangerous action before find runs",
+        ));
+    }
+    // Options that take a value.
+    const VALUED: &[&str] = &[
+        "-name",
+        "-iname",
+        "-path",
+        "-ipath",
+        "-lname",
+        "-ilname",
+        "-regex",
+        "-iregex",
+        "-wholename",
+        "-iwholename",
+        "-samefile",
+        "-newer",
+        "-anewer",
+        "-cnewer",
+        "-mnewer",
+        "-perm",
+        "-user",
+        "-group",
+        "-uid",
+        "-gid",
+        "-size",
+        "-type",
+        "-xtype",
+        "-fstype",
+        "-inum",
+        "-links",
+        "-used",
+        "-context",
+        "-amin",
+        "-cmin",
+        "-mmin",
+        "-atime",
+        "-ctime",
+        "-mtime",
+        "-mindepth",
+        "-maxdepth",
+        "-printf",
+        "-regextype",
+        "-D",
+        "-f",
+        "-flags",
+        "-Bnewer",
+        "-Btime",
+        "-Bmin",
+        "-files0-from",
+        "-xattrname",
+    ];
+    let newer_xy = |w: &str| {
+        w.strip_prefix("-newer").is_some_and(|r| {
+            let b = r.as_bytes();
+            b.len() == 2 && b"aBcm".contains(&b[0]) && b"aBcmt".contains(&b[1])
+        })
+    };
+    let mut i = 1;
+    while i < words.len() {
+        let w = words[i].as_str();
+        if VALUED.contains(&w) || newer_xy(w) {
+            i += 2;
+            continue;
+        }
+        if w.contains(['[', ']', '*', '?']) {
+            return Some(Why::Shell(
+                "a find argument contains glob characters — could glob-expand to a dangerous action",
+            ));
+        }
+        i += 1;
+    }
+    None
+}
+
 /// The script of `bash -c '…'` (`sh`, `zsh`, `dash`, `ksh`; `-lc` and
 /// other flag groups with `c`).
 fn shell_script(words: &[String]) -> Option<&str> {
@@ -822,6 +1038,13 @@ fn shell_script(words: &[String]) -> Option<&str> {
 fn strip_for_deny(words: &[String]) -> Vec<String> {
     let mut w: Vec<String> = words.to_vec();
     let mut front = true;
+    // An absolute program path is its name only behind the wrappers the
+    // CLI takes off one by one (`time`, `nohup`, `timeout N`, `nice -n N`,
+    // `sudo`, `env`, `command`, `exec`): not behind a bare `nice`, `nice
+    // -5` or `stdbuf` (observed: `nice /bin/git push` and `stdbuf -o0
+    // /bin/git push` run next to deny `Bash(git:*)`, `nice -n 5 /bin/git
+    // push` is denied).
+    let mut program_path = true;
     for _ in 0..32 {
         let first = w.first().cloned().unwrap_or_default();
         // Deny and ask rules see past every assignment, after a wrapper
@@ -881,7 +1104,7 @@ fn strip_for_deny(words: &[String]) -> Vec<String> {
             }
             // An absolute program path, behind any wrapper too (observed:
             // `nohup /bin/git status` is denied by `Bash(git status)`).
-            p if p.starts_with('/') && p.len() > 1 && !p.ends_with('/') => {
+            p if program_path && p.starts_with('/') && p.len() > 1 && !p.ends_with('/') => {
                 if let Some(base) = p.rsplit('/').next() {
                     w[0] = base.to_string();
                 }
@@ -889,6 +1112,7 @@ fn strip_for_deny(words: &[String]) -> Vec<String> {
             }
             "nice" if w.len() > 1 && !w[1].starts_with('-') => {
                 front = false;
+                program_path = false;
                 1
             }
             // What `xargs` runs is matched by the rules themselves
@@ -900,6 +1124,9 @@ fn strip_for_deny(words: &[String]) -> Vec<String> {
                 // `stdbuf` (observed) and the others, not.
                 if !matches!(first.as_str(), "timeout" | "nice") {
                     front = false;
+                }
+                if first == "stdbuf" || (first == "nice" && w.get(1).is_some_and(|o| o != "-n")) {
+                    program_path = false;
                 }
                 one_wrapper(&w)
             }

@@ -108,7 +108,19 @@ pub struct Session {
     pub add_dirs: Vec<PathBuf>,
     /// `--settings`: a settings file, or the settings as JSON text.
     pub settings: Option<String>,
+    /// Decide as the session's first Bash command to run (`first-command`).
+    pub first_command: bool,
+    /// The names of the shell's environment variables (`shell-env`;
+    /// default: this process's environment, which the agent inherits).
+    pub shell_env: Option<Vec<String>>,
 }
+
+/// The session option that decides a call as the session's first Bash
+/// command to run.
+pub const FIRST_COMMAND: &str = "first-command";
+
+/// The session option naming the shell's environment variables.
+pub const SHELL_ENV: &str = "shell-env";
 
 impl Session {
     /// From the context's runtime options (`permission-mode`,
@@ -123,6 +135,12 @@ impl Session {
                 "disallowedTools" | "disallowed-tools" => s.disallowed_tools.extend(split_tools(v)),
                 "add-dir" => s.add_dirs.push(PathBuf::from(v)),
                 "settings" => s.settings = Some(v.clone()),
+                FIRST_COMMAND => s.first_command = v == "true",
+                SHELL_ENV => s.shell_env.get_or_insert_with(Vec::new).extend(
+                    v.split([',', ' '])
+                        .filter(|n| !n.is_empty())
+                        .map(String::from),
+                ),
                 _ => {}
             }
         }
@@ -193,6 +211,12 @@ pub struct Policy {
     pub hooks: Vec<Hook>,
     /// `"disableAllHooks": true` in a file.
     pub hooks_disabled: bool,
+    /// No Bash command has run in the session yet: the CLI does not know
+    /// the shell's variables (it learns them when it first runs one), so a
+    /// line that sets any variable asks.
+    pub first_command: bool,
+    /// The variables the session's shell has (a line that sets one asks).
+    pub shell_env: Vec<String>,
 }
 
 /// A hook a settings file declares for tool calls.
@@ -329,6 +353,12 @@ impl Policy {
             files: Vec::new(),
             hooks: Vec::new(),
             hooks_disabled: false,
+            first_command: session.first_command,
+            shell_env: session.shell_env.clone().unwrap_or_else(|| {
+                std::env::vars_os()
+                    .filter_map(|(k, _)| k.into_string().ok())
+                    .collect()
+            }),
         };
         // `--settings`: a file (relative to the session's folder) or JSON
         // text, read after the local settings and before the managed ones
@@ -452,6 +482,8 @@ impl Policy {
             files: Vec::new(),
             hooks: Vec::new(),
             hooks_disabled: false,
+            first_command: false,
+            shell_env: Vec::new(),
         };
         policy.add_file(Source::Project, path, text, root);
         policy

@@ -146,6 +146,18 @@ pub fn report(policy: &Policy, call: &CallRequest, o: &Outcome) -> SimulationRep
                 .into(),
         );
     }
+    // A line that sets a variable: the session's first Bash command is
+    // decided otherwise (the CLI learns the shell's variables when it first
+    // runs one).
+    if call.tool == "Bash"
+        && let Some(first) = policy.as_first_command(&call.input)
+    {
+        explanation.push(format!(
+            "as the session's first Bash command: {} — {} (`--first-command` decides so)",
+            first.decision.as_str(),
+            reason(policy, &first.why)
+        ));
+    }
     // Hooks run around the decision; what they do is not simulated.
     let hooks = policy.hooks_for(&call.tool);
     for h in &hooks {
