@@ -22,7 +22,7 @@ pub fn document(bytes: &[u8]) {
     let ctx = crate::workspace::resolve(&options, Some(root), None, &Default::default(), None);
     simulated(bytes, &options, root);
     for format in crate::formats::all() {
-        for role in [Role::Config, Role::Agent] {
+        for role in [Role::Config, Role::Agent, Role::Rules] {
             let (text, analysis) = format.analyse_file(role, bytes, &options, None);
             let index = LineIndex::new(&text);
             let in_bounds = |r: &std::ops::Range<usize>| {

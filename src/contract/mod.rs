@@ -29,10 +29,13 @@ use std::ops::Range;
 /// What a document is to its format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Role {
-    /// A config file (JSON / JSONC).
+    /// A config file (JSON / JSONC, or the format's own config language).
     Config,
     /// An agent definition (markdown with frontmatter).
     Agent,
+    /// A rules file in a language of the format's own (not JSON): its
+    /// analysis has no JSON tree.
+    Rules,
 }
 
 /// A recognised document: its format and role.
@@ -65,6 +68,9 @@ pub struct Analysis {
     pub diagnostics: Vec<Diagnostic>,
     /// The runtime uses the file (it does not drop it whole).
     pub accepted: bool,
+    /// The outline of a document without a JSON tree (a `Role::Rules`
+    /// file, a TOML config), made with the analysis.
+    pub outline: Vec<Symbol>,
 }
 
 /// A file a session reads, where the runtime looks for it.

@@ -4,13 +4,14 @@
 //! `crate::contract`; each format is one folder behind it.
 
 pub mod claude;
+pub mod codex;
 pub mod opencode;
 pub mod pi;
 
 pub use crate::contract::*;
 
 /// Every format, in the order detection tries them.
-static FORMATS: &[&dyn Format] = &[&pi::Pi, &claude::Claude, &opencode::OpenCode];
+static FORMATS: &[&dyn Format] = &[&pi::Pi, &claude::Claude, &opencode::OpenCode, &codex::Codex];
 
 /// Every registered format.
 pub fn all() -> &'static [&'static dyn Format] {

@@ -17,7 +17,7 @@ export interface Settings {
 }
 
 /** The formats whose session options are settings (`permissionLsp.<id>.*`). */
-export const FORMAT_IDS = ["pi", "claude", "opencode"] as const;
+export const FORMAT_IDS = ["pi", "claude", "opencode", "codex"] as const;
 
 type ServerOptions = {
   targetVersion?: string;
@@ -99,6 +99,9 @@ export const DOCUMENT_SELECTOR = [
   { scheme: "file", language: "jsonc", pattern: "**/opencode.jsonc" },
   { scheme: "file", language: "json", pattern: "**/opencode.jsonc" },
   { scheme: "file", language: "markdown", pattern: "**/{.opencode,opencode}/{agent,agents,mode,modes}/**/*.md" },
+  // Codex CLI: rules files (Starlark) and config.toml.
+  { scheme: "file", language: "starlark", pattern: "**/{.codex,codex}/rules/*.rules" },
+  { scheme: "file", language: "toml", pattern: "**/{.codex,codex}/config.toml" },
 ];
 
 /** One line of the simulation result for the output panel. */

@@ -60,6 +60,12 @@ test("the document selector covers OpenCode configs and agent files", () => {
   assert.ok(patterns.some((p) => p.includes(".opencode") && p.endsWith("*.md")));
 });
 
+test("the document selector covers Codex rules files and config.toml", () => {
+  const codex = DOCUMENT_SELECTOR.filter((d) => d.pattern.includes("codex"));
+  assert.ok(codex.some((d) => d.language === "starlark" && d.pattern.endsWith("rules/*.rules")));
+  assert.ok(codex.some((d) => d.language === "toml" && d.pattern.endsWith("config.toml")));
+});
+
 test("the history lenses' answers are printed", () => {
   assert.equal(
     formatReplay({

@@ -564,5 +564,6 @@ fn checked(
         root: own.read.root.clone(),
         diagnostics: levels.apply(diagnostics),
         accepted: own.read.accepted() && own.yaml_error.is_none(),
+        outline: Vec::new(),
     }
 }

@@ -279,10 +279,11 @@ impl Check for Pi {
                         root: None,
                         diagnostics,
                         accepted: true,
+                        outline: Vec::new(),
                     },
                 )
             }
-            Role::Config => {
+            Role::Config | Role::Rules => {
                 let (text, a) = lints::analyze_config_bytes(bytes, options);
                 (text, a.into())
             }

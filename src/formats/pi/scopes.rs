@@ -423,6 +423,7 @@ pub fn analyse_scope_file(
             root: None,
             diagnostics,
             accepted: true,
+            outline: Vec::new(),
         };
     }
     let file = file.unwrap_or_else(|| {

@@ -78,6 +78,7 @@ pub fn analyse(text: &str) -> Analysis {
             root: None,
             diagnostics: out,
             accepted: false,
+            outline: Vec::new(),
         };
     }
     let parsed = crate::syntax::json::parse(&Stripped::verbatim(body, base));
@@ -123,6 +124,7 @@ pub fn analyse(text: &str) -> Analysis {
             root,
             diagnostics: out,
             accepted: false,
+            outline: Vec::new(),
         };
     }
     let Some(root) = root else {
@@ -186,6 +188,7 @@ pub fn analyse(text: &str) -> Analysis {
         root: Some(root),
         diagnostics: out,
         accepted,
+        outline: Vec::new(),
     }
 }
 

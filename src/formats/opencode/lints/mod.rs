@@ -86,7 +86,7 @@ pub struct Own {
 /// Reads a document of either role.
 pub fn read(role: Role, text: &str, name: &str) -> Own {
     match role {
-        Role::Config => Own {
+        Role::Config | Role::Rules => Own {
             read: config::read_config(text),
             yaml_error: None,
         },

@@ -17,6 +17,7 @@ impl From<ConfigAnalysis> for crate::contract::Analysis {
             accepted: a.file.accepted(),
             root: a.file.parsed.root,
             diagnostics: a.diagnostics,
+            outline: Vec::new(),
         }
     }
 }
