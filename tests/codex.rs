@@ -5,6 +5,8 @@
 //! One test binary per format or layer: each module is one of the former
 //! test files, kept under `tests/` by its own name.
 
+#[path = "codex_check.rs"]
+mod codex_check;
 #[path = "codex_common.rs"]
 mod codex_common;
 #[path = "codex_differential.rs"]

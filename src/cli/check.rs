@@ -87,15 +87,20 @@ pub fn run(
                 let text = String::from_utf8_lossy(&bytes);
                 let abs = std::path::absolute(&f.path).unwrap_or_else(|_| f.path.clone());
                 match crate::formats::detect_file(&abs.to_string_lossy(), &text) {
-                    _ if inputs.pinned => DocumentKind {
-                        format: crate::formats::by_id(options.profile.format)
-                            .unwrap_or_else(crate::formats::default_format),
-                        role: if display.ends_with(".md") {
-                            Role::Agent
-                        } else {
-                            Role::Config
-                        },
-                    },
+                    _ if inputs.pinned => {
+                        let format = crate::formats::by_id(options.profile.format)
+                            .unwrap_or_else(crate::formats::default_format);
+                        // The format's own reading of the name first (a
+                        // rules file), else markdown is an agent file.
+                        let role = format.detect(&abs.to_string_lossy(), &text).unwrap_or(
+                            if display.ends_with(".md") {
+                                Role::Agent
+                            } else {
+                                Role::Config
+                            },
+                        );
+                        DocumentKind { format, role }
+                    }
                     crate::formats::Detected::Kind(k) => k,
                     crate::formats::Detected::Ambiguous(ids) => {
                         // Read as the first (the registry's order), and

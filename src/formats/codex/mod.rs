@@ -56,8 +56,9 @@ pub fn is_rules_path(path: &str) -> bool {
 pub fn is_config_path(path: &str) -> bool {
     let p = path.replace('\\', "/");
     let name = p.rsplit('/').next().unwrap_or(&p);
-    (name == "config.toml" || name.ends_with(".config.toml") || name.ends_with("__config.toml"))
-        && has_codex_segment(&p)
+    // `config.toml`, profiles' `x.config.toml`, dotfile managers' names
+    // (`private_config.toml`, `dot_codex__config.toml`).
+    name.ends_with("config.toml") && has_codex_segment(&p)
 }
 
 static OPTIONS: &[SessionOption] = &[

@@ -231,7 +231,19 @@ fn rule_findings(
             }
             out.push(d);
         }
+        let shells = ["bash", "zsh", "sh"];
+        let base = std::path::Path::new(&r.first)
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("");
+        let wrapper = shells.contains(&base)
+            && r.rest
+                .first()
+                .is_some_and(|t| t.iter().any(|a| a == "-lc" || a == "-c"));
         for tok in std::iter::once(vec![r.first.clone()]).chain(r.rest.iter().cloned()) {
+            if wrapper {
+                break;
+            }
             if let Some(t) = tok.iter().find(|t| t.trim().contains(char::is_whitespace)) {
                 let words: Vec<&str> = t.split_whitespace().collect();
                 let at = literal_range(text, &range, t).unwrap_or(range.clone());
