@@ -759,6 +759,71 @@ async fn opencode_config_diagnostics_simulate_and_hover() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// A Codex rules file: diagnostics of the unsaved buffer, a quick fix,
+/// simulate against the unsaved rules, hover and the outline.
+#[tokio::test]
+async fn codex_rules_diagnostics_fix_simulate_hover_and_outline() {
+    let dir = std::env::temp_dir().join(format!("pl-cx-{}", std::process::id()));
+    let home = dir.join("home");
+    let project = dir.join("p");
+    std::fs::create_dir_all(project.join(".git")).unwrap();
+    std::fs::create_dir_all(home.join(".codex/rules")).unwrap();
+    let path = home.join(".codex/rules/default.rules");
+    std::fs::write(&path, "").unwrap();
+    let uri = format!("file://{}", path.display());
+    let mut c = start();
+    c.initialize(&[]).await;
+    let unsaved = "prefix_rule(pattern=[\"git\", \"push\"], decision=\"deny\")\n";
+    c.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri, "languageId": "starlark", "version": 1, "text": unsaved}}),
+    )
+    .await;
+    let d = c.diagnostics(&uri, Some(1)).await;
+    assert!(codes(&d).contains(&"CX001".to_string()), "{d}");
+    let a = c
+        .request(
+            "textDocument/codeAction",
+            json!({"textDocument": {"uri": uri}, "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 50}}, "context": {"diagnostics": []}}),
+        )
+        .await;
+    assert!(a.to_string().contains("Use `forbidden`"), "{a}");
+    let fixed = unsaved.replace("\"deny\"", "\"forbidden\"");
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": fixed}]}),
+    )
+    .await;
+    let d = c.diagnostics(&uri, Some(2)).await;
+    assert!(!codes(&d).contains(&"CX001".to_string()), "{d}");
+    let r = c
+        .request(
+            "workspace/executeCommand",
+            json!({"command": "permission-lsp.simulate", "arguments": [{"uri": uri, "tool": "shell", "input": {"command": "git status && git push"}, "home": home.display().to_string(), "cwd": project.display().to_string()}]}),
+        )
+        .await;
+    assert_eq!(r["result"]["decision"], "deny", "{r}");
+    assert_eq!(r["result"]["rule"]["pattern"], "git push", "{r}");
+    let h = c
+        .request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": uri}, "position": {"line": 0, "character": 3}}),
+        )
+        .await;
+    let md = h["result"]["contents"]["value"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(md.contains("**`git push`** → `forbidden`"), "{h}");
+    let s = c
+        .request(
+            "textDocument/documentSymbol",
+            json!({"textDocument": {"uri": uri}}),
+        )
+        .await;
+    assert!(s.to_string().contains("git push"), "{s}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 /// The logs named in the settings, replayed against the unsaved buffer: a
 /// lens with the effect on history, the list behind it, hover counts,
 /// rules that decided nothing; and the lens against git's HEAD.

@@ -246,7 +246,14 @@ fn checked(role: Role, text: &str, ctx: Option<&Context<'_>>) -> Analysis {
                     lints::untrusted_message(&policy),
                 ));
             }
-            lints::rules_findings(&policy, doc, text, &file, &mut diagnostics);
+            lints::rules_findings(
+                &policy,
+                doc,
+                place != Place::Untrusted,
+                text,
+                &file,
+                &mut diagnostics,
+            );
         }
         Role::Config | Role::Agent => {
             let file = match place {

@@ -5,7 +5,7 @@
 
 use super::codes::Code;
 use super::engine::decide::{Engine, Input, Outcome};
-use super::engine::policy::{Policy, Scope};
+use super::engine::policy::Policy;
 use super::model::config::ConfigFile;
 use super::model::rules::{Decision, ErrorKind, PrefixRule, RulesFile};
 use crate::core::diagnostic::{Diagnostic, Fix, Related, TextEdit};
@@ -28,11 +28,11 @@ pub fn meant_decision(raw: &str) -> Option<&'static str> {
 pub fn rules_findings(
     policy: &Policy,
     doc: Option<usize>,
+    read: bool,
     text: &str,
     file: &RulesFile,
     out: &mut Vec<Diagnostic>,
 ) {
-    let scope = doc.map(|i| policy.rules_files[i].scope);
     if let Some(e) = &file.error {
         let mut d = Diagnostic::new(
             Code::RulesFileNotLoaded,
@@ -122,10 +122,7 @@ pub fn rules_findings(
         ));
         return;
     }
-    if scope == Some(Scope::Project) && policy.trust != Some(true) {
-        // Not read at all; the session files show it (below).
-    }
-    rule_findings(policy, doc, text, file, out);
+    rule_findings(policy, doc, read, text, file, out);
 }
 
 /// The range of the string literal `ex` (an example) inside the call at
@@ -157,6 +154,7 @@ fn example_literal(text: &str, call: &Range<usize>, ex: &str) -> Option<Range<us
 fn rule_findings(
     policy: &Policy,
     doc: Option<usize>,
+    read: bool,
     text: &str,
     file: &RulesFile,
     out: &mut Vec<Diagnostic>,
@@ -301,7 +299,8 @@ fn rule_findings(
         let spaced = std::iter::once(&r.first)
             .chain(r.rest.iter().flatten())
             .any(|w| w.is_empty() || w.contains(char::is_whitespace) || w.contains(['\'', '"']));
-        if r.decision > Decision::Allow && !shells.contains(&base) && !spaced {
+        // (A file Codex does not read: nothing of it applies anyway.)
+        if read && r.decision > Decision::Allow && !shells.contains(&base) && !spaced {
             let plain = witness(r);
             let mut through = Vec::new();
             for variant in [
