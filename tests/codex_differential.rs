@@ -285,6 +285,11 @@ fn random_config(rng: &mut Rng) -> String {
 /// A command line as models write them.
 fn random_call(rng: &mut Rng) -> String {
     let a = rng.pick(COMMANDS).to_string();
+    compose(rng, a)
+}
+
+/// `a` as models wrap and combine commands.
+fn compose(rng: &mut Rng, a: String) -> String {
     let b = rng.pick(COMMANDS).to_string();
     match rng.below(30) {
         0..=7 => a,
@@ -324,11 +329,79 @@ fn random_call(rng: &mut Rng) -> String {
     }
 }
 
-fn random_case(rng: &mut Rng, id: String) -> Value {
+/// The corpus files the rules evaluator loads, with their rules.
+fn corpus() -> Vec<(String, Vec<PrefixRule>)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/codex/corpus");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "rules"))
+        .collect();
+    files.sort();
+    files
+        .iter()
+        .filter_map(|f| {
+            let text = std::fs::read_to_string(f).ok()?;
+            let r = rules::read(&text, &mut Vec::new());
+            (r.loaded() && !r.rules.is_empty()).then_some((text, r.rules))
+        })
+        .collect()
+}
+
+/// A program name the driver can stand in for with an echo-only stub.
+fn stubbable(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+        && !matches!(
+            name,
+            "bash" | "sh" | "zsh" | "env" | "cat" | "echo" | "true" | "ls"
+        )
+}
+
+fn random_case(rng: &mut Rng, id: String, corpus: &[(String, Vec<PrefixRule>)]) -> Value {
     let mut case = json!({ "id": id, "config": random_config(rng) });
     let mut rules = serde_json::Map::new();
     for i in 0..1 + rng.below(2) {
         rules.insert(format!("u{i}.rules"), json!(random_rules_file(rng)));
+    }
+    // A real rule set, with calls aimed at its rules (their programs
+    // replaced by echo-only stubs: allowed calls really run).
+    let mut aimed = Vec::new();
+    let mut stubs: Vec<String> = Vec::new();
+    if !corpus.is_empty() && rng.chance(35) {
+        let (text, file_rules) = &corpus[rng.below(corpus.len())];
+        rules.insert("u0.rules".into(), json!(text));
+        for _ in 0..3 {
+            let r = &file_rules[rng.below(file_rules.len())];
+            if !stubbable(&r.first) {
+                continue;
+            }
+            let mut words = vec![r.first.clone()];
+            words.extend(r.rest.iter().map(|t| t[rng.below(t.len())].clone()));
+            if words.iter().any(|w| {
+                w.is_empty()
+                    || w.contains([
+                        '\'', '"', '$', '`', '\\', '\n', ';', '&', '|', '<', '>', '(', ')', '*',
+                        '?', '[', '#', '~', '{', '!',
+                    ])
+            }) {
+                continue;
+            }
+            if rng.chance(50) {
+                words.push("x".into());
+            }
+            if rng.chance(30) && words.len() > 1 {
+                words.pop();
+                words.pop();
+                if words.is_empty() {
+                    words.push(r.first.clone());
+                }
+            }
+            stubs.push(r.first.clone());
+            aimed.push(compose(rng, words.join(" ")));
+        }
     }
     case["rules"] = Value::Object(rules);
     if rng.chance(40) {
@@ -345,7 +418,24 @@ fn random_case(rng: &mut Rng, id: String) -> Value {
     if rng.chance(8) {
         case["approval_policy"] = json!(rng.pick(&["untrusted", "never", "on-request"]));
     }
-    case["calls"] = json!((0..6).map(|_| random_call(rng)).collect::<Vec<_>>());
+    let mut calls: Vec<String> = (0..6 - aimed.len().min(4))
+        .map(|_| random_call(rng))
+        .collect();
+    calls.extend(aimed);
+    // Every program a call names that the driver does not stub already.
+    for c in &calls {
+        for w in c.split([' ', '\n', '(', ')', '\'', '"']) {
+            if stubbable(w) && corpus.iter().any(|(_, rs)| rs.iter().any(|r| r.first == w)) {
+                stubs.push(w.to_string());
+            }
+        }
+    }
+    stubs.sort();
+    stubs.dedup();
+    if !stubs.is_empty() {
+        case["stubs"] = json!(stubs);
+    }
+    case["calls"] = json!(calls);
     case
 }
 
@@ -447,8 +537,9 @@ fn random_sessions_agree_with_the_cli() {
     let n = env_num("CODEX_DIFFERENTIAL_SESSIONS", 24);
     let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
     let root = scratch(&format!("codex-diff-{seed}"));
+    let corpus = corpus();
     let cases: Vec<Value> = (0..n)
-        .map(|i| random_case(&mut rng, format!("s{seed}-{i}")))
+        .map(|i| random_case(&mut rng, format!("s{seed}-{i}"), &corpus))
         .collect();
     let results = oracle.run(&cases, &root);
     assert_eq!(

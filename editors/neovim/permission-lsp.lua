@@ -1,6 +1,7 @@
 -- permission-lsp for Neovim 0.7+ (vim.lsp.start_client works on every version).
--- Attaches to JSON/JSONC buffers; the server itself decides which files are
--- pi-permission-system configs.
+-- Attaches to JSON/JSONC, TOML and Starlark buffers (Codex's config.toml and
+-- .codex/rules/*.rules); the server itself decides which files are the
+-- agents' permission configs.
 local M = {}
 
 local function start()
@@ -16,8 +17,13 @@ local function start()
   return M.client_id
 end
 
+-- Codex's rules files are Starlark.
+if vim.filetype and vim.filetype.add then
+  vim.filetype.add({ pattern = { ['.*/%.?codex/rules/.*%.rules'] = 'starlark' } })
+end
+
 vim.api.nvim_create_autocmd('FileType', {
-  pattern = { 'json', 'jsonc' },
+  pattern = { 'json', 'jsonc', 'toml', 'starlark' },
   callback = function(args)
     local id = start()
     if id then

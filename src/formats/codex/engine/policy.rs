@@ -124,6 +124,9 @@ pub struct Policy {
     pub untrusted_files: Vec<PathBuf>,
     /// The project's trust in the user's config (`None`: no entry).
     pub trust: Option<bool>,
+    /// Codex reads the project's files: trusted, or no entry and a
+    /// sandbox that is not read-only.
+    pub project_read: bool,
     pub approval: Approval,
     pub approval_from: ApprovalFrom,
     pub sandbox: String,
@@ -157,6 +160,16 @@ pub fn rules_in(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
+/// The sandbox a `default_permissions` value names.
+fn sandbox_of_permissions(p: &str) -> String {
+    match p {
+        ":danger-full-access" => "danger-full-access".into(),
+        ":read-only" => "read-only".into(),
+        ":workspace" => "workspace-write".into(),
+        other => format!("[permissions.{other}]"),
+    }
+}
+
 impl Policy {
     /// The session of `ctx`, its open buffers standing in for files.
     pub fn load(ctx: &Context<'_>) -> Policy {
@@ -181,7 +194,27 @@ impl Policy {
                     .first()
                     .and_then(|c| c.read.trust_of(&canon.display().to_string()))
             });
-        let trusted = trust == Some(true);
+        // Observed: a project without a trust entry is read as trusted when
+        // the user's sandbox is not read-only (`workspace-write`,
+        // `danger-full-access`, `:workspace`, or `--sandbox`), although
+        // Codex still prints its "disabled until trusted" warning; with
+        // `trust_level = "untrusted"` it never is.
+        let user_sandbox = ctx
+            .options
+            .runtime_arg(SANDBOX_ARG)
+            .map(str::to_string)
+            .or_else(|| {
+                configs.first().and_then(|c| {
+                    c.read.sandbox.as_ref().map(|(s, _)| s.clone()).or_else(|| {
+                        c.read
+                            .default_permissions
+                            .as_ref()
+                            .map(|(p, _)| sandbox_of_permissions(p))
+                    })
+                })
+            });
+        let trusted = trust == Some(true)
+            || (trust.is_none() && user_sandbox.as_deref().is_some_and(|s| s != "read-only"));
         let mut untrusted_files = Vec::new();
         let mut rule_paths: Vec<(PathBuf, Scope)> = rules_in(&env.codex_home.join("rules"))
             .into_iter()
@@ -263,12 +296,7 @@ impl Policy {
                 approval = (*a, ApprovalFrom::File(c.path.clone()));
             }
             if let Some((p, _)) = &c.read.default_permissions {
-                sandbox = match p.as_str() {
-                    ":danger-full-access" => "danger-full-access".into(),
-                    ":read-only" => "read-only".into(),
-                    ":workspace" => "workspace-write".into(),
-                    other => format!("[permissions.{other}]"),
-                };
+                sandbox = sandbox_of_permissions(p);
             }
             if let Some((s, _)) = &c.read.sandbox {
                 sandbox = s.clone();
@@ -290,6 +318,7 @@ impl Policy {
             rules_files,
             untrusted_files,
             trust,
+            project_read: trusted,
             approval: approval.0,
             approval_from: approval.1,
             sandbox,

@@ -372,10 +372,12 @@ pub fn effective(p: &Policy) -> EffectivePolicyReport {
         p.approval_source(),
         p.sandbox,
         crate::contract::tilde(&p.env.root, &p.env.home),
-        match p.trust {
-            Some(true) => "trusted",
-            Some(false) => "untrusted (its .codex files are not read)",
-            None => "no trust entry (its .codex files are not read)",
+        match (p.trust, p.project_read) {
+            (Some(true), _) => "trusted",
+            (Some(false), _) => "untrusted (its .codex files are not read)",
+            (None, true) => "no trust entry, read as trusted (the sandbox is not read-only)",
+            (None, false) =>
+                "no trust entry (its .codex files are not read: the sandbox is read-only)",
         }
     )];
     notes.extend(config_issues(p));

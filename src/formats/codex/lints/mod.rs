@@ -472,7 +472,7 @@ pub fn config_findings(
         }
         out.push(d);
     }
-    if is_project && policy.trust != Some(true) {
+    if is_project && !policy.project_read {
         let end = text.find('\n').unwrap_or(text.len());
         out.push(Diagnostic::new(
             Code::ProjectNotTrusted,
@@ -489,7 +489,7 @@ pub fn untrusted_message(policy: &Policy) -> String {
         crate::contract::tilde(&policy.env.root, &policy.env.home),
         match policy.trust {
             Some(false) => "trust_level = \"untrusted\"",
-            _ => "no [projects] entry",
+            _ => "no [projects] entry, and a read-only sandbox",
         },
         policy.env.root.display(),
         crate::contract::tilde(&policy.env.codex_home.join("config.toml"), &policy.env.home)
