@@ -160,11 +160,22 @@ impl Simulator for CodexSimulator {
             p.sandbox
         ));
         if let Some((f, e)) = p.drop_error() {
-            ex.push(format!(
-                "no custom rule applies: {} does not load ({}); Codex warns \"Error parsing rules; custom rules not applied.\"",
-                crate::contract::tilde(&f.path, &p.env.home),
-                e.message
-            ));
+            if e.kind == crate::formats::codex::model::rules::ErrorKind::Bounds {
+                ex.push(format!(
+                    "INCOMPLETE: {} was {} — this answer assumes Codex fails on it too and applies no custom rule; if Codex finishes it, its rules apply",
+                    crate::contract::tilde(&f.path, &p.env.home),
+                    e.message
+                ));
+                report
+                    .details
+                    .insert("incomplete".into(), Value::Bool(true));
+            } else {
+                ex.push(format!(
+                    "no custom rule applies: {} does not load ({}); Codex warns \"Error parsing rules; custom rules not applied.\"",
+                    crate::contract::tilde(&f.path, &p.env.home),
+                    e.message
+                ));
+            }
         }
         if v.split {
             ex.push(format!(

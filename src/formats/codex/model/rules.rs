@@ -7,13 +7,14 @@
 //! checks them. Any error makes the file fail to load, with Codex's words
 //! and the narrowest range the error allows.
 //!
-//! Evaluation is bounded (Codex sets no bound): a statement budget, a
-//! time budget, a Starlark heap budget and a nesting limit; a file past
-//! them is reported as not evaluated, never as loaded.
+//! Evaluation is bounded (Codex sets no bound): Starlark's own tick
+//! budget (calls and loop iterations, comprehensions included), heap
+//! budget and cancellation on a clock, a nesting limit and a size limit;
+//! a file past them is reported as not evaluated, never as loaded.
 
 use starlark::any::ProvidesStaticType;
 use starlark::environment::{GlobalsBuilder, Module};
-use starlark::eval::{BeforeStmtFunc, BeforeStmtFuncDyn, Evaluator};
+use starlark::eval::Evaluator;
 use starlark::starlark_module;
 use starlark::syntax::{AstModule, Dialect};
 use starlark::values::Value;
@@ -171,7 +172,7 @@ impl RulesFile {
 }
 
 /// The evaluation bounds.
-const MAX_STATEMENTS: u64 = 2_000_000;
+const MAX_TICKS: u64 = 5_000_000;
 const MAX_TIME: Duration = Duration::from_secs(2);
 const MAX_HEAP: usize = 256 << 20;
 /// Brackets nested deeper than this are refused before parsing (the
@@ -281,42 +282,6 @@ struct Pending {
     call: Range<usize>,
 }
 
-struct Limiter {
-    start: Instant,
-    steps: u64,
-}
-
-impl<'e> BeforeStmtFuncDyn<'e> for Limiter {
-    fn call<'v>(
-        &mut self,
-        _span: starlark::codemap::FileSpanRef,
-        _continued: bool,
-        eval: &mut Evaluator<'v, '_, 'e>,
-    ) -> starlark::Result<()> {
-        self.steps += 1;
-        if self.steps > MAX_STATEMENTS {
-            return Err(starlark::Error::new_other(anyhow::anyhow!(
-                "{BOUNDS_TAG} more than {MAX_STATEMENTS} statements"
-            )));
-        }
-        if self.steps.is_multiple_of(1024) && self.start.elapsed() > MAX_TIME {
-            return Err(starlark::Error::new_other(anyhow::anyhow!(
-                "{BOUNDS_TAG} more than {} s",
-                MAX_TIME.as_secs()
-            )));
-        }
-        if eval.module().heap().allocated_bytes() > MAX_HEAP {
-            return Err(starlark::Error::new_other(anyhow::anyhow!(
-                "{BOUNDS_TAG} more than {} MiB of values",
-                MAX_HEAP >> 20
-            )));
-        }
-        Ok(())
-    }
-}
-
-const BOUNDS_TAG: &str = "permission-lsp evaluation bound:";
-
 fn span_range(span: &starlark::codemap::FileSpan) -> Range<usize> {
     span.span.begin().get() as usize..span.span.end().get() as usize
 }
@@ -346,13 +311,22 @@ fn evaluate(text: &str, hosts: HostTable) -> (RulesFile, HostTable) {
         hosts,
         ..Builder::default()
     });
+    let cancelled = std::cell::Cell::new(false);
+    let start = Instant::now();
     let result = Module::with_temp_heap(|module| {
         let mut eval = Evaluator::new(&module);
         eval.extra = Some(&builder);
-        eval.before_stmt_for_dap(BeforeStmtFunc::from_dyn(Box::new(Limiter {
-            start: Instant::now(),
-            steps: 0,
-        })));
+        // Starlark's own bounds: ticks (calls and loop iterations,
+        // comprehensions included), heap, and a clock.
+        let _ = eval.set_max_tick_count(MAX_TICKS);
+        let _ = eval.set_max_heap_size(MAX_HEAP);
+        eval.set_check_cancelled(Box::new(|| {
+            let over = start.elapsed() > MAX_TIME;
+            if over {
+                cancelled.set(true);
+            }
+            over
+        }));
         eval.eval_module(ast, &globals).map(|_| ())
     });
     let mut b = builder.into_inner();
@@ -367,18 +341,23 @@ fn evaluate(text: &str, hosts: HostTable) -> (RulesFile, HostTable) {
         let text_msg = first_line(&e.without_diagnostic().to_string());
         let call = e.span().map(span_range).unwrap_or(0..0);
         let (kind, narrow) = b.raised.take().unwrap_or((ErrorKind::Other, None));
-        let kind = if text_msg.contains(BOUNDS_TAG) {
-            ErrorKind::Bounds
+        let bound = if cancelled.get() {
+            Some(format!("it runs longer than {} s", MAX_TIME.as_secs()))
+        } else if text_msg.to_ascii_lowercase().contains("tick") && text_msg.contains("exceeded") {
+            Some(format!(
+                "it runs more than {MAX_TICKS} calls and loop steps"
+            ))
+        } else if text_msg.to_ascii_lowercase().contains("heap memory limit") {
+            Some(format!(
+                "it builds more than {} MiB of values",
+                MAX_HEAP >> 20
+            ))
         } else {
-            kind
+            None
         };
-        let message = if kind == ErrorKind::Bounds {
-            format!(
-                "not evaluated: {}",
-                text_msg.replace(BOUNDS_TAG, "it runs").trim()
-            )
-        } else {
-            text_msg
+        let (kind, message) = match bound {
+            Some(b) => (ErrorKind::Bounds, format!("not evaluated: {b}")),
+            None => (kind, text_msg),
         };
         file.error = Some(LoadError {
             message,
@@ -933,10 +912,14 @@ mod tests {
 
     #[test]
     fn bounded_evaluation() {
-        let e = load("def f():\n    for i in range(100000000):\n        x = i\nf()\n")
-            .error
-            .unwrap();
-        assert_eq!(e.kind, ErrorKind::Bounds);
+        for text in [
+            "def f():\n    for i in range(100000000):\n        x = i\nf()\n",
+            "x = [0 for i in range(100000000)]\n",
+            "x = [[i] * 1000 for i in range(1000000)]\n",
+        ] {
+            let e = load(text).error.unwrap_or_else(|| panic!("{text} loaded"));
+            assert_eq!(e.kind, ErrorKind::Bounds, "{text}: {}", e.message);
+        }
         let deep = format!("x = {}1{}", "[".repeat(5000), "]".repeat(5000));
         assert_eq!(load(&deep).error.unwrap().kind, ErrorKind::Bounds);
         assert!(load("").loaded());
