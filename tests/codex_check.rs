@@ -265,3 +265,69 @@ fn every_corpus_file_is_read_and_checked() {
     assert_eq!(files.len(), 77);
     insta::assert_snapshot!(summary);
 }
+
+/// `diff` against git's HEAD in a project whose rules changed: what is
+/// newly allowed, by which rule, exit 1.
+#[test]
+fn diff_against_head_names_what_is_newly_allowed() {
+    let dir = std::env::temp_dir().join(format!("permission-lsp-cx-diff-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let home = dir.join("home");
+    let project = dir.join("proj");
+    std::fs::create_dir_all(home.join(".codex")).unwrap();
+    std::fs::create_dir_all(project.join(".codex/rules")).unwrap();
+    std::fs::write(
+        home.join(".codex/config.toml"),
+        format!(
+            "[projects.\"{}\"]\ntrust_level = \"trusted\"\n",
+            project.display()
+        ),
+    )
+    .unwrap();
+    let rules = project.join(".codex/rules/p.rules");
+    std::fs::write(
+        &rules,
+        "prefix_rule(pattern=[\"git\", \"push\"], decision=\"forbidden\")\nprefix_rule(pattern=[\"npm\", [\"publish\", \"unpublish\"]], decision=\"prompt\")\n",
+    )
+    .unwrap();
+    let git = |args: &[&str]| {
+        let ok = std::process::Command::new("git")
+            .args(args)
+            .current_dir(&project)
+            .env("GIT_AUTHOR_NAME", "t")
+            .env("GIT_AUTHOR_EMAIL", "t@t")
+            .env("GIT_COMMITTER_NAME", "t")
+            .env("GIT_COMMITTER_EMAIL", "t@t")
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(ok, "git {args:?}");
+    };
+    git(&["init", "-q"]);
+    git(&["add", "-A"]);
+    git(&["commit", "-qm", "rules"]);
+    std::fs::write(
+        &rules,
+        "prefix_rule(pattern=[\"git\"], decision=\"allow\")\nprefix_rule(pattern=[\"npm\", [\"publish\", \"unpublish\"]], decision=\"prompt\")\n",
+    )
+    .unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_permission-lsp"))
+        .args(["diff", "--runtime", "codex"])
+        .current_dir(&project)
+        .env("HOME", &home)
+        .env_remove("CODEX_HOME")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("newly allowed: shell `git push` by `shell` `git`"),
+        "{text}"
+    );
+    assert!(!text.contains("npm"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

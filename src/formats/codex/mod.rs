@@ -429,7 +429,73 @@ impl Explain for Codex {
     }
 }
 
-impl Compare for Codex {}
+impl Compare for Codex {
+    /// Every matching rule counts, the strictest wins.
+    fn diff_precedence(&self) -> crate::core::precedence::Precedence {
+        crate::core::precedence::Precedence::DenyAskAllow
+    }
+
+    /// A rule's command lines: its tokens (each alternative) and anything
+    /// after them (` *` also the bare prefix), as the shared glob algebra
+    /// reads them. A token with `*` or `?` widens the region (the
+    /// simulators decide each example exactly).
+    fn diff_pattern(
+        &self,
+        rule: &crate::contract::report::EffectiveRule,
+        _home: &str,
+    ) -> Option<(String, String, crate::core::pattern_algebra::Pattern)> {
+        let tokens = ide::simulation::tokens_of_display(&rule.pattern)?;
+        let mut lines: Vec<String> = vec![String::new()];
+        for alts in &tokens {
+            if lines.len() * alts.len() > 64 {
+                for l in &mut lines {
+                    l.push_str(if l.is_empty() { "*" } else { " *" });
+                }
+                continue;
+            }
+            lines = lines
+                .iter()
+                .flat_map(|l| {
+                    alts.iter().map(move |a| {
+                        if l.is_empty() {
+                            a.clone()
+                        } else {
+                            format!("{l} {a}")
+                        }
+                    })
+                })
+                .collect();
+        }
+        let pats: Vec<crate::core::pattern_algebra::Pattern> = lines
+            .iter()
+            .map(|l| crate::core::pattern_algebra::Pattern::from_expanded(&format!("{l} *")))
+            .collect();
+        Some((
+            "shell".into(),
+            rule.pattern.clone(),
+            crate::core::pattern_algebra::Pattern::union(&pats),
+        ))
+    }
+
+    /// Where Codex decides by itself: forced `rm`s (also behind `sudo`
+    /// and `env`).
+    fn diff_hints(&self, surface: &str, _home: &str) -> Vec<crate::core::pattern_algebra::Pattern> {
+        if surface != "shell" {
+            return Vec::new();
+        }
+        ["rm -f *", "rm -rf *", "sudo rm -rf *", "env rm -rf *"]
+            .iter()
+            .map(|p| crate::core::pattern_algebra::Pattern::from_expanded(p))
+            .collect()
+    }
+
+    fn probe_call(&self, surface: &str, value: &str) -> Option<CallRequest> {
+        (surface == "shell" && !value.trim().is_empty()).then(|| CallRequest {
+            tool: "shell".into(),
+            input: serde_json::json!({ "command": value }),
+        })
+    }
+}
 
 impl History for Codex {}
 

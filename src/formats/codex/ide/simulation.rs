@@ -309,6 +309,55 @@ pub fn config_issues(p: &Policy) -> Vec<String> {
     out
 }
 
+/// A Codex decision as the shared one: `prompt` asks, `forbidden` denies.
+pub fn shared_decision(d: Decision) -> &'static str {
+    match d {
+        Decision::Allow => "allow",
+        Decision::Prompt => "ask",
+        Decision::Forbidden => "deny",
+    }
+}
+
+/// The tokens of a rule as `PrefixRule::display` writes it (`git
+/// [push|fetch]`, `"two words"`), each a list of alternatives.
+pub fn tokens_of_display(s: &str) -> Option<Vec<Vec<String>>> {
+    let mut out = Vec::new();
+    let mut rest = s.trim();
+    let word = |r: &str| -> Option<(String, usize)> {
+        if let Some(q) = r.strip_prefix('"') {
+            let end = q.find('"')?;
+            Some((q[..end].to_string(), end + 2))
+        } else {
+            let end = r.find([' ', '|', ']']).unwrap_or(r.len());
+            Some((r[..end].to_string(), end))
+        }
+    };
+    while !rest.is_empty() {
+        if let Some(inner) = rest.strip_prefix('[') {
+            let mut alts = Vec::new();
+            let mut r = inner;
+            loop {
+                let (w, n) = word(r)?;
+                alts.push(w);
+                r = &r[n..];
+                if let Some(x) = r.strip_prefix('|') {
+                    r = x;
+                } else {
+                    r = r.strip_prefix(']')?;
+                    break;
+                }
+            }
+            out.push(alts);
+            rest = r.trim_start();
+        } else {
+            let (w, n) = word(rest)?;
+            out.push(vec![w]);
+            rest = rest[n..].trim_start();
+        }
+    }
+    (!out.is_empty()).then_some(out)
+}
+
 pub fn effective(p: &Policy) -> EffectivePolicyReport {
     let mut files: Vec<FileStatus> = p
         .configs
@@ -363,15 +412,11 @@ pub fn effective(p: &Policy) -> EffectivePolicyReport {
                 index: n,
                 surface: "shell".into(),
                 pattern: l.rule.display(),
-                action: l.rule.decision.as_str().into(),
+                // The shared decision (prompt asks, forbidden denies);
+                // the layer keeps Codex's own word.
+                action: shared_decision(l.rule.decision).into(),
                 reason: l.rule.justification.clone(),
-                layer: Value::String(
-                    p.rules_files[l.file]
-                        .path
-                        .file_name()
-                        .map(|n| n.to_string_lossy().into_owned())
-                        .unwrap_or_default(),
-                ),
+                layer: Value::String(l.rule.decision.as_str().into()),
                 scope: p.rules_files[l.file].scope.name().into(),
                 place: place(p, l.file, l.rule.call.start),
             }
@@ -423,5 +468,30 @@ pub fn effective(p: &Policy) -> EffectivePolicyReport {
         precedence: "every matching rule of every loaded file counts; the strictest decision wins (forbidden > prompt > allow), across the commands of a split script too".into(),
         notes,
         details,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tokens_of_display;
+
+    #[test]
+    fn display_reads_back_into_tokens() {
+        assert_eq!(
+            tokens_of_display("git [push|fetch] \"a b\"").unwrap(),
+            vec![
+                vec!["git".to_string()],
+                vec!["push".to_string(), "fetch".to_string()],
+                vec!["a b".to_string()]
+            ]
+        );
+        assert_eq!(
+            tokens_of_display("[\"x y\"|z] w").unwrap(),
+            vec![
+                vec!["x y".to_string(), "z".to_string()],
+                vec!["w".to_string()]
+            ]
+        );
+        assert!(tokens_of_display("[a|b").is_none());
     }
 }
