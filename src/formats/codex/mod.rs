@@ -74,6 +74,17 @@ static OPTIONS: &[SessionOption] = &[
         switch: false,
     },
     SessionOption {
+        flag: "profile",
+        aliases: &[],
+        value_name: "NAME",
+        help: "Codex's --profile: $CODEX_HOME/NAME.config.toml over config.toml",
+        repeatable: false,
+        arg: policy::PROFILE_ARG,
+        setting: "profile",
+        values: &[],
+        switch: false,
+    },
+    SessionOption {
         flag: "sandbox",
         aliases: &[],
         value_name: "MODE",

@@ -30,6 +30,11 @@ impl Scope {
 pub const APPROVAL_ARG: &str = "ask-for-approval";
 /// The session option that sets the sandbox (`-s`, `--sandbox`).
 pub const SANDBOX_ARG: &str = "sandbox";
+/// The session option that layers a profile (`-p`, `--profile NAME`:
+/// `$CODEX_HOME/NAME.config.toml` over the user's config.toml, as the
+/// CLI's help documents it; not verified: the app-server the oracle drives
+/// takes no profile).
+pub const PROFILE_ARG: &str = "profile";
 
 /// The places of a session.
 #[derive(Debug, Clone)]
@@ -184,6 +189,31 @@ impl Policy {
                 text,
             });
         }
+        if let Some(name) = ctx
+            .options
+            .runtime_arg(PROFILE_ARG)
+            .filter(|n| !n.is_empty())
+        {
+            let path = env.codex_home.join(format!("{name}.config.toml"));
+            let text = read_text(ctx, &path);
+            configs.push(Source {
+                read: match &text {
+                    Some(t) => config::read(t),
+                    None => config::ConfigFile {
+                        refusals: vec![config::Refusal {
+                            key: String::new(),
+                            message: format!("profile `{name}` not found: no {}", path.display()),
+                            range: 0..0,
+                            fix: None,
+                        }],
+                        ..Default::default()
+                    },
+                },
+                path,
+                scope: Scope::User,
+                text: text.unwrap_or_default(),
+            });
+        }
         let root_key = env.root.display().to_string();
         let trust = configs
             .first()
@@ -204,7 +234,7 @@ impl Policy {
             .runtime_arg(SANDBOX_ARG)
             .map(str::to_string)
             .or_else(|| {
-                configs.first().and_then(|c| {
+                configs.iter().rev().find_map(|c| {
                     c.read.sandbox.as_ref().map(|(s, _)| s.clone()).or_else(|| {
                         c.read
                             .default_permissions
