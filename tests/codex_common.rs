@@ -88,6 +88,14 @@ pub fn decide(root: &Path, case: &Value, calls: &[String]) -> Answer {
     if let Some(s) = case.get("sandbox").and_then(Value::as_str) {
         options.runtime_args.push(("sandbox".into(), s.into()));
     }
+    // The managed requirements (the oracle saw them as /etc/codex).
+    if let Some(t) = case.get("requirements").and_then(Value::as_str) {
+        let path = home.parent().unwrap().join("etc-codex/requirements.toml");
+        write(&path, t);
+        options
+            .runtime_args
+            .push(("requirements".into(), path.display().to_string()));
+    }
     let ctx = workspace::resolve(
         &options,
         None,

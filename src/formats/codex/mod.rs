@@ -52,6 +52,19 @@ pub fn is_rules_path(path: &str) -> bool {
     p.ends_with(".rules") && has_codex_segment(&p)
 }
 
+/// Is `path` a managed `requirements.toml` of Codex?
+pub fn is_requirements_path(path: Option<&str>) -> bool {
+    path.is_some_and(|p| {
+        let p = p.replace('\\', "/");
+        p.ends_with("requirements.toml") && (p.starts_with("/etc/codex/") || has_codex_segment(&p))
+    })
+}
+
+fn text_path(ctx: Option<&Context<'_>>) -> Option<String> {
+    ctx.and_then(|c| c.document.as_ref())
+        .map(|d| d.display().to_string())
+}
+
 /// Is `path` a Codex `config.toml` (in a folder named for Codex)?
 pub fn is_config_path(path: &str) -> bool {
     let p = path.replace('\\', "/");
@@ -81,6 +94,17 @@ static OPTIONS: &[SessionOption] = &[
         repeatable: false,
         arg: policy::PROFILE_ARG,
         setting: "profile",
+        values: &[],
+        switch: false,
+    },
+    SessionOption {
+        flag: "requirements",
+        aliases: &[],
+        value_name: "FILE",
+        help: "A managed requirements.toml to apply (default: /etc/codex/requirements.toml when present)",
+        repeatable: false,
+        arg: policy::REQUIREMENTS_ARG,
+        setting: "requirements",
         values: &[],
         switch: false,
     },
@@ -266,6 +290,20 @@ fn checked(role: Role, text: &str, ctx: Option<&Context<'_>>) -> Analysis {
                 &mut diagnostics,
             );
         }
+        Role::Config | Role::Agent if is_requirements_path(text_path(ctx).as_deref()) => {
+            let r = model::requirements::read(text);
+            accepted = r.refusals.is_empty();
+            for x in &r.refusals {
+                diagnostics.push(Diagnostic::new(
+                    codes::Code::ConfigRefused,
+                    x.range.clone(),
+                    format!(
+                        "Codex refuses these requirements and no session starts: {}",
+                        x.message
+                    ),
+                ));
+            }
+        }
         Role::Config | Role::Agent => {
             let file = match place {
                 Place::Config(i) => policy.configs[i].read.clone(),
@@ -294,7 +332,7 @@ impl Locate for Codex {
     fn detect(&self, path: &str, _head: &str) -> Option<Role> {
         if is_rules_path(path) {
             Some(Role::Rules)
-        } else if is_config_path(path) {
+        } else if is_config_path(path) || is_requirements_path(Some(path)) {
             Some(Role::Config)
         } else {
             None

@@ -7,10 +7,10 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 dir="${1:?usage: setup.sh DIR}"
 mkdir -p "$dir"
-cp "$here"/driver.py "$here"/mock_responses.py "$here"/oracle.sh "$here"/check.sh \
-  "$here"/package.json "$dir/"
+cp "$here"/driver.py "$here"/mock_responses.py "$here"/oracle.sh "$here"/oracle-etc.sh \
+  "$here"/check.sh "$here"/package.json "$dir/"
 rm -rf "$dir/stubs" && cp -r "$here/stubs" "$dir/stubs"
-chmod +x "$dir/oracle.sh" "$dir/check.sh" "$dir"/stubs/*
+chmod +x "$dir/oracle.sh" "$dir/oracle-etc.sh" "$dir/check.sh" "$dir"/stubs/*
 cd "$dir"
 if [ ! -f .installed ]; then
   npm install --no-audit --no-fund --loglevel=error

@@ -7,6 +7,7 @@
 
 use crate::contract::Context;
 use crate::formats::codex::model::config::{self, Approval, ConfigFile};
+use crate::formats::codex::model::requirements::{self, Requirements};
 use crate::formats::codex::model::rules::{self, HostTable, PrefixRule, RulesFile};
 use std::path::{Path, PathBuf};
 
@@ -15,6 +16,8 @@ use std::path::{Path, PathBuf};
 pub enum Scope {
     User,
     Project,
+    /// The managed `requirements.toml`.
+    Managed,
 }
 
 impl Scope {
@@ -22,6 +25,7 @@ impl Scope {
         match self {
             Scope::User => "user",
             Scope::Project => "project",
+            Scope::Managed => "managed",
         }
     }
 }
@@ -35,6 +39,10 @@ pub const SANDBOX_ARG: &str = "sandbox";
 /// CLI's help documents it; not verified: the app-server the oracle drives
 /// takes no profile).
 pub const PROFILE_ARG: &str = "profile";
+/// The session option naming the managed requirements file to apply
+/// (default: `/etc/codex/requirements.toml` when it exists) — to check a
+/// file before it is deployed.
+pub const REQUIREMENTS_ARG: &str = "requirements";
 
 /// The places of a session.
 #[derive(Debug, Clone)]
@@ -137,8 +145,13 @@ pub struct Policy {
     pub sandbox: String,
     /// The rules file whose error dropped every custom rule.
     pub dropped_by: Option<usize>,
-    /// The custom rules in effect (none when a file failed).
+    /// The custom rules in effect (none when a file failed), then the
+    /// managed requirements' rules (which stay).
     pub rules: Vec<Loaded>,
+    /// The managed `requirements.toml`, when there is one.
+    pub requirements: Option<Source<Requirements>>,
+    /// What the requirements changed: (setting, configured, required).
+    pub constrained: Vec<(&'static str, String, String)>,
     pub hosts: HostTable,
 }
 
@@ -163,6 +176,17 @@ pub fn rules_in(dir: &Path) -> Vec<PathBuf> {
         .collect();
     out.sort();
     out
+}
+
+/// The name of an approval policy as the requirements list it.
+fn approval_name(a: Approval) -> &'static str {
+    match a {
+        Approval::OnRequest => "on-request",
+        Approval::OnFailure => "on-failure",
+        Approval::Never => "never",
+        Approval::Untrusted => "untrusted",
+        Approval::Granular { .. } => "granular",
+    }
 }
 
 /// The sandbox a `default_permissions` value names.
@@ -214,6 +238,18 @@ impl Policy {
                 text: text.unwrap_or_default(),
             });
         }
+        let req_path = ctx
+            .options
+            .runtime_arg(REQUIREMENTS_ARG)
+            .filter(|p| !p.is_empty())
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from(requirements::PATH));
+        let requirements = read_text(ctx, &req_path).map(|text| Source {
+            read: requirements::read(&text),
+            path: req_path,
+            scope: Scope::Managed,
+            text,
+        });
         let root_key = env.root.display().to_string();
         let trust = configs
             .first()
@@ -296,7 +332,7 @@ impl Policy {
                 text,
             });
         }
-        let rules: Vec<Loaded> = if dropped_by.is_some() {
+        let mut rules: Vec<Loaded> = if dropped_by.is_some() {
             hosts.clear();
             Vec::new()
         } else {
@@ -311,6 +347,27 @@ impl Policy {
                 })
                 .collect()
         };
+        // The requirements' rules join every session's (observed: they
+        // stay when a `.rules` file fails), as a file of their own.
+        if let Some(r) = &requirements
+            && r.read.refusals.is_empty()
+            && !r.read.rules.is_empty()
+        {
+            let file = rules_files.len();
+            rules_files.push(Source {
+                read: RulesFile {
+                    rules: r.read.rules.clone(),
+                    ..RulesFile::default()
+                },
+                path: r.path.clone(),
+                scope: Scope::Managed,
+                text: r.text.clone(),
+            });
+            rules.extend(r.read.rules.iter().map(|rule| Loaded {
+                rule: rule.clone(),
+                file,
+            }));
+        }
         let mut approval = if trust == Some(false) {
             (Approval::Untrusted, ApprovalFrom::UntrustedProject)
         } else {
@@ -342,6 +399,26 @@ impl Policy {
         if let Some(s) = ctx.options.runtime_arg(SANDBOX_ARG) {
             sandbox = s.to_string();
         }
+        // Values the requirements do not allow fall back to their first
+        // allowed value (observed, with Codex's warning).
+        let mut constrained = Vec::new();
+        if let Some(r) = &requirements {
+            if let Some((allowed, _)) = &r.read.allowed_approval_policies {
+                let now = approval_name(approval.0);
+                if let Some(first) = requirements::constrain(now, allowed)
+                    && let Some(a) = Approval::parse_flag(first)
+                {
+                    constrained.push(("approval_policy", now.to_string(), first.to_string()));
+                    approval = (a, ApprovalFrom::File(r.path.clone()));
+                }
+            }
+            if let Some((allowed, _)) = &r.read.allowed_sandbox_modes
+                && let Some(first) = requirements::constrain(&sandbox, allowed)
+            {
+                constrained.push(("sandbox_mode", sandbox.clone(), first.to_string()));
+                sandbox = first.to_string();
+            }
+        }
         Policy {
             env,
             configs,
@@ -355,6 +432,8 @@ impl Policy {
             dropped_by,
             rules,
             hosts,
+            requirements,
+            constrained,
         }
     }
 
@@ -365,6 +444,9 @@ impl Policy {
     /// user's refused one starts the session).
     pub fn refusals(&self) -> Vec<(&Path, &config::Refusal)> {
         let mut out = Vec::new();
+        if let Some(r) = &self.requirements {
+            out.extend(r.read.refusals.iter().map(|x| (r.path.as_path(), x)));
+        }
         for (i, c) in self.configs.iter().enumerate() {
             for r in &c.read.refusals {
                 let replaced = !r.key.is_empty()

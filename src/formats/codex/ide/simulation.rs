@@ -290,6 +290,11 @@ pub fn config_issues(p: &Policy) -> Vec<String> {
             r.message
         ));
     }
+    for (setting, configured, required) in &p.constrained {
+        out.push(format!(
+            "Configured value for `{setting}` is disallowed by requirements; falling back to required value {required} (configured: {configured})"
+        ));
+    }
     for c in &p.configs {
         if !c.read.ignored.is_empty() {
             out.push(format!(
@@ -373,12 +378,13 @@ pub fn effective(p: &Policy) -> EffectivePolicyReport {
         })
         .collect();
     for (i, f) in p.rules_files.iter().enumerate() {
-        let skipped = p.dropped_by.is_some_and(|d| i > d);
+        let managed = f.scope == crate::formats::codex::engine::policy::Scope::Managed;
+        let skipped = !managed && p.dropped_by.is_some_and(|d| i > d);
         files.push(FileStatus {
             scope: f.scope.name().into(),
             path: Some(f.path.display().to_string()),
             present: true,
-            accepted: Some(p.dropped_by.is_none()),
+            accepted: Some(managed || p.dropped_by.is_none()),
             permission: None,
             issues: match (&f.read.error, skipped) {
                 (Some(e), _) => Some(vec![format!(

@@ -2,6 +2,7 @@
 //! or a `config.toml` (`config`).
 
 pub mod config;
+pub mod requirements;
 pub mod rules;
 
 /// The candidate nearest to `word` within a small edit distance (a
