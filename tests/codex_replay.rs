@@ -69,3 +69,83 @@ fn every_recorded_case_gets_the_cli_verdict() {
     assert!(calls_seen >= 190, "{calls_seen} calls");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// Codex's own rollout files, written by the real CLI in the recorded
+/// sessions (`tests/fixtures/codex/rollouts/<case>.jsonl`: the records of
+/// the shell calls and their outcomes, the session's folder as `{ROOT}`),
+/// replayed against the same sessions rebuilt: every call replays to the
+/// decision Codex recorded.
+#[test]
+fn rollout_files_replay_to_what_codex_recorded() {
+    use permission_lsp::analysis::AnalysisOptions;
+    use permission_lsp::contract::prelude::*;
+    use permission_lsp::formats::codex::Codex;
+    use permission_lsp::history::replay::{Change, Replayer};
+    let cases: Vec<Value> =
+        serde_json::from_str(include_str!("fixtures/codex/observed-facts.json")).unwrap();
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/codex/rollouts");
+    let root = scratch("codex-rollouts");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 10, "{} rollouts", files.len());
+    let mut calls = 0u64;
+    let mut failures = Vec::new();
+    for f in &files {
+        let id = f.file_stem().unwrap().to_string_lossy().into_owned();
+        let case = cases
+            .iter()
+            .find(|c| c["id"] == id.as_str())
+            .unwrap_or_else(|| panic!("no recorded case {id}"));
+        let (home, chome, _) = crate::codex_common::setup(&root, case);
+        let case_dir = home.parent().unwrap().to_path_buf();
+        let log = std::fs::read_to_string(f)
+            .unwrap()
+            .replace("{ROOT}", &case_dir.display().to_string());
+        let mut options = AnalysisOptions::for_profile(Codex.default_profile());
+        options.home = home.display().to_string();
+        options
+            .runtime_args
+            .push(("CODEX_HOME".into(), chome.display().to_string()));
+        let ctx =
+            permission_lsp::workspace::resolve(&options, None, None, &Default::default(), None);
+        let mut replayer = Replayer::new(Box::new(|fmt: &'static dyn Format, s: &_| {
+            permission_lsp::history::replay::policy_for(&ctx, fmt, s)
+        }));
+        let mut changes: Vec<Change> = Vec::new();
+        let mut sink = |c: &Change| changes.push(c.clone());
+        replayer.replay(&id, &mut log.as_bytes(), &mut sink);
+        calls += replayer.summary.calls;
+        if replayer.summary.unrebuildable > 0 {
+            failures.push(format!(
+                "{id}: {} records not rebuilt: {:?}",
+                replayer.summary.unrebuildable, replayer.summary.skipped
+            ));
+        }
+        // A command that failed in the sandbox and was then asked about
+        // (granular sandbox_approval) is recorded as what it did.
+        let after_failure: Vec<&str> = case["observed"]["calls"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c.get("after_sandbox_failure").is_some())
+            .map(|c| c["cmd"].as_str().unwrap())
+            .collect();
+        for c in changes {
+            let cmd = c.input["command"].as_str().unwrap_or_default().to_string();
+            if after_failure.contains(&cmd.as_str()) {
+                continue;
+            }
+            failures.push(format!(
+                "{id}:{}: `{cmd}` recorded {:?}, now {:?}",
+                c.line, c.recorded, c.now
+            ));
+        }
+    }
+    let _ = std::fs::remove_dir_all(&root);
+    assert!(calls >= 60, "{calls} calls");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -14,6 +14,7 @@
 
 pub mod codes;
 pub mod engine;
+pub mod history;
 pub mod ide;
 pub mod lints;
 pub mod model;
@@ -546,7 +547,14 @@ impl Compare for Codex {
     }
 }
 
-impl History for Codex {}
+impl History for Codex {
+    fn log_reader(
+        &self,
+        record: &serde_json::Value,
+    ) -> Option<Box<dyn crate::contract::history::LogReader>> {
+        history::reader(record)
+    }
+}
 
 impl Editor for Codex {
     fn hover(

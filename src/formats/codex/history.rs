@@ -1,0 +1,159 @@
+//! Codex's rollout files (`$CODEX_HOME/sessions/YYYY/MM/DD/rollout-*.jsonl`,
+//! one JSON record per line, as Codex 0.169.0 writes them): the session
+//! (`session_meta`: the working directory; `turn_context`: the approval
+//! policy), each shell call (`response_item` / `function_call` named
+//! `exec_command`, `shell` or `local_shell`) and its outcome
+//! (`function_call_output`: a rejection by the policy, a rejection by the
+//! user after an ask, or the command's output).
+//!
+//! A call that ran may have been asked about and approved: the rollouts
+//! seen do not mark that, so such a call is recorded as allowed, or asked.
+
+use crate::contract::history::{Answer, Decision, Item, LogReader, PastCall, Session, str_field};
+use serde_json::{Value, json};
+use std::collections::{HashMap, VecDeque};
+
+/// The reader, if `record` is a record of a rollout file.
+pub fn reader(record: &Value) -> Option<Box<dyn LogReader>> {
+    let t = str_field(record, "type")?;
+    let payload = record.get("payload")?;
+    let ours = match t {
+        "session_meta" => payload.get("cli_version").is_some() || payload.get("cwd").is_some(),
+        "turn_context" | "response_item" | "event_msg" => record.get("timestamp").is_some(),
+        _ => false,
+    };
+    ours.then(|| Box::new(Rollout::default()) as Box<dyn LogReader>)
+}
+
+struct Pending {
+    input: Value,
+    line: u64,
+}
+
+#[derive(Default)]
+struct Rollout {
+    session: Session,
+    pending: HashMap<String, Pending>,
+    order: VecDeque<String>,
+}
+
+/// The shell tools a model calls, and where their command is.
+fn command_of(name: &str, args: &Value) -> Option<Value> {
+    match name {
+        "exec_command" => args.get("cmd").cloned(),
+        "shell" | "local_shell" | "container.exec" => args.get("command").cloned(),
+        _ => None,
+    }
+}
+
+impl Rollout {
+    fn settle(&mut self, call_id: &str, output: &str, line: u64, out: &mut Vec<Item>) {
+        let Some(p) = self.pending.remove(call_id) else {
+            return;
+        };
+        self.order.retain(|id| id != call_id);
+        let rejected = output.starts_with("exec_command failed") && output.contains("Rejected(");
+        let (recorded, or, answer) = if rejected && output.contains("rejected by user") {
+            (Decision::Ask, None, Some(Answer::Denied))
+        } else if rejected {
+            (Decision::Deny, None, None)
+        } else {
+            (Decision::Allow, Some(Decision::Ask), None)
+        };
+        let _ = line;
+        out.push(Item::Call(PastCall {
+            tool: "shell".into(),
+            input: p.input,
+            recorded,
+            or,
+            answer,
+            session: self.session.clone(),
+            line: p.line,
+            note: None,
+        }));
+    }
+}
+
+impl LogReader for Rollout {
+    fn kind(&self) -> &'static str {
+        "Codex rollout file"
+    }
+
+    fn record(&mut self, line: u64, r: &Value, out: &mut Vec<Item>) {
+        let payload = r.get("payload").unwrap_or(&Value::Null);
+        match str_field(r, "type") {
+            Some("session_meta") => {
+                self.session.cwd = str_field(payload, "cwd").map(String::from);
+            }
+            Some("turn_context") => {
+                let mut args: Vec<(String, String)> = Vec::new();
+                if let Some(a) = str_field(payload, "approval_policy") {
+                    args.push(("ask-for-approval".into(), a.to_string()));
+                }
+                if let Some(cwd) = str_field(payload, "cwd") {
+                    self.session.cwd = Some(cwd.to_string());
+                }
+                self.session.runtime_args = args;
+            }
+            Some("response_item") => match str_field(payload, "type") {
+                Some("function_call") => {
+                    let name = str_field(payload, "name").unwrap_or_default();
+                    let Some(call_id) = str_field(payload, "call_id") else {
+                        return;
+                    };
+                    let args: Value = str_field(payload, "arguments")
+                        .and_then(|a| serde_json::from_str(a).ok())
+                        .unwrap_or(Value::Null);
+                    let Some(command) = command_of(name, &args) else {
+                        return;
+                    };
+                    if self.order.len() >= crate::contract::history::MAX_PENDING
+                        && let Some(old) = self.order.pop_front()
+                        && let Some(p) = self.pending.remove(&old)
+                    {
+                        out.push(Item::Unrebuildable {
+                            line: p.line,
+                            why: "no outcome recorded before too many later calls".into(),
+                        });
+                    }
+                    self.order.push_back(call_id.to_string());
+                    self.pending.insert(
+                        call_id.to_string(),
+                        Pending {
+                            input: json!({ "command": command }),
+                            line,
+                        },
+                    );
+                }
+                Some("function_call_output") => {
+                    let Some(call_id) = str_field(payload, "call_id") else {
+                        return;
+                    };
+                    let output = match payload.get("output") {
+                        Some(Value::String(s)) => s.clone(),
+                        Some(other) => other
+                            .get("content")
+                            .and_then(Value::as_str)
+                            .map(String::from)
+                            .unwrap_or_else(|| other.to_string()),
+                        None => String::new(),
+                    };
+                    self.settle(call_id, &output, line, out);
+                }
+                _ => {}
+            },
+            _ => {}
+        }
+    }
+
+    fn finish(&mut self, out: &mut Vec<Item>) {
+        for id in std::mem::take(&mut self.order) {
+            if let Some(p) = self.pending.remove(&id) {
+                out.push(Item::Unrebuildable {
+                    line: p.line,
+                    why: "the call has no recorded outcome (the session ended first)".into(),
+                });
+            }
+        }
+    }
+}
