@@ -821,6 +821,13 @@ async fn codex_rules_diagnostics_fix_simulate_hover_and_outline() {
         )
         .await;
     assert!(s.to_string().contains("git push"), "{s}");
+    let l = c
+        .request(
+            "textDocument/codeLens",
+            json!({"textDocument": {"uri": uri}}),
+        )
+        .await;
+    assert!(l.to_string().contains("Simulate a tool call"), "{l}");
     std::fs::remove_dir_all(&dir).ok();
 }
 
