@@ -128,27 +128,18 @@ pub fn rules_findings(
 /// The range of the string literal `ex` (an example) inside the call at
 /// `call`, with one neighbouring comma and spaces.
 fn example_literal(text: &str, call: &Range<usize>, ex: &str) -> Option<Range<usize>> {
-    let body = text.get(call.clone())?;
-    for q in ['"', '\''] {
-        let lit = format!("{q}{ex}{q}");
-        if let Some(i) = body.find(&lit) {
-            let start = call.start + i;
-            let mut end = start + lit.len();
-            let rest = &text[end..];
-            let trimmed = rest.trim_start_matches([' ', '\t']);
-            if let Some(after) = trimmed.strip_prefix(',') {
-                end = text.len() - after.trim_start_matches([' ', '\t']).len();
-                return Some(start..end);
-            }
-            // The last item: take the comma before it.
-            let before = text[..start].trim_end_matches([' ', '\t']);
-            if let Some(b) = before.strip_suffix(',') {
-                return Some(b.len()..end);
-            }
-            return Some(start..end);
-        }
+    let lit = literal_range(text, call, ex)?;
+    let (start, end) = (lit.start, lit.end);
+    let trimmed = text[end..].trim_start_matches([' ', '\t']);
+    if let Some(after) = trimmed.strip_prefix(',') {
+        return Some(start..text.len() - after.trim_start_matches([' ', '\t']).len());
     }
-    None
+    // The last item: take the comma before it.
+    let before = text[..start].trim_end_matches([' ', '\t']);
+    if let Some(b) = before.strip_suffix(',') {
+        return Some(b.len()..end);
+    }
+    Some(start..end)
 }
 
 fn rule_findings(

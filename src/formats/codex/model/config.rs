@@ -252,7 +252,8 @@ pub fn read(text: &str) -> ConfigFile {
     out
 }
 
-fn clamp(text: &str, r: Range<usize>) -> Range<usize> {
+/// `r` inside `text`, on character boundaries.
+pub fn clamp(text: &str, r: Range<usize>) -> Range<usize> {
     let mut s = r.start.min(text.len());
     let mut e = r.end.min(text.len()).max(s);
     while !text.is_char_boundary(s) {

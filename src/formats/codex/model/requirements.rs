@@ -46,16 +46,8 @@ pub fn read(text: &str) -> Requirements {
     let doc = match toml_edit::Document::parse(text) {
         Ok(d) => d,
         Err(e) => {
-            let r = e.span().unwrap_or(0..0);
-            let r = r.start.min(text.len())..r.end.min(text.len());
-            let (s, mut t) = (r.start, r.end.max(r.start));
-            while !text.is_char_boundary(t) {
-                t += 1;
-            }
-            let mut s = s;
-            while !text.is_char_boundary(s) {
-                s -= 1;
-            }
+            let r = super::config::clamp(text, e.span().unwrap_or(0..0));
+            let (s, t) = (r.start, r.end);
             let line = text[..s].matches('\n').count() + 1;
             let col = text[..s].rsplit('\n').next().unwrap_or("").chars().count() + 1;
             out.refusals.push(refusal(

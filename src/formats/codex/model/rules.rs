@@ -478,27 +478,32 @@ fn literal_in_call(eval: &Evaluator<'_, '_, '_>, needle: &str) -> Option<Range<u
     None
 }
 
+/// A Starlark list of strings: its items, or Codex's message for the
+/// first item that is not a string (`item_error`) or for an empty list.
+fn string_list(list: &ListRef, item_error: &str, empty_error: &str) -> Result<Vec<String>, String> {
+    let mut out = Vec::new();
+    for item in list.content() {
+        match item.unpack_str() {
+            Some(s) => out.push(s.to_string()),
+            None => return Err(format!("{item_error} (got {})", type_name(*item))),
+        }
+    }
+    if out.is_empty() {
+        return Err(empty_error.to_string());
+    }
+    Ok(out)
+}
+
 fn parse_token(v: Value) -> Result<Vec<String>, String> {
     if let Some(s) = v.unpack_str() {
         return Ok(vec![s.to_string()]);
     }
     if let Some(list) = ListRef::from_value(v) {
-        let mut out = Vec::new();
-        for item in list.content() {
-            match item.unpack_str() {
-                Some(s) => out.push(s.to_string()),
-                None => {
-                    return Err(format!(
-                        "invalid pattern element: pattern alternative must be a string (got {})",
-                        type_name(*item)
-                    ));
-                }
-            }
-        }
-        if out.is_empty() {
-            return Err("invalid pattern element: pattern alternatives cannot be empty".into());
-        }
-        return Ok(out);
+        return string_list(
+            list,
+            "invalid pattern element: pattern alternative must be a string",
+            "invalid pattern element: pattern alternatives cannot be empty",
+        );
     }
     Err(format!(
         "invalid pattern element: pattern element must be a string or list of strings (got {})",
@@ -517,22 +522,11 @@ fn parse_example(v: Value) -> Result<Vec<String>, String> {
         return Ok(tokens);
     }
     if let Some(list) = ListRef::from_value(v) {
-        let mut out = Vec::new();
-        for item in list.content() {
-            match item.unpack_str() {
-                Some(s) => out.push(s.to_string()),
-                None => {
-                    return Err(format!(
-                        "invalid example: example tokens must be strings (got {})",
-                        type_name(*item)
-                    ));
-                }
-            }
-        }
-        if out.is_empty() {
-            return Err("invalid example: example cannot be an empty list".into());
-        }
-        return Ok(out);
+        return string_list(
+            list,
+            "invalid example: example tokens must be strings",
+            "invalid example: example cannot be an empty list",
+        );
     }
     Err(format!(
         "invalid example: example must be a string or list of strings (got {})",
