@@ -27,7 +27,7 @@
 //! `CODEX_DIFFERENTIAL_CORPUS_CALLS` (default 150) choose the run.
 
 use crate::codex_common::{decide, scratch};
-use permission_lsp::formats::codex::engine::matching::matching;
+use permission_lsp::formats::codex::model::matching::matching;
 use permission_lsp::formats::codex::model::rules::{self, Decision, PrefixRule};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};

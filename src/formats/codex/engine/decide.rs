@@ -6,9 +6,9 @@
 //! decision of all wins (forbidden > prompt > allow); the approval policy
 //! then turns a prompt into an ask or a rejection.
 
-use super::matching::matching;
 use super::split;
 use crate::formats::codex::model::config::Approval;
+use crate::formats::codex::model::matching::matching;
 use crate::formats::codex::model::rules::{Decision, HostTable, PrefixRule};
 
 /// The shell Codex runs a command line with.

@@ -1,7 +1,9 @@
-//! One Codex file as Codex reads it: a `.rules` file (`rules`, Starlark)
-//! or a `config.toml` (`config`).
+//! One Codex file as Codex reads it: a `.rules` file (`rules`, Starlark;
+//! `matching`: which of its rules match an argv), a `config.toml`
+//! (`config`) or the managed `requirements.toml` (`requirements`).
 
 pub mod config;
+pub mod matching;
 pub mod requirements;
 pub mod rules;
 

@@ -24,97 +24,7 @@ use std::cell::RefCell;
 use std::ops::Range;
 use std::time::{Duration, Instant};
 
-/// A rule's decision, in Codex's order: the strictest is the greatest.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Decision {
-    Allow,
-    Prompt,
-    Forbidden,
-}
-
-impl Decision {
-    /// Codex's spelling (`allow`, `prompt`, `forbidden`): exactly these,
-    /// case and all.
-    pub fn parse(s: &str) -> Option<Decision> {
-        match s {
-            "allow" => Some(Decision::Allow),
-            "prompt" => Some(Decision::Prompt),
-            "forbidden" => Some(Decision::Forbidden),
-            _ => None,
-        }
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Decision::Allow => "allow",
-            Decision::Prompt => "prompt",
-            Decision::Forbidden => "forbidden",
-        }
-    }
-
-    /// As Codex prints it in its errors (`Prompt`).
-    fn debug_name(self) -> &'static str {
-        match self {
-            Decision::Allow => "Allow",
-            Decision::Prompt => "Prompt",
-            Decision::Forbidden => "Forbidden",
-        }
-    }
-}
-
-/// One rule: a `prefix_rule` call with several first tokens makes one rule
-/// per first token, as in Codex.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PrefixRule {
-    /// The program (the first argv word) the rule is keyed on.
-    pub first: String,
-    /// The other tokens, each a list of alternatives.
-    pub rest: Vec<Vec<String>>,
-    pub decision: Decision,
-    pub justification: Option<String>,
-    /// The `prefix_rule(…)` call in the file (the call site that ran it).
-    pub call: Range<usize>,
-    /// The call's order among the file's `prefix_rule` calls.
-    pub call_index: usize,
-}
-
-impl PrefixRule {
-    /// The argv prefix this rule matches, or `None`.
-    pub fn matches(&self, argv: &[String], first: &str) -> Option<usize> {
-        let n = self.rest.len() + 1;
-        if argv.len() < n || first != self.first {
-            return None;
-        }
-        self.rest
-            .iter()
-            .zip(&argv[1..n])
-            .all(|(alts, w)| alts.iter().any(|a| a == w))
-            .then_some(n)
-    }
-
-    /// The pattern as people read it: `git push`, `git [push|fetch]`.
-    pub fn display(&self) -> String {
-        let word = |w: &String| {
-            if w.is_empty() || w.contains(char::is_whitespace) {
-                format!("\"{w}\"")
-            } else {
-                w.clone()
-            }
-        };
-        let mut out = vec![word(&self.first)];
-        for t in &self.rest {
-            if t.len() == 1 {
-                out.push(word(&t[0]));
-            } else {
-                out.push(format!(
-                    "[{}]",
-                    t.iter().map(word).collect::<Vec<_>>().join("|")
-                ));
-            }
-        }
-        out.join(" ")
-    }
-}
+pub use super::matching::{Decision, HostTable, PrefixRule, normalize_absolute};
 
 /// A `host_executable(name, paths)` call.
 #[derive(Debug, Clone, PartialEq)]
@@ -180,10 +90,6 @@ const MAX_HEAP: usize = 256 << 20;
 const MAX_NESTING: usize = 200;
 /// Files larger than this are not evaluated.
 pub const MAX_BYTES: usize = 4 << 20;
-
-/// Host executables declared by the files read before (Codex's parser is
-/// shared by every file of a session).
-pub type HostTable = Vec<(String, Vec<String>)>;
 
 /// Reads one file as Codex does, after the files whose host executables
 /// are in `hosts` (which it extends).
@@ -388,9 +294,10 @@ fn validate_examples(
     for p in pending {
         let own = &rules[p.rules.clone()];
         for ex in &p.not_matches {
-            if let Some((r, n)) = own.iter().find_map(|r| {
-                crate::formats::codex::engine::matching::match_rule(r, ex, hosts).map(|n| (r, n))
-            }) {
+            if let Some((r, n)) = own
+                .iter()
+                .find_map(|r| super::matching::match_rule(r, ex, hosts).map(|n| (r, n)))
+            {
                 let prefix: Vec<String> = ex[..n].to_vec();
                 let rendered = render_example(ex);
                 return Some(LoadError {
@@ -409,9 +316,8 @@ fn validate_examples(
             .matches
             .iter()
             .filter(|ex| {
-                !own.iter().any(|r| {
-                    crate::formats::codex::engine::matching::match_rule(r, ex, hosts).is_some()
-                })
+                !own.iter()
+                    .any(|r| super::matching::match_rule(r, ex, hosts).is_some())
             })
             .map(|ex| render_example(ex))
             .collect();
@@ -762,22 +668,6 @@ fn builtins(builder: &mut GlobalsBuilder) {
         });
         Ok(NoneType)
     }
-}
-
-/// An absolute path with `.` and `..` resolved lexically (as Codex's
-/// absolute paths are compared).
-pub fn normalize_absolute(raw: &str) -> String {
-    let mut parts: Vec<&str> = Vec::new();
-    for c in raw.split('/') {
-        match c {
-            "" | "." => {}
-            ".." => {
-                parts.pop();
-            }
-            c => parts.push(c),
-        }
-    }
-    format!("/{}", parts.join("/"))
 }
 
 fn check_network_host(raw: &str) -> Result<(), String> {
