@@ -654,8 +654,10 @@ impl Policy {
             );
         }
         // `cd` with an output redirection asks; so does `cd` with a read of
-        // a relative path while a Read deny rule exists (observed: `cd sub
-        // && find . -name x` asks next to `Read(./.env)`).
+        // a relative path while a Read deny rule exists, the whole-tool
+        // `Read` too (observed: `cd sub && find . -name x` and `cd sub &&
+        // ls` ask next to `Read(./.env)` and next to `Read`; `cd sub &&
+        // pwd` runs).
         if parsed.commands.len() > 1 && parsed.commands.iter().any(first_word) {
             if parsed.commands.iter().any(|c| !c.file_redirects.is_empty()) {
                 return outcome(
@@ -666,7 +668,7 @@ impl Policy {
             let read_deny = self
                 .rules
                 .iter()
-                .any(|r| r.list == List::Deny && r.tool == "Read" && r.content.is_some());
+                .any(|r| r.list == List::Deny && r.tool == "Read");
             let relative_read = parsed.commands.iter().any(|c| {
                 let words = strip_wrappers(&c.words);
                 words.first().is_some_and(|w| w != "cd")
