@@ -1032,11 +1032,11 @@ fn shell_script(words: &[String]) -> Option<&str> {
 /// (observed on 2.1.332): `sudo` (with its options), `env` (with its
 /// options and assignments), `exec` and an absolute path to the program,
 /// and between them the wrappers of [`strip_wrappers`] — except that
-/// `sudo` and `env` are seen through only in front or after `nice -n N` and
-/// `timeout N` (not after a bare `nice` or `stdbuf`), and what `xargs` runs
-/// is not taken apart. `sudo nice rm`, `nice -n 5 sudo rm`, `timeout 5 sudo
-/// rm` are `rm`; `nice sudo rm`, `stdbuf -o0 env rm` and `xargs sudo rm`
-/// are not.
+/// `sudo` and `env` are seen through in front or behind the other wrappers
+/// except a bare `nice` and `stdbuf`, and what `xargs` runs is not taken
+/// apart. `sudo nice rm`, `nice -n 5 sudo rm`, `timeout 5 sudo rm`,
+/// `command env rm` are `rm`; `nice sudo rm`, `stdbuf -o0 env rm` and
+/// `xargs sudo rm` are not.
 fn strip_for_deny(words: &[String]) -> Vec<String> {
     let mut w: Vec<String> = words.to_vec();
     let mut front = true;
@@ -1121,10 +1121,13 @@ fn strip_for_deny(words: &[String]) -> Vec<String> {
             // (`rule_matches`), never taken further apart.
             "xargs" => return w,
             _ => {
-                // One wrapper at a time: after `nice -n N` and `timeout N`
-                // the next may still be `sudo` or `env` (observed); after
-                // `stdbuf` (observed) and the others, not.
-                if !matches!(first.as_str(), "timeout" | "nice") {
+                // One wrapper at a time: after `nice -n N`, `timeout N`,
+                // `time`, `nohup` and `command` the next may still be
+                // `sudo`, `env` or `exec` (observed: `command env git
+                // push`, `nohup sudo git push`, `time command env git
+                // push` are denied by `Bash(git:*)`); after `stdbuf`, not
+                // (observed: `stdbuf -o0 env git push` asks).
+                if first == "stdbuf" {
                     front = false;
                 }
                 if first == "stdbuf" || (first == "nice" && w.get(1).is_some_and(|o| o != "-n")) {
@@ -1146,6 +1149,9 @@ fn strip_for_deny(words: &[String]) -> Vec<String> {
 /// with its options and duration — leaving a command (0: none).
 fn one_wrapper(w: &[String]) -> usize {
     match w.first().map(String::as_str) {
+        // `command -p` runs the command with the default PATH (observed:
+        // denied like the command); `command -v` only names it.
+        Some("command") if w.len() > 2 && w[1] == "-p" => 2,
         Some("time" | "nohup" | "command" | "builtin") if w.len() > 1 => 1,
         Some("stdbuf") if w.len() > 1 => {
             let mut i = 1;
