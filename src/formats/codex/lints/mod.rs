@@ -188,7 +188,11 @@ fn rule_findings(
         if let Some((j, stricter)) = covering(&refs, i) {
             let other = refs[j];
             let witness = witness(r);
-            let place = place(policy, &all, j, text, doc);
+            let place = place(policy, &all, j, doc);
+            let elsewhere = match &place {
+                Place::Elsewhere(at) => at.clone(),
+                Place::Here(..) => String::new(),
+            };
             let mut d = Diagnostic::new(
                 if stricter {
                     Code::RuleNeverDecides
@@ -198,7 +202,7 @@ fn rule_findings(
                 range.clone(),
                 if stricter {
                     format!(
-                        "this `{}` rule never decides: `{}` ({}) matches every command it matches and is stricter, e.g. `{witness}` is {}",
+                        "this `{}` rule never decides: `{}` ({}){elsewhere} matches every command it matches and is stricter, e.g. `{witness}` is {}",
                         r.decision.as_str(),
                         other.display(),
                         other.decision.as_str(),
@@ -206,17 +210,14 @@ fn rule_findings(
                     )
                 } else {
                     format!(
-                        "redundant: `{}` ({}) already decides every command this rule matches the same way",
+                        "redundant: `{}` ({}){elsewhere} already decides every command this rule matches the same way",
                         other.display(),
                         other.decision.as_str()
                     )
                 },
             );
-            if let Some((range, msg)) = place {
-                d.related.push(Related {
-                    range,
-                    message: msg,
-                });
+            if let Place::Here(range, message) = place {
+                d.related.push(Related { range, message });
             }
             out.push(d);
         }
@@ -378,25 +379,37 @@ fn covering(rules: &[&PrefixRule], i: usize) -> Option<(usize, bool)> {
     })
 }
 
-/// Where rule `j` of the session is, as a related place in this document
-/// (other files are named in the message).
+/// Where rule `j` of the session is: a related place in this document, or
+/// the other file and line, for the message.
+enum Place {
+    Here(Range<usize>, String),
+    Elsewhere(String),
+}
+
 fn place(
     policy: &Policy,
     all: &[(&PrefixRule, Option<usize>)],
     j: usize,
-    _text: &str,
     doc: Option<usize>,
-) -> Option<(Range<usize>, String)> {
+) -> Place {
     let (r, file) = all[j];
-    let file = file.map(Some).unwrap_or(None);
-    if file == doc {
-        return Some((
+    match file {
+        Some(f) if Some(f) != doc => {
+            let src = &policy.rules_files[f];
+            let line = src.text[..r.call.start.min(src.text.len())]
+                .matches('\n')
+                .count()
+                + 1;
+            Place::Elsewhere(format!(
+                " (in {}:{line})",
+                crate::contract::tilde(&src.path, &policy.env.home)
+            ))
+        }
+        _ => Place::Here(
             r.call.clone(),
             format!("`{}` ({})", r.display(), r.decision.as_str()),
-        ));
+        ),
     }
-    let _ = policy;
-    None
 }
 
 fn literal_range(text: &str, call: &Range<usize>, lit: &str) -> Option<Range<usize>> {
