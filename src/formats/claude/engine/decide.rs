@@ -373,6 +373,20 @@ impl Policy {
         let command = input["command"].as_str().unwrap_or_default();
         let parsed = bash::parse(command);
         let o = self.bash_line(command, &parsed);
+        // An assignment in front of a shell keyword (`NODE_ENV=test done`)
+        // asks, and not even bypass mode lifts it (observed on 2.1.332:
+        // `X=1 fi`, `X=1 do`, `ls && X=1 done` ask in bypassPermissions;
+        // `X=1 {`, `X=1 time`, `X=1 [[` and a bare `done` run).
+        if o.decision != Decision::Deny && assignment_before_keyword(command) {
+            return Outcome {
+                decision: Decision::Ask,
+                why: Why::Safety(
+                    "a variable assignment in front of a shell keyword can't be checked",
+                    Lifted::Never,
+                ),
+                parts: o.parts,
+            };
+        }
         self.variables_set(command, &parsed, o, self.first_command)
     }
 
@@ -906,6 +920,29 @@ impl Policy {
         }
         None
     }
+}
+
+/// Some command of the line is assignments followed by a shell keyword
+/// (`then`, `do`, `fi`, `done`, `esac`, `if`, `while`, …), the line split
+/// at its operators as written.
+fn assignment_before_keyword(line: &str) -> bool {
+    const KEYWORDS: &[&str] = &[
+        "then", "do", "else", "elif", "case", "if", "while", "for", "until", "function", "select",
+        "esac", "fi", "done",
+    ];
+    line.split(['\n', ';', '&', '|']).any(|segment| {
+        let mut words = segment.split_whitespace().peekable();
+        let mut assigned = 0;
+        while let Some(w) = words.peek() {
+            if bash::is_assignment(w) {
+                assigned += 1;
+                words.next();
+            } else {
+                break;
+            }
+        }
+        assigned > 0 && words.next().is_some_and(|w| KEYWORDS.contains(&w))
+    })
 }
 
 /// `find` with an action that runs commands or writes files: no prefix
