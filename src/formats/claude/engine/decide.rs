@@ -521,12 +521,27 @@ impl Policy {
                 && crate::formats::claude::model::shape::exact_literal(r.content.as_deref())
                     .is_some_and(|literal| texts.iter().any(|t| t == literal))
         };
+        // Not in a line with `cd` and `git` (observed: `cd sub && git
+        // status` is denied by `Bash(git:*)` next to an exact ask `Bash(git
+        // status)`, which `ls && git status` asks).
+        let cd_and_git = parsed.commands.len() > 1
+            && parsed
+                .commands
+                .iter()
+                .any(|c| c.words.first().map(String::as_str) == Some("cd"))
+            && parsed
+                .commands
+                .iter()
+                .any(|c| strip_wrappers(&c.words).first().map(String::as_str) == Some("git"));
         let mut denied: Option<usize> = None;
         let mut asked: Option<usize> = None;
         for (c, deny_texts) in parsed.commands.iter().zip(&deny_variants) {
             let decided = if let Some(i) = self.first(List::Deny, |r| exactly(r, deny_texts)) {
                 Some((Decision::Deny, i))
-            } else if let Some(i) = self.first(List::Ask, |r| exactly(r, deny_texts)) {
+            } else if let Some(i) = self
+                .first(List::Ask, |r| exactly(r, deny_texts))
+                .filter(|_| !cd_and_git)
+            {
                 Some((Decision::Ask, i))
             } else if let Some(i) = self.first(List::Deny, |r| matches_any(r, deny_texts)) {
                 Some((Decision::Deny, i))
