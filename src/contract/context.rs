@@ -58,6 +58,31 @@ pub fn no_buffers(_: &Path) -> Option<String> {
     None
 }
 
+impl Context<'_> {
+    /// Runs `f` with this context, `text` standing in for the file at
+    /// `path` (over the other open buffers): a document's own unsaved text
+    /// read as part of its session.
+    pub fn with_buffer<R>(&self, path: &Path, text: &str, f: impl FnOnce(&Context<'_>) -> R) -> R {
+        let outer = self.open;
+        let open = |p: &Path| {
+            if p == path {
+                Some(text.to_string())
+            } else {
+                outer(p)
+            }
+        };
+        f(&Context {
+            options: self.options.clone(),
+            cwd: self.cwd.clone(),
+            cwd_explicit: self.cwd_explicit,
+            agent_explicit: self.agent_explicit,
+            document: self.document.clone(),
+            global_config: self.global_config.clone(),
+            open: &open,
+        })
+    }
+}
+
 impl<'a> Context<'a> {
     /// This context with a request's overrides applied (explicit values
     /// win over settings and over what the document's location implies).

@@ -189,27 +189,10 @@ fn document_context<'a>(ctx: &Context<'a>) -> Context<'a> {
 fn session(text: Option<&str>, ctx: &Context<'_>) -> (Policy, Place) {
     let base = document_context(ctx);
     let doc = ctx.document.clone();
-    let own = text.map(str::to_string);
-    let doc2 = doc.clone();
-    let buffers = move |p: &Path| {
-        if doc2.as_deref() == Some(p) {
-            own.clone()
-        } else {
-            None
-        }
+    let p = match (text, doc.as_deref()) {
+        (Some(t), Some(d)) => base.with_buffer(d, t, Policy::load),
+        _ => Policy::load(&base),
     };
-    let outer = ctx.open;
-    let both = |p: &Path| buffers(p).or_else(|| outer(p));
-    let with_buffer = Context {
-        options: base.options.clone(),
-        cwd: base.cwd.clone(),
-        cwd_explicit: base.cwd_explicit,
-        agent_explicit: base.agent_explicit,
-        document: base.document.clone(),
-        global_config: base.global_config.clone(),
-        open: &both,
-    };
-    let p = Policy::load(&with_buffer);
     let place = match doc.as_deref() {
         Some(d) => {
             if let Some(i) = p.rules_files.iter().position(|f| f.path == d) {
@@ -264,16 +247,21 @@ fn checked(role: Role, text: &str, ctx: Option<&Context<'_>>) -> Analysis {
     };
     let mut diagnostics: Vec<Diagnostic> = Vec::new();
     let accepted;
+    // The outline from the file as read here (no second evaluation).
+    let outline;
     match role {
         Role::Rules => {
+            let own;
             let (doc, file) = match place {
-                Place::Rules(i) => (Some(i), policy.rules_files[i].read.clone()),
+                Place::Rules(i) => (Some(i), &policy.rules_files[i].read),
                 _ => {
                     let mut hosts = policy.hosts.clone();
-                    (None, model::rules::read(text, &mut hosts))
+                    own = model::rules::read(text, &mut hosts);
+                    (None, &own)
                 }
             };
             accepted = file.loaded();
+            outline = ide::rule_symbols(file);
             if place == Place::Untrusted {
                 let end = text.find('\n').unwrap_or(text.len());
                 diagnostics.push(Diagnostic::new(
@@ -287,13 +275,14 @@ fn checked(role: Role, text: &str, ctx: Option<&Context<'_>>) -> Analysis {
                 doc,
                 place != Place::Untrusted,
                 text,
-                &file,
+                file,
                 &mut diagnostics,
             );
         }
         Role::Config | Role::Agent if is_requirements_path(text_path(ctx).as_deref()) => {
             let r = model::requirements::read(text);
             accepted = r.refusals.is_empty();
+            outline = ide::key_symbols(&r.keys);
             for x in &r.refusals {
                 diagnostics.push(Diagnostic::new(
                     codes::Code::ConfigRefused,
@@ -306,17 +295,22 @@ fn checked(role: Role, text: &str, ctx: Option<&Context<'_>>) -> Analysis {
             }
         }
         Role::Config | Role::Agent => {
+            let own;
             let file = match place {
-                Place::Config(i) => policy.configs[i].read.clone(),
-                _ => model::config::read(text),
+                Place::Config(i) => &policy.configs[i].read,
+                _ => {
+                    own = model::config::read(text);
+                    &own
+                }
             };
             accepted = file.accepted();
+            outline = ide::key_symbols(&file.keys);
             let is_project = match place {
                 Place::Config(i) => policy.configs[i].scope == Scope::Project,
                 Place::Untrusted => true,
                 _ => false,
             };
-            lints::config_findings(&policy, is_project, text, &file, &mut diagnostics);
+            lints::config_findings(&policy, is_project, text, file, &mut diagnostics);
         }
     }
     diagnostics.sort_by_key(|d| (d.range.start, d.range.end));
@@ -325,7 +319,7 @@ fn checked(role: Role, text: &str, ctx: Option<&Context<'_>>) -> Analysis {
         root: None,
         diagnostics: levels.apply(diagnostics),
         accepted,
-        outline: ide::symbols(role, text),
+        outline,
     }
 }
 

@@ -470,27 +470,7 @@ fn session(role: Role, text: &str, ctx: Option<&Context<'_>>) -> (Policy, usize)
         .unwrap_or_default();
     if let (Some(ctx), Some(doc)) = (ctx, doc_path.as_deref()) {
         let base = document_context(ctx);
-        let doc_owned = doc.to_path_buf();
-        let text_owned = text.to_string();
-        let buffers = move |p: &Path| {
-            if p == doc_owned {
-                Some(text_owned.clone())
-            } else {
-                None
-            }
-        };
-        let outer = ctx.open;
-        let both = |p: &Path| buffers(p).or_else(|| outer(p));
-        let with_buffer = Context {
-            options: base.options.clone(),
-            cwd: base.cwd.clone(),
-            cwd_explicit: base.cwd_explicit,
-            agent_explicit: base.agent_explicit,
-            document: base.document.clone(),
-            global_config: base.global_config.clone(),
-            open: &both,
-        };
-        let p = Policy::load(&with_buffer);
+        let p = base.with_buffer(doc, text, Policy::load);
         if let Some(i) = p.files.iter().position(|f| f.path == doc) {
             return (p, i);
         }

@@ -47,6 +47,10 @@ pub struct Parsed {
     /// The variables the line sets for the rest of it: bare assignments
     /// (`X=1; ls`) and loop variables (`for f in …`).
     pub assigned: Vec<String>,
+    /// An assignment in front of a shell keyword (`X=1 done`, `X=1 fi`;
+    /// not `X=1 in`, `X=1 {`): not even bypass mode lifts what this asks
+    /// (observed on 2.1.332).
+    pub keyword_after_assignment: bool,
 }
 
 impl Parsed {
@@ -490,6 +494,14 @@ fn keywords(out: &mut Parsed) {
             out.unchecked.get_or_insert(
                 "A shell keyword or opening brace in this command can't be checked before it runs",
             );
+            if !c.env_raw.is_empty()
+                && c.text
+                    .split(' ')
+                    .next()
+                    .is_some_and(|w| !matches!(w, "in" | "{" | "}"))
+            {
+                out.keyword_after_assignment = true;
+            }
         }
     }
     // A `for` head must be followed by its `do` (observed: `for f`, `for

@@ -377,7 +377,7 @@ impl Policy {
         // asks, and not even bypass mode lifts it (observed on 2.1.332:
         // `X=1 fi`, `X=1 do`, `ls && X=1 done` ask in bypassPermissions;
         // `X=1 {`, `X=1 time`, `X=1 [[` and a bare `done` run).
-        if o.decision != Decision::Deny && assignment_before_keyword(command) {
+        if o.decision != Decision::Deny && parsed.keyword_after_assignment {
             return Outcome {
                 decision: Decision::Ask,
                 why: Why::Safety(
@@ -658,13 +658,7 @@ impl Policy {
         // (observed: `cd sub && git push` asks next to `Bash(git push:*)`;
         // `cd sub && ls` does not).
         let first_word = |c: &bash::Simple| c.words.first().map(String::as_str) == Some("cd");
-        if parsed.commands.len() > 1
-            && parsed.commands.iter().any(first_word)
-            && parsed
-                .commands
-                .iter()
-                .any(|c| strip_wrappers(&c.words).first().map(String::as_str) == Some("git"))
-        {
+        if cd_and_git {
             return outcome(Decision::Ask, Why::Shell("`cd` with `git` in one command"));
         }
         // `cd` with a command that changes files, in either order, asks too
@@ -935,29 +929,6 @@ impl Policy {
         }
         None
     }
-}
-
-/// Some command of the line is assignments followed by a shell keyword
-/// (`then`, `do`, `fi`, `done`, `esac`, `if`, `while`, …), the line split
-/// at its operators as written.
-fn assignment_before_keyword(line: &str) -> bool {
-    const KEYWORDS: &[&str] = &[
-        "then", "do", "else", "elif", "case", "if", "while", "for", "until", "function", "select",
-        "esac", "fi", "done",
-    ];
-    line.split(['\n', ';', '&', '|']).any(|segment| {
-        let mut words = segment.split_whitespace().peekable();
-        let mut assigned = 0;
-        while let Some(w) = words.peek() {
-            if bash::is_assignment(w) {
-                assigned += 1;
-                words.next();
-            } else {
-                break;
-            }
-        }
-        assigned > 0 && words.next().is_some_and(|w| KEYWORDS.contains(&w))
-    })
 }
 
 /// `find` with an action that runs commands or writes files: no prefix

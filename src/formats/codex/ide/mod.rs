@@ -246,41 +246,36 @@ pub fn completions(role: Role, text: &str, offset: usize) -> Vec<Item> {
 
 const SANDBOX: &[&str] = &["read-only", "workspace-write", "danger-full-access"];
 
-pub fn symbols(role: Role, text: &str) -> Vec<Symbol> {
-    match role {
-        Role::Rules => {
-            let file = rules::read(text, &mut Vec::new());
-            let mut out: Vec<Symbol> = Vec::new();
-            for r in &file.rules {
-                if out
-                    .iter()
-                    .any(|s| s.range == r.call && s.name == r.display())
-                {
-                    continue;
-                }
-                out.push(Symbol {
-                    name: r.display(),
-                    detail: Some(r.decision.as_str().into()),
-                    kind: SymbolKind::Rule,
-                    range: r.call.clone(),
-                    selection: r.call.clone(),
-                    children: Vec::new(),
-                });
-            }
-            out
-        }
-        Role::Config => config::read(text)
-            .keys
-            .into_iter()
-            .map(|(k, r)| Symbol {
-                name: k,
-                detail: None,
-                kind: SymbolKind::Key,
-                range: r.clone(),
-                selection: r,
+/// The outline of a rules file: one entry per rule of each call site (a
+/// call in a loop once per distinct rule).
+pub fn rule_symbols(file: &rules::RulesFile) -> Vec<Symbol> {
+    let mut seen = std::collections::HashSet::new();
+    file.rules
+        .iter()
+        .filter_map(|r| {
+            let name = r.display();
+            seen.insert((r.call.start, name.clone())).then(|| Symbol {
+                name,
+                detail: Some(r.decision.as_str().into()),
+                kind: SymbolKind::Rule,
+                range: r.call.clone(),
+                selection: r.call.clone(),
                 children: Vec::new(),
             })
-            .collect(),
-        Role::Agent => Vec::new(),
-    }
+        })
+        .collect()
+}
+
+/// The outline of a TOML file: its top-level keys.
+pub fn key_symbols(keys: &[(String, std::ops::Range<usize>)]) -> Vec<Symbol> {
+    keys.iter()
+        .map(|(k, r)| Symbol {
+            name: k.clone(),
+            detail: None,
+            kind: SymbolKind::Key,
+            range: r.clone(),
+            selection: r.clone(),
+            children: Vec::new(),
+        })
+        .collect()
 }

@@ -7,7 +7,7 @@ use super::codes::Code;
 use super::engine::decide::{Engine, Input, Outcome};
 use super::engine::policy::Policy;
 use super::model::config::ConfigFile;
-use super::model::rules::{Decision, ErrorKind, PrefixRule, RulesFile};
+use super::model::rules::{Decision, ErrorKind, PrefixRule, RulesFile, literal_range};
 use crate::core::diagnostic::{Diagnostic, Fix, Related, TextEdit};
 use std::ops::Range;
 
@@ -410,17 +410,6 @@ fn place(
             format!("`{}` ({})", r.display(), r.decision.as_str()),
         ),
     }
-}
-
-fn literal_range(text: &str, call: &Range<usize>, lit: &str) -> Option<Range<usize>> {
-    let body = text.get(call.clone())?;
-    for q in ['"', '\''] {
-        let l = format!("{q}{lit}{q}");
-        if let Some(i) = body.find(&l) {
-            return Some(call.start + i..call.start + i + l.len());
-        }
-    }
-    None
 }
 
 /// Findings of a `config.toml` document.

@@ -372,16 +372,18 @@ fn fail<T>(
 /// at the top of the stack: the narrowest range for an error about it.
 fn literal_in_call(eval: &Evaluator<'_, '_, '_>, needle: &str) -> Option<Range<usize>> {
     let span = eval.call_stack_top_location()?;
-    let r = span_range(&span);
-    let text = span.file.source();
-    let call = text.get(r.clone())?;
-    for q in ['"', '\''] {
+    literal_range(span.file.source(), &span_range(&span), needle)
+}
+
+/// Where the string literal `needle` (its content, in double or single
+/// quotes) is first written inside `call`.
+pub fn literal_range(text: &str, call: &Range<usize>, needle: &str) -> Option<Range<usize>> {
+    let body = text.get(call.clone())?;
+    ['"', '\''].iter().find_map(|q| {
         let lit = format!("{q}{needle}{q}");
-        if let Some(i) = call.find(&lit) {
-            return Some(r.start + i..r.start + i + lit.len());
-        }
-    }
-    None
+        body.find(&lit)
+            .map(|i| call.start + i..call.start + i + lit.len())
+    })
 }
 
 /// A Starlark list of strings: its items, or Codex's message for the
