@@ -68,6 +68,8 @@ pub fn setup(root: &Path, case: &Value) -> (PathBuf, PathBuf, PathBuf) {
 pub struct Answer {
     pub verdicts: Result<Vec<String>, String>,
     pub rules_not_applied: bool,
+    /// The keys reported as ignored in the session's config files.
+    pub ignored: usize,
 }
 
 pub fn decide(root: &Path, case: &Value, calls: &[String]) -> Answer {
@@ -109,10 +111,12 @@ pub fn decide(root: &Path, case: &Value, calls: &[String]) -> Answer {
     let sim = Codex.simulator(&ctx).unwrap();
     let policy = permission_lsp::formats::codex::engine::policy::Policy::load(&ctx);
     let rules_not_applied = policy.dropped_by.is_some();
+    let ignored = policy.configs.iter().map(|c| c.read.ignored.len()).sum();
     if let Some((_, r)) = policy.refusals().first() {
         return Answer {
             verdicts: Err(r.message.clone()),
             rules_not_applied,
+            ignored,
         };
     }
     let verdicts = calls
@@ -128,6 +132,7 @@ pub fn decide(root: &Path, case: &Value, calls: &[String]) -> Answer {
     Answer {
         verdicts: Ok(verdicts),
         rules_not_applied,
+        ignored,
     }
 }
 

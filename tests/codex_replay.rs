@@ -26,6 +26,13 @@ fn every_recorded_case_gets_the_cli_verdict() {
             .map(|c| c["cmd"].as_str().unwrap().to_string())
             .collect();
         let ours = decide(&root, case, &calls);
+        // Every key Codex reported ignoring is reported here, and no other.
+        if obs["error"].is_null() && ours.ignored as u64 != obs["unrecognized"].as_u64().unwrap() {
+            failures.push(format!(
+                "{id}: ignored keys: ours {} the CLI {}",
+                ours.ignored, obs["unrecognized"]
+            ));
+        }
         if obs["error"].is_null()
             && ours.rules_not_applied != obs["rules_not_applied"].as_bool().unwrap()
         {
