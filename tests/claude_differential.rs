@@ -103,7 +103,7 @@ const WRAPPERS: &[&str] = &[
     "echo x | xargs {}",
     "bash -c '{}'",
     "sh -c \"{}\"",
-    "bash -lc '{}'",
+    "sh -c '{}'",
     "eval '{}'",
     "({})",
     "{} &",
@@ -417,7 +417,11 @@ fn run_oracle(dir: &Path, cases: &[Case], tag: &str) -> Vec<Case> {
         }
         got.push(case);
     }
-    let _ = std::fs::remove_dir_all(&work);
+    if std::env::var_os("CLAUDE_DIFFERENTIAL_KEEP").is_some() {
+        eprintln!("kept the CLI's runs in {}", work.display());
+    } else {
+        let _ = std::fs::remove_dir_all(&work);
+    }
     got
 }
 
@@ -453,7 +457,14 @@ fn replay_transcript(dir: &Path, case: &mut Case) {
             ));
         }
     }
+    // A session the CLI did not finish (a call that hung) leaves the
+    // calls after it without a verdict and without a decision in the
+    // transcript: nothing to compare there.
+    let unfinished = case.calls.iter().any(|c| c.verdict.is_none());
     for k in &replayer.summary.skipped {
+        if unfinished && k.why.starts_with("no decision was recorded") {
+            continue;
+        }
         case.replay_failures.push(format!(
             "{}: line {} not replayable: {}",
             case.id, k.line, k.why
@@ -557,7 +568,7 @@ fn claude_code_decides_as_permission_lsp_says() {
     };
     let n: usize = env_number("CLAUDE_DIFFERENTIAL_CASES", 30);
     let seed: u64 = env_number("CLAUDE_DIFFERENTIAL_SEED", 0x5eed_c1a0_de00_0001);
-    let mut rng = Rng(seed | 1);
+    let mut rng = Rng::seeded(seed);
     let cases: Vec<Case> = (0..n).map(|i| random_case(&mut rng, i)).collect();
     run_and_compare(&dir, &cases, seed, "random configurations", 9);
 }
@@ -576,7 +587,7 @@ fn claude_code_decides_real_rule_sets_as_permission_lsp_says() {
     let seed: u64 = env_number("CLAUDE_CORPUS_DIFFERENTIAL_SEED", 0x5eed_c0de_0000_0001);
     let sets = corpus_gen::rule_sets();
     assert!(sets.len() >= 50, "only {} corpus rule sets", sets.len());
-    let mut rng = Rng(seed | 1);
+    let mut rng = Rng::seeded(seed);
     let mut cases: Vec<Case> = (0..n)
         .map(|i| {
             let set = &sets[rng.below(sets.len())];

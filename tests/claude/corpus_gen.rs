@@ -204,7 +204,9 @@ fn bash_probes(content: &str, rng: &mut Rng) -> Vec<String> {
     ];
     if !base.contains('\'') {
         out.push(format!("bash -c '{base}'"));
-        out.push(format!("sh -lc '{base}'"));
+        // Not `sh -lc`: a login shell resets PATH past the echo stubs,
+        // and the real program (npx fetching a package) hangs the session.
+        out.push(format!("sh -c '{base}'"));
     }
     if kind != "exact" {
         out.push(format!("{base} --flag"));

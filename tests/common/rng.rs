@@ -4,6 +4,16 @@
 pub struct Rng(pub u64);
 
 impl Rng {
+    /// A generator for `seed`, every seed its own sequence (splitmix64 of
+    /// the seed; never the zero state xorshift cannot leave).
+    // Not every test binary that includes this file seeds this way.
+    #[allow(dead_code)]
+    pub fn seeded(seed: u64) -> Rng {
+        let mut z = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        Rng((z ^ (z >> 31)) | 1)
+    }
     pub fn next(&mut self) -> u64 {
         let mut x = self.0;
         x ^= x >> 12;

@@ -306,8 +306,27 @@ fn parse_line(line: &str) -> Parsed {
                 out.complex = true;
                 cur.finish(&mut out);
                 if c == '(' && chars.get(i + 1) == Some(&'(') {
-                    // `((…))`, `for ((…))`.
+                    // `((…))`, `for ((…))`: an arithmetic expression, no
+                    // command inside (observed: `((rm x))` runs in
+                    // bypassPermissions next to an ask rule `Bash(rm:*)`).
                     out.uncheckable(COUNTING_FOR);
+                    let mut depth = 0usize;
+                    let mut j = i;
+                    while j < chars.len() {
+                        match chars[j] {
+                            '(' => depth += 1,
+                            ')' => {
+                                depth -= 1;
+                                if depth == 0 {
+                                    break;
+                                }
+                            }
+                            _ => {}
+                        }
+                        j += 1;
+                    }
+                    i = (j + 1).min(chars.len());
+                    continue;
                 }
                 i += 1;
             }

@@ -716,12 +716,19 @@ impl Policy {
             let rule = self.first(List::Allow, |r| matches_any(r, &allow_texts));
             let ro = bash::read_only_text(&c.text, strip_builtin(&c.words));
             // Wrappers are seen through, except what `xargs` runs (observed:
-            // `nohup rmdir d` runs, `xargs rmdir d` asks).
+            // `nohup rmdir d` runs, `xargs rmdir d` asks), and except for
+            // `touch` (observed: `touch x` runs; behind `nohup`, `timeout
+            // 5`, `nice`, `time` or `command` it asks while `mkdir`, `rm`,
+            // `rmdir`, `cp`, `mv` and `sed -i` run).
+            let unwrapped = strip_wrappers(&c.words);
+            let wrapped_touch =
+                unwrapped.len() != c.words.len() && unwrapped.first().is_some_and(|w| w == "touch");
             let accept_edit = self.mode == Mode::AcceptEdits
                 && c.words.first().is_none_or(|w| w != "xargs")
                 // `FOO=1 rm x` asks (observed).
                 && bash::harmless_env(c)
-                && is_edit_command(strip_wrappers(&c.words));
+                && !wrapped_touch
+                && is_edit_command(unwrapped);
             // The files it touches must be inside the working directories,
             // or, for a read-only command, allowed by a Read rule (observed:
             // `Read(//etc/**)` lets `ls /etc` run, even in dontAsk; an
