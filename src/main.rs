@@ -472,10 +472,21 @@ const SCOPED: &[&str] = &["check", "explain", "simulate", "diff", "suggest", "re
 fn command_line() -> clap::Command {
     use clap::CommandFactory;
     let mut options: Vec<permission_lsp::contract::SessionOption> = Vec::new();
+    // A flag several formats declare takes the values of each (every
+    // format reads the ones it knows).
+    let mut values: Vec<(&'static str, Vec<&'static str>)> = Vec::new();
     for f in permission_lsp::formats::all() {
         for o in f.session_options() {
             if !options.iter().any(|x| x.flag == o.flag) {
                 options.push(*o);
+                values.push((o.flag, Vec::new()));
+            }
+            if let Some((_, vs)) = values.iter_mut().find(|(flag, _)| *flag == o.flag) {
+                for v in o.values {
+                    if !vs.contains(v) {
+                        vs.push(v);
+                    }
+                }
             }
         }
     }
@@ -499,6 +510,7 @@ fn command_line() -> clap::Command {
     let mut cmd = Cli::command();
     for name in SCOPED {
         let options = options.clone();
+        let values = values.clone();
         let env_help = env_help.clone();
         let runtime_help = runtime_help.clone();
         cmd = cmd.mut_subcommand(*name, move |mut sub| {
@@ -520,8 +532,13 @@ fn command_line() -> clap::Command {
                 if !o.switch {
                     arg = arg.value_name(o.value_name);
                 }
-                if !o.values.is_empty() {
-                    arg = arg.value_parser(clap::builder::PossibleValuesParser::new(o.values));
+                let all = values
+                    .iter()
+                    .find(|(flag, _)| *flag == o.flag)
+                    .map(|(_, v)| v.clone())
+                    .unwrap_or_default();
+                if !o.values.is_empty() && !all.is_empty() {
+                    arg = arg.value_parser(clap::builder::PossibleValuesParser::new(all));
                 }
                 sub = sub.arg(arg);
             }
@@ -877,6 +894,12 @@ fn simulate(
         };
         // A name the agent has no tool for: said, never simulated.
         if let Err(e) = runtime.check_tool(&tool) {
+            refused.push(format!("--tool: {e}"));
+            continue;
+        }
+        // A session option's value this agent does not have (a flag
+        // several agents share takes each one's values).
+        if let Some(e) = unknown_option_value(*runtime, ctx) {
             refused.push(e);
             continue;
         }
@@ -890,14 +913,33 @@ fn simulate(
         ));
     }
     if calls.is_empty() {
-        return Err(UsageError(format!("--tool: {}", refused.join("; "))));
+        return Err(UsageError(refused.join("; ")));
     }
     for e in &refused {
-        eprintln!("permission-lsp: --tool: {e}");
+        eprintln!("permission-lsp: {e}");
     }
     let result = cli::simulate::run_side_by_side(calls, format, &mut out);
     let _ = std::io::Write::flush(&mut out);
     result.map_err(UsageError)
+}
+
+/// The first declared session option given a value outside the ones
+/// `runtime` declares, said for people.
+fn unknown_option_value(
+    runtime: &dyn permission_lsp::formats::Format,
+    ctx: &permission_lsp::contract::Context<'_>,
+) -> Option<String> {
+    runtime.session_options().iter().find_map(|o| {
+        let v = ctx.options.runtime_arg(o.arg)?;
+        (!o.values.is_empty() && !o.switch && !o.values.contains(&v)).then(|| {
+            format!(
+                "--{} {v}: not a value of {} ({})",
+                o.flag,
+                runtime.display_name(),
+                o.values.join(", ")
+            )
+        })
+    })
 }
 
 fn serve() -> i32 {

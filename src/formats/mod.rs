@@ -7,11 +7,18 @@ pub mod claude;
 pub mod codex;
 pub mod opencode;
 pub mod pi;
+pub mod qwen;
 
 pub use crate::contract::*;
 
 /// Every format, in the order detection tries them.
-static FORMATS: &[&dyn Format] = &[&pi::Pi, &claude::Claude, &opencode::OpenCode, &codex::Codex];
+static FORMATS: &[&dyn Format] = &[
+    &pi::Pi,
+    &claude::Claude,
+    &opencode::OpenCode,
+    &codex::Codex,
+    &qwen::Qwen,
+];
 
 /// Every registered format.
 pub fn all() -> &'static [&'static dyn Format] {

@@ -17,7 +17,7 @@ export interface Settings {
 }
 
 /** The formats whose session options are settings (`permissionLsp.<id>.*`). */
-export const FORMAT_IDS = ["pi", "claude", "opencode", "codex"] as const;
+export const FORMAT_IDS = ["pi", "claude", "opencode", "codex", "qwen"] as const;
 
 type ServerOptions = {
   targetVersion?: string;
@@ -102,6 +102,7 @@ export const DOCUMENT_SELECTOR = [
   // Codex CLI: rules files (Starlark) and config.toml.
   { scheme: "file", language: "starlark", pattern: "**/{.codex,codex}/rules/*.rules" },
   { scheme: "file", language: "toml", pattern: "**/{.codex,codex}/config.toml" },
+  // Qwen Code: settings.json (JSON with comments; matched by **/*.json above).
 ];
 
 /** One line of the simulation result for the output panel. */
