@@ -25,7 +25,7 @@ const USER: &str = r#"{
 "#;
 const PROJECT: &str = r#"{
   "permissions": {
-    "allow": ["Bash(npm publish)", "WebFetch(domain:example.com)", "Bash(git push origin main)"],
+    "allow": ["Bash(npm publish)", "WebFetch(domain:example.com)", "Bash(git push origin main)", "Shell(echo *)"],
     "ask": ["Bash(git commit -m \"wip\")"],
     "deny": ["Edit(src/**)"]
   },

@@ -163,7 +163,16 @@ fn random_path_rule(rng: &mut Rng) -> String {
 }
 
 fn random_rule(rng: &mut Rng) -> String {
-    match rng.below(10) {
+    match rng.below(11) {
+        10 => rng
+            .pick(&[
+                "mcp__srv__echo",
+                "mcp__srv",
+                "mcp__srv__d*",
+                "mcp__srv__look",
+                "mcp__other",
+            ])
+            .to_string(),
         0..=5 => random_command_rule(rng),
         6 | 7 => random_path_rule(rng),
         _ => {
@@ -193,6 +202,16 @@ fn random_lists(rng: &mut Rng) -> Value {
     if rng.chance(8) {
         s["tools"] = json!({ "allowed": [random_command_rule(rng)] });
     }
+    if rng.chance(5) {
+        s["tools"] = json!({ "core": [rng.pick(&["read_file", "run_shell_command", "ShellTool(git status)", "glob"])] });
+    }
+    if rng.chance(5) {
+        s["tools"] =
+            json!({ "disabled": [rng.pick(&["glob", "grep_search", "read_file", "web_fetch"])] });
+    }
+    if rng.chance(5) {
+        s["excludeTools"] = json!([random_rule(rng)]);
+    }
     s
 }
 
@@ -216,6 +235,10 @@ fn base_command(rng: &mut Rng) -> String {
         "grep" => format!("grep -r MARK {}", rng.pick(&["docs", ".", "/etc/hostname"])),
         "sed" => format!("sed -n 1p {}", rng.pick(&["README.md", ".env"])),
         "touch" => format!("touch {}", rng.pick(&["x.txt", "src/n.ts", "sub/y"])),
+        "rm" => format!(
+            "rm {}",
+            rng.pick(&["x.txt", "src/app.ts", "-rf build", ".env"])
+        ),
         "curl" => format!(
             "curl {}https://{}/x",
             rng.pick(&["", "-s ", "-o out.html "]),
@@ -243,7 +266,7 @@ fn base_command(rng: &mut Rng) -> String {
 }
 
 fn compose(rng: &mut Rng, a: String) -> String {
-    match rng.below(22) {
+    match rng.below(24) {
         0 => format!("{a} && {}", base_command(rng)),
         1 => format!("{} || {a}", base_command(rng)),
         2 => format!("{a}; {}", base_command(rng)),
@@ -268,14 +291,28 @@ fn compose(rng: &mut Rng, a: String) -> String {
             w.join(" ")
         }
         17 => format!("{a} < README.md"),
+        20 => format!("cd $HOME && {a}"),
+        21 => format!("{a} >> log.txt"),
         18 => format!("{}  ", a.replace(' ', "  ")),
         19 => format!("{a}\n{}", base_command(rng)),
         _ => a,
     }
 }
 
-fn random_call(rng: &mut Rng) -> Value {
-    match rng.below(10) {
+fn random_call(rng: &mut Rng, mcp: bool) -> Value {
+    if mcp && rng.chance(30) {
+        let t = rng.pick(&[
+            "mcp__srv__echo",
+            "mcp__srv__danger",
+            "mcp__srv__other",
+            "mcp__srv__look",
+        ]);
+        return json!({"name": t, "arguments": {"x": "1"}});
+    }
+    match rng.below(11) {
+        10 => {
+            json!({"name": "list_directory", "arguments": {"path": rng.pick(&["{PROJ}", "/etc"])}})
+        }
         0 => {
             json!({"name": "read_file", "arguments": {"file_path": rng.pick(&["{PROJ}/.env", "{PROJ}/sub/.env", "{PROJ}/README.md", "/etc/hostname", "{HOME}/secret.txt", "{PROJ}/docs/private.md"])}})
         }
@@ -337,7 +374,14 @@ fn random_case(rng: &mut Rng, id: String) -> Value {
         2 => case["approval_mode"] = json!("auto-edit"),
         _ => {}
     }
-    let calls: Vec<Value> = (0..6).map(|_| random_call(rng)).collect();
+    let mcp = rng.chance(10);
+    if mcp {
+        case["mcp"] = json!(true);
+        if rng.chance(30) {
+            case["mcp_config"] = json!({"trust": true});
+        }
+    }
+    let calls: Vec<Value> = (0..6).map(|_| random_call(rng, mcp)).collect();
     case["calls"] = json!(calls);
     case
 }

@@ -230,3 +230,47 @@ async def test_precedence_fix_completion_and_outline(client: LanguageClient):
     )
     bash = symbols[0].children[0]
     assert bash.name == "bash" and [c.name for c in bash.children] == ["git *", "git push *"]
+
+
+QWEN_URI = "file:///home/user/qwen-project/.qwen/settings.json"
+QWEN = """{
+  // Qwen Code reads comments
+  "permissions": {
+    "allow": ["Bash(echo *)", "bash(npm test)"],
+    "deny": ["Bash(git push *)"]
+  }
+}
+"""
+
+
+async def test_qwen_code_settings(client: LanguageClient):
+    """A Qwen Code file: its own findings, the rename fix, its simulation."""
+    diags = await open_and_wait(client, QWEN, QWEN_URI)
+    codes = sorted(d.code for d in diags)
+    assert codes == ["QW003", "QW006"], codes
+    bypass = next(d for d in diags if d.code == "QW006")
+    assert "`echo $(git push)` runs" in bypass.message
+    wrong = next(d for d in diags if d.code == "QW003")
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=QWEN_URI),
+            range=wrong.range,
+            context=types.CodeActionContext(diagnostics=[wrong]),
+        )
+    )
+    fix = next(a for a in actions if a.title == "Write `Bash`")
+    [edit] = fix.edit.changes[QWEN_URI]
+    assert edit.new_text == "Bash"
+    result = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(
+            command="permission-lsp.simulate",
+            arguments=[{
+                "uri": QWEN_URI,
+                "tool": "run_shell_command",
+                "input": {"command": "git push origin"},
+                "home": "/nonexistent",
+            }],
+        )
+    )
+    assert result["decision"] == "deny"
+    assert result["rule"]["pattern"] == "Bash(git push *)"

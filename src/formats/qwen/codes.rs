@@ -5,7 +5,7 @@
 pub const FORMAT: &str = "qwen";
 
 crate::code_table! {
-    unnecessary: [RuleNeverDecides];
+    unnecessary: [RuleNeverDecides, DuplicateRule];
     safe_fix: [];
     SettingsUnreadable = "QW001", "settings-unreadable", Error, "The settings file is not valid JSON: a broken user or system file stops Qwen Code at start; a broken project file is silently replaced by `{\"$version\": 4}`, and every rule in it is lost.";
     MalformedRule = "QW002", "malformed-rule", Warning, "A rule with unbalanced parentheses: Qwen Code skips it (the other rules apply).";
@@ -19,5 +19,6 @@ crate::code_table! {
     RuleNeverDecides = "QW010", "rule-never-decides", Warning, "A rule that never decides: the same rule in a stronger list (deny > ask > allow) always wins.";
     InvalidApprovalMode = "QW011", "invalid-approval-mode", Error, "An approval mode Qwen Code does not know: the CLI stops at start (\"Invalid approval mode\").";
     LegacyKey = "QW012", "legacy-key", Info, "A v1 settings key: Qwen Code migrates it on load (and rewrites the file) to its v2 place.";
+    DuplicateRule = "QW014", "duplicate-rule", Hint, "The same rule is already in this list (in this file or a file read before it): removing it changes no decision.";
     WriteRuleForShell = "QW013", "write-rule-shell", Info, "A `Write`/`Edit` rule also decides shell redirections (`echo x > file`) and file commands (`touch`, `rm`), and a `Read` rule shell reads (`cat`, `head`, `ls`).";
 }

@@ -156,6 +156,7 @@ pub fn findings(
         ));
     }
     let a = anchors(policy);
+    duplicates(policy, file, read, out);
     let lists: [(&[model::Entry], List, &str); 5] = [
         (&read.allow, List::Allow, "permissions.allow"),
         (&read.ask, List::Ask, "permissions.ask"),
@@ -421,4 +422,66 @@ fn stronger_cover<'p>(
         }
     }
     None
+}
+
+/// Rules of a list that an earlier rule of the same list already is (the
+/// same tool, pattern and parameters): the earlier one in this file, or
+/// in a file the session reads before it.
+fn duplicates(
+    policy: &Policy,
+    file: Option<usize>,
+    read: &model::SettingsFile,
+    out: &mut Vec<Diagnostic>,
+) {
+    let same = |a: &Rule, b: &Rule| {
+        !a.invalid
+            && !b.invalid
+            && a.tool == b.tool
+            && a.specifier == b.specifier
+            && a.kind == b.kind
+            && a.params == b.params
+    };
+    let lists: [(&[model::Entry], List); 3] = [
+        (&read.allow, List::Allow),
+        (&read.ask, List::Ask),
+        (&read.deny, List::Deny),
+    ];
+    for (entries, list) in lists {
+        let mut seen: Vec<Rule> = Vec::new();
+        for e in entries {
+            if model::js_trim(&e.text).is_empty() {
+                continue;
+            }
+            let rule = model::parse_rule(&e.text);
+            let before = policy.rules.iter().find(|r| {
+                r.list == list
+                    && file.is_some_and(|f| r.file < f)
+                    && policy.files[r.file].applies
+                    && same(&r.rule, &rule)
+            });
+            let here = seen.iter().any(|r| same(r, &rule));
+            if here || before.is_some() {
+                let where_ = match before {
+                    Some(b) if !here => {
+                        format!("the {} settings", policy.files[b.file].scope.name())
+                    }
+                    _ => "this file".to_string(),
+                };
+                out.push(
+                    Diagnostic::new(
+                        Code::DuplicateRule,
+                        e.range.clone(),
+                        format!(
+                            "`{}` is already in this list ({where_}): it changes no decision",
+                            rule.raw
+                        ),
+                    )
+                    .with_fix(Fix::RemoveArrayItem {
+                        title: format!("Remove the repeated `{}`", rule.raw),
+                    }),
+                );
+            }
+            seen.push(rule);
+        }
+    }
 }
