@@ -168,6 +168,7 @@ pub fn findings(
         ),
         (&read.tools_exclude, List::Deny, "tools.exclude"),
     ];
+    let denied = Denied::new();
     for (entries, list, key) in lists {
         for e in entries {
             if model::js_trim(&e.text).is_empty() {
@@ -176,6 +177,7 @@ pub fn findings(
             let rule = model::parse_rule(&e.text);
             rule_findings(
                 policy,
+                &denied,
                 &a,
                 text,
                 &e.range,
@@ -192,6 +194,7 @@ pub fn findings(
 #[allow(clippy::too_many_arguments)]
 fn rule_findings(
     policy: &Policy,
+    denied: &Denied,
     a: &Anchors,
     text: &str,
     range: &Range<usize>,
@@ -252,7 +255,7 @@ fn rule_findings(
                 ));
             }
             if list == List::Allow && in_session {
-                substitution_bypass(policy, s, range, out);
+                substitution_bypass(policy, denied, s, range, out);
             }
         }
         (Some(Kind::Path), Some(s)) => {
@@ -325,31 +328,47 @@ fn rule_findings(
     let _ = key;
 }
 
+/// The example commands of the session's shell deny rules that the
+/// session denies, with the rule: computed once per file, when an allow
+/// rule needs them.
+type Denied = std::cell::OnceCell<Vec<(String, String)>>;
+
+fn denied_examples(policy: &Policy) -> Vec<(String, String)> {
+    policy
+        .rules_of(List::Deny)
+        .filter(|d| d.rule.kind == Some(Kind::Command))
+        .filter_map(|d| {
+            let inner = example_command(d.rule.specifier.as_deref()?);
+            (shell(policy, &inner) == Verdict::Deny).then(|| (inner, d.rule.raw.clone()))
+        })
+        .collect()
+}
+
 fn substitution_bypass(
     policy: &Policy,
+    denied: &Denied,
     allow: &str,
     range: &Range<usize>,
     out: &mut Vec<Diagnostic>,
 ) {
     let prefix = allow.trim_end_matches(" *").trim_end_matches('*').trim();
     let outer = if prefix.is_empty() { "echo" } else { prefix };
-    for d in policy.rules_of(List::Deny) {
-        if d.rule.kind != Some(Kind::Command) {
-            continue;
-        }
-        let Some(ds) = d.rule.specifier.as_deref() else {
-            continue;
-        };
-        let inner = example_command(ds);
-        if shell(policy, &inner) != Verdict::Deny {
-            continue;
-        }
+    // The first denied commands are enough to show the bypass; a witness
+    // that runs is verified by deciding it with the whole session.
+    for (inner, raw) in denied
+        .get_or_init(|| denied_examples(policy))
+        .iter()
+        .take(3)
+    {
         let witness = format!("{outer} $({inner})");
+        if !matching::command_matches(allow, &witness) {
+            continue;
+        }
         if shell(policy, &witness) == Verdict::Allow {
             out.push(Diagnostic::new(
                 Code::SubstitutionBypass,
                 range.clone(),
-                format!("`{witness}` runs: Qwen matches only the outer command, so `{inner}` (denied by `{}`) runs inside `$(…)`", d.rule.raw),
+                format!("`{witness}` runs: Qwen matches only the outer command, so `{inner}` (denied by `{raw}`) runs inside `$(…)`"),
             ));
             return;
         }
@@ -416,6 +435,7 @@ fn stronger_cover<'p>(
             rule.specifier.as_deref(),
             s.rule.specifier.as_deref(),
         ) && let (Some(pa), Some(pb)) = (command_pattern(a), command_pattern(b))
+            && pb.is_match(&pa.example())
             && included_in(&pa, &pb) == Inclusion::Included
         {
             return Some((s, Some(pa.example())));

@@ -458,6 +458,7 @@ fn confirmation(tool: &str) -> &'static str {
 
 /// Decides one call.
 pub fn decide(policy: &Policy, tool: &str, input: &Value) -> Outcome {
+    matching::forget_paths();
     let tool = model::canonical(tool).to_string();
     let tool = tool.as_str();
     let root = policy.root().to_path_buf();

@@ -36,14 +36,69 @@ pub fn tool_covers(rule_tool: &str, tool: &str) -> bool {
         || (rule_tool == "run_shell_command" && tool == "monitor")
 }
 
+thread_local! {
+    /// Compiled patterns, by source (bounded: cleared when full).
+    static REGEXES: std::cell::RefCell<std::collections::HashMap<String, Option<regex::Regex>>> =
+        std::cell::RefCell::new(std::collections::HashMap::new());
+    /// Real paths of the current decision (the file system may change
+    /// between decisions: cleared by `forget_paths`).
+    static REAL: std::cell::RefCell<std::collections::HashMap<PathBuf, Option<PathBuf>>> =
+        std::cell::RefCell::new(std::collections::HashMap::new());
+}
+
+fn cached_regex(key: String, make: impl FnOnce() -> Option<regex::Regex>) -> Option<regex::Regex> {
+    if let Some(r) = REGEXES.with(|m| m.borrow().get(&key).cloned()) {
+        return r;
+    }
+    let r = make();
+    REGEXES.with(|m| {
+        let mut m = m.borrow_mut();
+        if m.len() > 8192 {
+            m.clear();
+        }
+        m.insert(key, r.clone());
+    });
+    r
+}
+
+/// Starts a decision: real paths are looked up again.
+pub fn forget_paths() {
+    REAL.with(|m| m.borrow_mut().clear());
+}
+
+thread_local! {
+    /// The last command re-read, and its reading (rules are matched one
+    /// after another against the same command).
+    static LAST: std::cell::RefCell<(String, String)> = const { std::cell::RefCell::new((String::new(), String::new())) };
+}
+
 /// `matchesCommandPattern`.
 pub fn command_matches(pattern: &str, command: &str) -> bool {
-    let cmd = shell::normalized_for_match(command);
+    let cached = LAST.with(|l| {
+        let l = l.borrow();
+        (l.0 == command).then(|| l.1.clone())
+    });
+    let normalized = match cached {
+        Some(n) => n,
+        None => {
+            let n = shell::normalized_for_match(command);
+            LAST.with(|l| *l.borrow_mut() = (command.to_string(), n.clone()));
+            n
+        }
+    };
+    command_matches_normalized(pattern, &normalized)
+}
+
+/// `matchesCommandPattern` on a command already re-read by `shell-quote`.
+pub fn command_matches_normalized(pattern: &str, cmd: &str) -> bool {
     if pattern == "*" {
         return true;
     }
     if !pattern.contains('*') {
-        return cmd == pattern || cmd.starts_with(&format!("{pattern} "));
+        return cmd == pattern
+            || (cmd.len() > pattern.len()
+                && cmd.starts_with(pattern)
+                && cmd.as_bytes()[pattern.len()] == b' ');
     }
     let mut re = String::from("(?s)^");
     let mut pos = 0;
@@ -64,9 +119,9 @@ pub fn command_matches(pattern: &str, command: &str) -> bool {
         pos = star + 1;
     }
     re.push('$');
-    match regex::Regex::new(&re) {
-        Ok(r) => r.is_match(&cmd),
-        Err(_) => cmd == pattern,
+    match cached_regex(format!("c{re}"), || regex::Regex::new(&re).ok()) {
+        Some(r) => r.is_match(cmd),
+        None => cmd == pattern,
     }
 }
 
@@ -206,6 +261,21 @@ fn neutral(s: &str) -> String {
 /// The real path of `p`, or of its nearest existing parent with the
 /// missing part appended.
 fn canonical_nearest(p: &Path) -> Option<PathBuf> {
+    if let Some(r) = REAL.with(|m| m.borrow().get(p).cloned()) {
+        return r;
+    }
+    let r = canonical_nearest_uncached(p);
+    REAL.with(|m| {
+        let mut m = m.borrow_mut();
+        if m.len() > 4096 {
+            m.clear();
+        }
+        m.insert(p.to_path_buf(), r.clone());
+    });
+    r
+}
+
+fn canonical_nearest_uncached(p: &Path) -> Option<PathBuf> {
     let mut cur = p.to_path_buf();
     let mut missing: Vec<std::ffi::OsString> = Vec::new();
     for _ in 0..256 {
@@ -258,7 +328,10 @@ pub fn path_matches(spec: &str, file: &str, a: &Anchors, canonical: bool) -> boo
     }
     let res: Vec<regex::Regex> = patterns
         .iter()
-        .filter_map(|p| glob_regex(&neutral(p)))
+        .filter_map(|p| {
+            let g = neutral(p);
+            cached_regex(format!("g{g}"), || glob_regex(&g))
+        })
         .collect();
     files
         .iter()
