@@ -850,8 +850,11 @@ impl Policy {
         // `find` fed arguments by `xargs` may get `-exec` or `-delete` from
         // its input (observed: `xargs find` asks under `Bash(find:*)`).
         // (Only `xargs find`: `xargs -0 find` runs.) The same for `jq`, and
-        // `awk` without a program (the CLI's list).
-        if let Some(x) = c.words.iter().position(|w| w == "xargs")
+        // `awk` without a program (the CLI's list). A bare `env` in between
+        // is seen through (observed: `xargs env find build` asks under
+        // `Bash(xargs:*)`, `xargs env ls` runs).
+        if let Some(x0) = c.words.iter().position(|w| w == "xargs")
+            && let x = x0 + c.words[x0 + 1..].iter().take_while(|w| *w == "env").count()
             && let Some(run) = c.words.get(x + 1)
         {
             match run.as_str() {
