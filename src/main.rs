@@ -472,21 +472,10 @@ const SCOPED: &[&str] = &["check", "explain", "simulate", "diff", "suggest", "re
 fn command_line() -> clap::Command {
     use clap::CommandFactory;
     let mut options: Vec<permission_lsp::contract::SessionOption> = Vec::new();
-    // A flag several formats declare takes the values of each (every
-    // format reads the ones it knows).
-    let mut values: Vec<(&'static str, Vec<&'static str>)> = Vec::new();
     for f in permission_lsp::formats::all() {
         for o in f.session_options() {
             if !options.iter().any(|x| x.flag == o.flag) {
                 options.push(*o);
-                values.push((o.flag, Vec::new()));
-            }
-            if let Some((_, vs)) = values.iter_mut().find(|(flag, _)| *flag == o.flag) {
-                for v in o.values {
-                    if !vs.contains(v) {
-                        vs.push(v);
-                    }
-                }
             }
         }
     }
@@ -510,7 +499,6 @@ fn command_line() -> clap::Command {
     let mut cmd = Cli::command();
     for name in SCOPED {
         let options = options.clone();
-        let values = values.clone();
         let env_help = env_help.clone();
         let runtime_help = runtime_help.clone();
         cmd = cmd.mut_subcommand(*name, move |mut sub| {
@@ -532,13 +520,10 @@ fn command_line() -> clap::Command {
                 if !o.switch {
                     arg = arg.value_name(o.value_name);
                 }
-                let all = values
-                    .iter()
-                    .find(|(flag, _)| *flag == o.flag)
-                    .map(|(_, v)| v.clone())
-                    .unwrap_or_default();
-                if !o.values.is_empty() && !all.is_empty() {
-                    arg = arg.value_parser(clap::builder::PossibleValuesParser::new(all));
+                if !o.values.is_empty() {
+                    arg = arg.value_parser(clap::builder::PossibleValuesParser::new(flag_values(
+                        o.flag,
+                    )));
                 }
                 sub = sub.arg(arg);
             }
@@ -921,6 +906,22 @@ fn simulate(
     let result = cli::simulate::run_side_by_side(calls, format, &mut out);
     let _ = std::io::Write::flush(&mut out);
     result.map_err(UsageError)
+}
+
+/// The values of a flag: a flag several formats declare takes the values
+/// of each (every format reads the ones it knows).
+fn flag_values(flag: &str) -> Vec<&'static str> {
+    let mut out: Vec<&'static str> = Vec::new();
+    for f in permission_lsp::formats::all() {
+        for o in f.session_options().iter().filter(|o| o.flag == flag) {
+            for v in o.values {
+                if !out.contains(v) {
+                    out.push(v);
+                }
+            }
+        }
+    }
+    out
 }
 
 /// The first declared session option given a value outside the ones

@@ -129,7 +129,7 @@ pub fn simulate(p: &Policy, call: &CallRequest) -> SimulationReport {
     }
     if o.verdict == Verdict::Ask {
         report.explanation.push(
-            "headless (`qwen -p` without --acp or stream-json): a call that asks is refused".into(),
+            "headless (`qwen -p` without --acp or stream-json): a call that asks is refused (read from Qwen's source, not observed on the CLI)".into(),
         );
     }
     if let Some(m) = &o.message {
@@ -242,7 +242,7 @@ fn rule_at(root: &Node, offset: usize) -> Option<(&Node, String)> {
 }
 
 /// Hover on a rule: what it is to Qwen and what it decides.
-pub fn hover(text: &str, analysis: &Analysis, offset: usize, policy: &Policy) -> Option<HoverInfo> {
+pub fn hover(analysis: &Analysis, offset: usize, policy: &Policy) -> Option<HoverInfo> {
     let root = analysis.root.as_ref()?;
     let (node, key) = rule_at(root, offset)?;
     let raw = node.value.as_str()?;
@@ -284,7 +284,6 @@ pub fn hover(text: &str, analysis: &Analysis, offset: usize, policy: &Policy) ->
             list.name()
         ));
     }
-    let _ = text;
     Some(HoverInfo {
         range: Some(node.range.clone()),
         markdown: md,

@@ -157,19 +157,15 @@ pub fn findings(
     }
     let a = anchors(policy);
     duplicates(policy, file, read, out);
-    let lists: [(&[model::Entry], List, &str); 5] = [
-        (&read.allow, List::Allow, "permissions.allow"),
-        (&read.ask, List::Ask, "permissions.ask"),
-        (&read.deny, List::Deny, "permissions.deny"),
-        (
-            read.tools_allowed.as_deref().unwrap_or(&[]),
-            List::Allow,
-            "tools.allowed",
-        ),
-        (&read.tools_exclude, List::Deny, "tools.exclude"),
+    let lists: [(&[model::Entry], List); 5] = [
+        (&read.allow, List::Allow),
+        (&read.ask, List::Ask),
+        (&read.deny, List::Deny),
+        (read.tools_allowed.as_deref().unwrap_or(&[]), List::Allow),
+        (&read.tools_exclude, List::Deny),
     ];
     let denied = Denied::new();
-    for (entries, list, key) in lists {
+    for (entries, list) in lists {
         for e in entries {
             if model::js_trim(&e.text).is_empty() {
                 continue;
@@ -183,7 +179,6 @@ pub fn findings(
                 &e.range,
                 &rule,
                 list,
-                key,
                 file.is_some(),
                 out,
             );
@@ -200,7 +195,6 @@ fn rule_findings(
     range: &Range<usize>,
     rule: &Rule,
     list: List,
-    key: &str,
     in_session: bool,
     out: &mut Vec<Diagnostic>,
 ) {
@@ -325,7 +319,6 @@ fn rule_findings(
                 }),
             );
     }
-    let _ = key;
 }
 
 /// The example commands of the session's shell deny rules that the

@@ -347,7 +347,7 @@ impl Editor for Qwen {
         ctx: &Context<'_>,
     ) -> Option<HoverInfo> {
         let (policy, _) = session(Some(text), ctx);
-        ide::hover(text, analysis, offset, &policy)
+        ide::hover(analysis, offset, &policy)
     }
 
     fn completions(

@@ -471,20 +471,7 @@ pub fn decide(policy: &Policy, tool: &str, input: &Value) -> Outcome {
         },
         incomplete: Vec::new(),
         decided_by: None,
-        access_rules: policy.rules.iter().any(|r| {
-            !r.rule.invalid
-                && [
-                    "read_file",
-                    "edit",
-                    "write_file",
-                    "web_fetch",
-                    "list_directory",
-                    "glob",
-                    "grep_search",
-                ]
-                .iter()
-                .any(|t| matching::tool_covers(&r.rule.tool, t))
-        }),
+        access_rules: policy.access_rules,
     };
     let out = |verdict: Verdict,
                rule: Option<usize>,
@@ -630,16 +617,19 @@ pub fn decide(policy: &Policy, tool: &str, input: &Value) -> Outcome {
     };
     // The tool's own default.
     let workspace = |p: &str| matching::within(Path::new(p), &root);
+    // Whether the shell command has a substitution (its default asks).
+    let mut substitution = false;
     let default = match tool {
         "run_shell_command" => {
             let c = command.clone().unwrap_or_default();
+            substitution = shell::has_substitution(&c);
             if sed_in_place(&shell::strip_wrapper(&c)) {
                 pm.incomplete.push(
                     "a `sed -i` edit (Qwen previews it as a file edit that needs the file read first)"
                         .into(),
                 );
             }
-            if shell::has_substitution(&c) {
+            if substitution {
                 Perm::Ask
             } else {
                 let (s, inc) = readonly::classify(&shell::strip_wrapper(&c));
@@ -729,7 +719,6 @@ pub fn decide(policy: &Policy, tool: &str, input: &Value) -> Outcome {
             Safety::ReadOnly => {}
         }
     }
-    let by_rule = rule.filter(|_| fin != default || fin == Perm::Allow && default != Perm::Allow);
     if fin == Perm::Allow && !plan_unknown {
         if mode == Mode::Auto {
             let writes = ["write_file", "edit", "notebook_edit"].contains(&tool)
@@ -746,11 +735,10 @@ pub fn decide(policy: &Policy, tool: &str, input: &Value) -> Outcome {
                 inc_dedup.push("approval mode `auto`: Qwen's classifier reviews allowed writes to protected paths (.git, package.json, Makefile, …)".into());
             }
         }
-        let why = match by_rule.or(rule) {
-            Some(_) if default != Perm::Allow || rule.is_some() => {
-                "an allow rule matches".to_string()
-            }
-            _ => default_reason(tool, &command),
+        let why = if rule.is_some() {
+            "an allow rule matches".to_string()
+        } else {
+            default_reason(tool, default, substitution)
         };
         return out(Verdict::Allow, rule, why, None, inc_dedup);
     }
@@ -764,9 +752,7 @@ pub fn decide(policy: &Policy, tool: &str, input: &Value) -> Outcome {
             inc_dedup,
         );
     }
-    let confirm = if plan_unknown { Perm::Ask } else { fin };
     if mode == Mode::Yolo {
-        let _ = confirm;
         return out(
             Verdict::Allow,
             rule,
@@ -803,7 +789,7 @@ pub fn decide(policy: &Policy, tool: &str, input: &Value) -> Outcome {
     } else if plan_unknown {
         "plan mode: whether the command is read-only is not known, so it asks".to_string()
     } else {
-        default_reason(tool, &command)
+        default_reason(tool, default, substitution)
     };
     out(
         Verdict::Ask,
@@ -814,13 +800,14 @@ pub fn decide(policy: &Policy, tool: &str, input: &Value) -> Outcome {
     )
 }
 
-fn default_reason(tool: &str, command: &Option<String>) -> String {
+/// Why the tool's own default decides, from that default (no second
+/// reading of the command).
+fn default_reason(tool: &str, default: Perm, substitution: bool) -> String {
     match tool {
         "run_shell_command" => {
-            let c = command.as_deref().unwrap_or("");
-            if shell::has_substitution(c) {
+            if substitution {
                 "no rule decides, and the command has a substitution: Qwen asks".into()
-            } else if readonly::classify(&shell::strip_wrapper(c)).0 == Safety::ReadOnly {
+            } else if default == Perm::Allow {
                 "no rule decides; Qwen judges the command read-only and runs it".into()
             } else {
                 "no rule decides and Qwen does not judge the command read-only: it asks".into()

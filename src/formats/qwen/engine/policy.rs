@@ -121,6 +121,9 @@ pub struct Policy {
     pub untrusted: bool,
     pub folder_trust: bool,
     pub trusted_servers: Vec<String>,
+    /// Some rule decides file or network access (Read, Edit, Write,
+    /// WebFetch, list rules): a shell command's access can matter.
+    pub access_rules: bool,
     /// The opt-in tools registered (`list_directory`, `todo_write`).
     pub opt_in: Vec<&'static str>,
     /// A setting registers other opt-in tools in a way not read here.
@@ -380,8 +383,23 @@ impl Policy {
             rules = kept;
             stripped = gone;
         }
+        let access_rules = rules.iter().any(|r| {
+            !r.rule.invalid
+                && [
+                    "read_file",
+                    "edit",
+                    "write_file",
+                    "web_fetch",
+                    "list_directory",
+                    "glob",
+                    "grep_search",
+                ]
+                .iter()
+                .any(|t| super::matching::tool_covers(&r.rule.tool, t))
+        });
         Policy {
             env,
+            access_rules,
             files,
             rules,
             stripped,
