@@ -5,6 +5,7 @@
 
 pub mod claude;
 pub mod codex;
+pub mod gemini;
 pub mod opencode;
 pub mod pi;
 pub mod qwen;
@@ -18,6 +19,7 @@ static FORMATS: &[&dyn Format] = &[
     &opencode::OpenCode,
     &codex::Codex,
     &qwen::Qwen,
+    &gemini::Gemini,
 ];
 
 /// Every registered format.

@@ -6,6 +6,7 @@ pub mod bash;
 pub mod frontmatter;
 pub mod js_order;
 pub mod json;
+pub mod shell_quote;
 pub mod strip;
 
 pub use json::{Member, Node, SyntaxError, SyntaxErrorKind, Value};

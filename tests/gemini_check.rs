@@ -1,0 +1,1 @@
+//! `check`, hover, completion and the outline on Gemini CLI files.

@@ -1,0 +1,1 @@
+//! The differential test against the real Gemini CLI.
