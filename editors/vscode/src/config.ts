@@ -17,7 +17,7 @@ export interface Settings {
 }
 
 /** The formats whose session options are settings (`permissionLsp.<id>.*`). */
-export const FORMAT_IDS = ["pi", "claude", "opencode", "codex", "qwen"] as const;
+export const FORMAT_IDS = ["pi", "claude", "opencode", "codex", "qwen", "gemini"] as const;
 
 type ServerOptions = {
   targetVersion?: string;

@@ -59,6 +59,55 @@ fn call_text(tool: &str, args: &serde_json::Value) -> String {
     }
 }
 
+/// The repair of one schema issue, when it is plain: a priority above 999
+/// becomes 999 (the highest of the tier), a near-miss decision or mode
+/// its spelling.
+fn issue_fix(text: &str, path: &str, range: &Range<usize>) -> Option<Fix> {
+    let written = text.get(range.clone())?.trim();
+    let unquoted = written.trim_matches(['"', '\'']);
+    let (title, new) = if path.ends_with(".priority") {
+        let n: f64 = written.replace('_', "").parse().ok()?;
+        if n > 999.0 {
+            (
+                "Use priority 999 (the highest of the tier)".to_string(),
+                "999".to_string(),
+            )
+        } else if n < 0.0 {
+            ("Use priority 0".to_string(), "0".to_string())
+        } else if n.fract() != 0.0 {
+            let r = n.round().clamp(0.0, 999.0) as i64;
+            (format!("Use priority {r}"), r.to_string())
+        } else {
+            return None;
+        }
+    } else if path.ends_with(".decision") {
+        let lower = unquoted.to_ascii_lowercase();
+        let to = match lower.as_str() {
+            "ask" | "ask-user" | "askuser" | "prompt" | "confirm" => "ask_user",
+            "allowed" | "approve" | "accept" => "allow",
+            "denied" | "block" | "reject" | "forbid" => "deny",
+            other if Decision::parse(other).is_some() => other,
+            _ => return None,
+        };
+        (format!("Use `{to}`"), format!("\"{to}\""))
+    } else if path.contains(".modes.") {
+        let to = match unquoted {
+            "auto_edit" | "auto-edit" | "autoedit" | "AutoEdit" => "autoEdit",
+            "Default" => "default",
+            "YOLO" | "Yolo" => "yolo",
+            "Plan" => "plan",
+            _ => return None,
+        };
+        (format!("Use `{to}`"), format!("\"{to}\""))
+    } else {
+        return None;
+    };
+    Some(Fix::Edit {
+        title,
+        edits: vec![TextEdit::replace(range.clone(), new)],
+    })
+}
+
 /// The findings on the policy file `doc` of the session (or a file judged
 /// alone: `doc` then points at it with the user tier).
 pub fn policy_findings(p: &Policy, doc: usize, out: &mut Vec<Diagnostic>) {
@@ -121,25 +170,23 @@ pub fn policy_findings(p: &Policy, doc: usize, out: &mut Vec<Diagnostic>) {
         }
         if pr.kind == ProblemKind::Schema
             && let Some((path, _, range)) = f.issues.first()
-            && path.ends_with(".priority")
-            && text
-                .get(range.clone())
-                .is_some_and(|v| v.trim().parse::<f64>().is_ok_and(|n| n > 999.0))
+            && let Some(fix) = issue_fix(text, path, range)
         {
-            diag = diag.with_fix(Fix::Edit {
-                title: "Use priority 999 (the highest of the tier)".into(),
-                edits: vec![TextEdit::replace(range.clone(), "999")],
-            });
+            diag = diag.with_fix(fix);
         }
         out.push(diag);
     }
     // Issues after the first, each at its place.
     for (path, m, range) in f.issues.iter().skip(1) {
-        out.push(Diagnostic::new(
+        let mut d = Diagnostic::new(
             Code::PolicyFileDropped,
             range.clone(),
             format!("Field \"{path}\": {m} — one schema error drops the whole file"),
-        ));
+        );
+        if let Some(fix) = issue_fix(text, path, range) {
+            d = d.with_fix(fix);
+        }
+        out.push(d);
     }
     if d.not_loaded.is_some() || f.dropped().is_some() {
         return;
@@ -201,12 +248,38 @@ fn shadowing(p: &Policy, doc: usize, out: &mut Vec<Diagnostic>) {
             } else {
                 Code::RuleNeverDecides
             };
+            let who = match &winner.origin {
+                Origin::File { doc: dd, rule, .. } if *dd == doc => {
+                    format!(
+                        "rule #{} of this file (`{}`)",
+                        rule + 1,
+                        winner.decision.name()
+                    )
+                }
+                Origin::File { rule, .. } => format!(
+                    "{} rule #{} (`{}`)",
+                    winner.source,
+                    rule + 1,
+                    winner.decision.name()
+                ),
+                Origin::Settings { key, entry, .. } if entry.is_empty() => format!(
+                    "the `{}` {key} adds for everything it does not name",
+                    winner.decision.name()
+                ),
+                Origin::Settings { key, entry, .. } => {
+                    format!("`{entry}` in {key} (`{}`)", winner.decision.name())
+                }
+                Origin::Builtin { file, .. } => format!(
+                    "the CLI's default rule in {file} (`{}`)",
+                    winner.decision.name()
+                ),
+            };
             out.push(Diagnostic::new(
                 code,
                 r.decision.range.clone(),
                 format!(
                     "{} beats this `{}` rule (effective priority {} ≥ {}): {} → {verdict}",
-                    winner.source,
+                    who,
                     r.decision.value.name(),
                     decide::fmt_priority(winner.priority),
                     decide::fmt_priority(my_priority),
@@ -274,11 +347,10 @@ pub fn settings_findings(
         } else {
             "ls"
         };
-        let o = decide::decide(p, "run_shell_command", &json!({ "command": other }));
         out.push(Diagnostic::new(
             Code::AllowedNarrowsShell,
             r.clone(),
-            format!("`{s}` also adds a shell deny at 4.29: every command it does not name is denied, not asked (`{other}` → {})", o.verdict.name()),
+            format!("`{s}` also adds a shell deny at 4.29: every command it does not name is denied, not asked (`{other}` → deny, where the CLI would otherwise ask or allow)"),
         ));
     }
     for (s, r) in settings::strings_at(root, &["tools", "exclude"]) {

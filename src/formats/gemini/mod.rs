@@ -49,15 +49,20 @@ fn gemini_segment(s: &str) -> bool {
     matches!(s, ".gemini" | "gemini" | "dot_gemini" | "gemini-cli")
 }
 
-/// Is `path` a Gemini CLI policy file (`…/.gemini/policies/*.toml`,
-/// `/etc/gemini-cli/policies/*.toml`)?
+/// Is `path` a Gemini CLI policy file: a `.toml` in a policies folder
+/// under a Gemini folder (`~/.gemini/policies/`, `/etc/gemini-cli/policies/`,
+/// `<project>/.gemini/policies/`, or another folder whose name says
+/// policies, as `policyPaths` names them: `.gemini/extra-policies/`)?
 pub fn is_policy_path(path: &str) -> bool {
     let segs = segments(path);
     let n = segs.len();
-    n >= 3
-        && segs[n - 1].ends_with(".toml")
-        && segs[n - 2] == "policies"
-        && gemini_segment(&segs[n - 3])
+    if n < 3 || !segs[n - 1].ends_with(".toml") {
+        return false;
+    }
+    segs[..n - 1]
+        .iter()
+        .rposition(|s| gemini_segment(s))
+        .is_some_and(|g| segs[g + 1..n - 1].iter().any(|s| s.contains("polic")))
 }
 
 /// Is `path` a Gemini CLI settings file?

@@ -52,6 +52,7 @@ struct Run<'a> {
     incomplete: Vec<String>,
     notes: Vec<String>,
     depth: usize,
+    heuristic_why: Option<String>,
 }
 
 /// `stableStringify` of the arguments: keys sorted, each top-level pair
@@ -170,15 +171,6 @@ impl Run<'_> {
                 }
             }
         }
-        if r.annotations.is_some() {
-            if server.is_some() {
-                self.incomplete.push(format!(
-                    "a rule ({}) tests the MCP tool's annotations, which only the server knows",
-                    r.source
-                ));
-            }
-            return false;
-        }
         if let Some(src) = &r.untranslated {
             self.incomplete.push(format!(
                 "the regex `{src}` ({}) is not run by this checker",
@@ -205,6 +197,15 @@ impl Run<'_> {
         {
             return false;
         }
+        // Everything else matches: whether the tool's annotations do is
+        // known only to the tool (an MCP server's, or the CLI's own).
+        if r.annotations.is_some() {
+            self.incomplete.push(format!(
+                "a rule ({}) tests the tool's annotations (`toolAnnotations`), which this simulation does not know",
+                r.source
+            ));
+            return false;
+        }
         true
     }
 
@@ -215,6 +216,24 @@ impl Run<'_> {
     }
 
     fn heuristics(&mut self, command: &str, decision: Decision, dir: Option<&str>) -> Decision {
+        let out = self.heuristics_inner(command, decision, dir);
+        if out != decision {
+            self.notes.push(format!(
+                "the shell heuristics turn {} into {}: {}",
+                decision.verdict(),
+                out.verdict(),
+                self.heuristic_why.take().unwrap_or_default()
+            ));
+        }
+        out
+    }
+
+    fn heuristics_inner(
+        &mut self,
+        command: &str,
+        decision: Decision,
+        dir: Option<&str>,
+    ) -> Decision {
         if decision == Decision::Deny {
             return Decision::Deny;
         }
@@ -225,13 +244,19 @@ impl Run<'_> {
         let eff = dir.map(|d| resolve(&ws, d)).unwrap_or_else(|| ws.clone());
         let outside = !heuristics::is_subpath(&ws, &eff);
         if outside && self.p.mode != Mode::Yolo {
+            self.heuristic_why = Some("the command's folder is outside the project".into());
             return Decision::Ask;
         }
         let untrusted_git = heuristics::contains_git(&args) && !self.p.trusted;
         if untrusted_git {
+            self.heuristic_why = Some("git in a folder that is not trusted".into());
             return Decision::Ask;
         }
         if heuristics::dangerous(&args) {
+            self.heuristic_why = Some(
+                "a dangerous command (`rm -f`/`-rf`, `find -delete`/`-exec`, `ln -s`, `git -c`, …)"
+                    .into(),
+            );
             return if self.p.mode == Mode::Yolo {
                 decision
             } else {
@@ -247,6 +272,7 @@ impl Run<'_> {
             if outside {
                 return Decision::Ask;
             }
+            self.heuristic_why = Some("a known-safe read-only command inside the project".into());
             return Decision::Allow;
         }
         decision
@@ -624,6 +650,7 @@ pub fn decide(p: &Policy, name: &str, args: &Json) -> Outcome {
         incomplete: Vec::new(),
         notes: Vec::new(),
         depth: 0,
+        heuristic_why: None,
     };
     let mcp = model::parse_mcp(name);
     let registered = if let Some((server, _)) = mcp {
@@ -701,6 +728,13 @@ pub fn decide(p: &Policy, name: &str, args: &Json) -> Outcome {
     }
     let (mut dec, mut rule) = run.check(name, args, server, false);
     let mut reason = match rule {
+        Some(i) if p.rules[i].decision != dec => format!(
+            "{} `{}` at priority {} matches first; the command's parts and the shell heuristics make it {}",
+            p.rules[i].source,
+            p.rules[i].decision.name(),
+            fmt_priority(p.rules[i].priority),
+            dec.verdict()
+        ),
         Some(i) => format!(
             "{} `{}` at priority {}",
             p.rules[i].source,

@@ -253,6 +253,4 @@ pub fn js_space(c: char) -> bool {
     )
 }
 
-pub fn js_trim(s: &str) -> &str {
-    s.trim_matches(js_space)
-}
+pub use crate::syntax::frontmatter::js_trim;
