@@ -274,3 +274,70 @@ async def test_qwen_code_settings(client: LanguageClient):
     )
     assert result["decision"] == "deny"
     assert result["rule"]["pattern"] == "Bash(git push *)"
+
+
+GEMINI_URI = "file:///home/user/dotfiles/dot_gemini/policies/rules.toml"
+GEMINI = """[[rule]]
+toolName = "run_shell_command"
+commandPrefix = "git"
+decision = "allow"
+priority = 10
+
+[[rule]]
+toolName = "run_shell_command"
+commandPrefix = "git push"
+decision = "deny"
+priority = 5
+
+[[rule]]
+toolName = "run_shell_comand"
+decision = "deny"
+priority = 100
+"""
+
+
+async def test_gemini_cli_policy_file(client: LanguageClient):
+    """A Gemini CLI policy file (TOML): the allow that beats a deny, the
+    rename fix, hover with the effective priority, its simulation."""
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=GEMINI_URI, language_id="toml", version=1, text=GEMINI)
+        )
+    )
+    await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    diags = client.diagnostics[GEMINI_URI]
+    codes = sorted(d.code for d in diags)
+    assert codes == ["GM006", "GM008"], codes
+    beaten = next(d for d in diags if d.code == "GM008")
+    assert "`git push` → allow" in beaten.message
+    wrong = next(d for d in diags if d.code == "GM006")
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=GEMINI_URI),
+            range=wrong.range,
+            context=types.CodeActionContext(diagnostics=[wrong]),
+        )
+    )
+    fix = next(a for a in actions if a.title == "Use `run_shell_command`")
+    [edit] = fix.edit.changes[GEMINI_URI]
+    assert edit.new_text == '"run_shell_command"'
+    hover = await client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=GEMINI_URI),
+            position=types.Position(line=8, character=3),
+        )
+    )
+    assert "Effective priority **4.005**" in hover.contents.value
+    result = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(
+            command="permission-lsp.simulate",
+            arguments=[{
+                "uri": GEMINI_URI,
+                "tool": "run_shell_command",
+                "input": {"command": "git push origin"},
+                "home": "/nonexistent",
+            }],
+        )
+    )
+    assert result["decision"] == "allow"
+    assert result["details"]["verdict"] == "allow"

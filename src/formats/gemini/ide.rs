@@ -125,9 +125,12 @@ pub fn simulate(p: &Policy, call: &CallRequest) -> SimulationReport {
         return report;
     }
     let o = decide::decide(p, &call.tool, &call.input);
+    // Headless, the CLI cannot ask: a call the policy asks about is
+    // refused ("requires user confirmation, which is not supported in
+    // non-interactive mode").
     report.decision = match o.verdict {
         Verdict::Allow => "allow",
-        Verdict::Ask => "ask",
+        Verdict::Ask if p.interactive => "ask",
         _ => "deny",
     }
     .into();
@@ -159,6 +162,9 @@ pub fn simulate(p: &Policy, call: &CallRequest) -> SimulationReport {
         }
     }
     report.explanation.push(format!("why: {}", o.reason));
+    if o.verdict == Verdict::Ask && !p.interactive {
+        report.explanation.push("headless: the policy asks, and Gemini CLI refuses the call (\"requires user confirmation, which is not supported in non-interactive mode\")".into());
+    }
     report.explanation.push(format!(
         "approval mode: {} ({})",
         p.mode.flag_name(),

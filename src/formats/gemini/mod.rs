@@ -409,9 +409,22 @@ impl Simulate for Gemini {
     }
 
     fn simulator(&self, ctx: &Context<'_>) -> Result<Box<dyn Simulator>, String> {
-        Ok(Box::new(ide::GeminiSimulator {
-            policy: session(None, ctx),
-        }))
+        let mut policy = session(None, ctx);
+        // A policy file outside the places the CLI reads (a dotfiles
+        // repository's copy): decided as the user's only policy file, as
+        // its findings are.
+        if let Some(d) = ctx.document.as_deref()
+            && d.extension().is_some_and(|e| e == "toml")
+            && !policy.policies.iter().any(|f| f.path == d)
+            && let Some(text) = (ctx.open)(d).or_else(|| crate::fsio::read_text(d, 8 << 20))
+        {
+            policy = alone(&text, true);
+            policy.notes.push(format!(
+                "{} is not where Gemini CLI reads policies: decided as the user's only policy file (~/.gemini/policies/), with no settings",
+                d.display()
+            ));
+        }
+        Ok(Box::new(ide::GeminiSimulator { policy }))
     }
 }
 

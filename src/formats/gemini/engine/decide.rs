@@ -596,6 +596,28 @@ fn expand_home(p: &str, home: &Path) -> String {
     }
 }
 
+fn trim_spaces_and_dots(s: &str) -> &str {
+    s.trim_end_matches([' ', '.'])
+}
+
+/// `hasBlockedPathSegment`: the workspace never includes `.git`, `.env`,
+/// `node_modules` (nor their 8.3 short names) or GitHub Actions
+/// credentials, so a tool refuses them as outside it.
+fn blocked_segment(rel: &str) -> bool {
+    static SFN: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let sfn = SFN.get_or_init(|| {
+        regex::Regex::new(r"^(?:(?:git|gi[0-9a-f]{4})~[0-9]+|(?:env|en[0-9a-f]{4})~[0-9]+|(?:node_m|no[0-9a-f]{4})~[0-9]+|(?:gha-cr|gh[0-9a-f]{4})~[0-9]+\.jso(?:n)?)$").unwrap()
+    });
+    rel.split(['/', '\\']).any(|seg| {
+        let clean = trim_spaces_and_dots(seg.split(':').next().unwrap_or("")).to_lowercase();
+        clean == ".git"
+            || clean == ".env"
+            || clean == "node_modules"
+            || sfn.is_match(&clean)
+            || (clean.starts_with("gha-creds-") && clean.ends_with(".json"))
+    })
+}
+
 /// The arguments a tool refuses before the policy runs.
 fn refusal(p: &Policy, name: &str, args: &Json, ws: &Path) -> Option<String> {
     let s = |k: &str| args.get(k).and_then(Json::as_str);
@@ -608,8 +630,12 @@ fn refusal(p: &Policy, name: &str, args: &Json, ws: &Path) -> Option<String> {
     };
     let inside = |path: &str| -> Option<String> {
         let abs = resolve(ws, &expand_home(path, &p.env.home));
+        let abs = std::fs::canonicalize(&abs).unwrap_or(abs);
         let plans = p.env.home.join(".gemini").join("tmp");
-        (!heuristics::is_subpath(ws, &abs) && !heuristics::is_subpath(&plans, &abs)).then(|| {
+        let in_workspace = abs
+            .strip_prefix(ws)
+            .is_ok_and(|rel| !blocked_segment(&rel.to_string_lossy()));
+        (!in_workspace && !heuristics::is_subpath(&plans, &abs)).then(|| {
             format!(
                 "Path not in workspace: Attempted path \"{}\" resolves outside the allowed workspace directories",
                 abs.display()
