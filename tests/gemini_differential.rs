@@ -29,7 +29,8 @@
 //! without `unshare -n`) the test is skipped with a message, unless
 //! `GEMINI_DIFFERENTIAL_REQUIRED=1` (CI) makes that a failure.
 //! `GEMINI_DIFFERENTIAL_SEED`, `GEMINI_DIFFERENTIAL_SESSIONS` (default 12)
-//! and `GEMINI_CORPUS_DIFFERENTIAL_SESSIONS` (default 8) choose the run.
+//! and `GEMINI_CORPUS_DIFFERENTIAL_SESSIONS` (default 8) choose the run;
+//! `GEMINI_DIFFERENTIAL_ONLY=r026,r030` keeps those random sessions.
 //!
 //! The CLI remembers a session's tool outputs: a command whose flags or
 //! path-like words appeared in an earlier output asks again. The stubs
@@ -449,18 +450,55 @@ fn random_case(rng: &mut Rng, id: String) -> Value {
     if rng.chance(8) {
         case["project_policies"] = json!({ "p.toml": random_policy_file(rng) });
     }
-    case["settings"] = random_settings(rng);
+    // The other tiers: an admin folder (tier 5) named by
+    // `adminPolicyPaths`, and `policyPaths` / `--policy`, which replace
+    // ~/.gemini/policies.
+    let mut home_files = json!({"secret.txt": "MARK\n"});
+    let mut extra_settings = json!({});
+    if rng.chance(10) {
+        home_files["admin/a.toml"] = json!(random_policy_file(rng));
+        extra_settings["adminPolicyPaths"] = json!(["{HOME}/admin"]);
+    }
+    match rng.below(14) {
+        0 => {
+            home_files["extra/x.toml"] = json!(random_policy_file(rng));
+            extra_settings["policyPaths"] = json!(["{HOME}/extra"]);
+        }
+        1 => {
+            home_files["extra/x.toml"] = json!(random_policy_file(rng));
+            case["args"] = json!(["--policy", "{HOME}/extra/x.toml"]);
+        }
+        _ => {}
+    }
+    case["home_files"] = home_files;
+    let mut settings = random_settings(rng);
+    for (k, v) in extra_settings.as_object().unwrap() {
+        settings[k] = v.clone();
+    }
+    if rng.chance(5) {
+        settings["security"]["folderTrust"]["enabled"] = json!(false);
+    }
+    case["settings"] = settings;
     if rng.chance(15) {
         case["project_settings"] = random_settings(rng);
     }
     if rng.chance(8) {
         case["trust"] = json!(false);
     }
-    match rng.below(10) {
-        0 => case["args"] = json!(["--approval-mode", "plan"]),
-        1 => case["args"] = json!(["--approval-mode", "yolo"]),
-        2 => case["args"] = json!(["--approval-mode", "auto_edit"]),
-        _ => {}
+    let mode = match rng.below(10) {
+        0 => Some("plan"),
+        1 => Some("yolo"),
+        2 => Some("auto_edit"),
+        _ => None,
+    };
+    if let Some(m) = mode {
+        let mut args = case
+            .get("args")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        args.extend([json!("--approval-mode"), json!(m)]);
+        case["args"] = json!(args);
     }
     let headless = rng.chance(10);
     if headless {
@@ -591,6 +629,17 @@ fn run_and_compare(oracle: &Oracle, cases: Vec<Value>, what: &str, tag: &str) {
         INCOMPLETE.with(|n| n.get()),
         failing.len()
     );
+    if !failing.is_empty() {
+        // The whole sessions, as generated, for a closer look (one
+        // `oracle.sh` run of this file shows the CLI's responses).
+        let keep = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!(
+            "target/tmp/gemini-differential-{tag}-failures.json"
+        ));
+        let all: Vec<&Value> = failing.iter().map(|(c, _)| c).collect();
+        let _ = std::fs::create_dir_all(keep.parent().unwrap());
+        let _ = std::fs::write(&keep, serde_json::to_string_pretty(&all).unwrap());
+        eprintln!("the disagreeing sessions: {}", keep.display());
+    }
     let mut report = Vec::new();
     for (case, diffs) in failing.iter().take(3) {
         let (i, ..) = diffs[0];
@@ -648,8 +697,10 @@ fn random_sessions_agree_with_the_cli() {
     };
     let mut rng = Rng::seeded(seed());
     let n = env_num("GEMINI_DIFFERENTIAL_SESSIONS", 12);
+    let only = std::env::var("GEMINI_DIFFERENTIAL_ONLY").unwrap_or_default();
     let cases: Vec<Value> = (0..n)
         .map(|i| random_case(&mut rng, format!("r{i:03}")))
+        .filter(|c| only.is_empty() || only.split(',').any(|id| c["id"] == id))
         .collect();
     run_and_compare(&oracle, cases, "random sessions", "random");
 }

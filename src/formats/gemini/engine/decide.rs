@@ -133,6 +133,24 @@ impl Run<'_> {
         server: Option<&str>,
         has_args: bool,
     ) -> bool {
+        self.matches(r, name, stringified, server, has_args, false)
+    }
+
+    /// `ruleMatches` of the rule without its `argsPattern` (as
+    /// `getExcludedTools` asks it).
+    fn rule_matches_ignoring_args(&mut self, r: &Rule, name: &str, server: Option<&str>) -> bool {
+        self.matches(r, name, None, server, true, true)
+    }
+
+    fn matches(
+        &mut self,
+        r: &Rule,
+        name: &str,
+        stringified: Option<&str>,
+        server: Option<&str>,
+        has_args: bool,
+        ignore_args: bool,
+    ) -> bool {
         if let Some(m) = &r.modes
             && !m.is_empty()
             && !m.contains(&self.p.mode)
@@ -171,19 +189,19 @@ impl Run<'_> {
                 }
             }
         }
-        if let Some(src) = &r.untranslated {
+        if let Some(src) = r.untranslated.as_ref().filter(|_| !ignore_args) {
             self.incomplete.push(format!(
                 "the regex `{src}` ({}) is not run by this checker",
                 r.source
             ));
             return false;
         }
-        if let Some(re) = &r.pattern {
+        if let Some(re) = r.pattern.as_ref().filter(|_| !ignore_args) {
             if !has_args {
                 return false;
             }
             let Some(s) = stringified else { return false };
-            match re.test(s) {
+            match re.test_known(s, !s.is_ascii()) {
                 Ok(true) => {}
                 Ok(false) => return false,
                 Err(u) => {
@@ -479,10 +497,7 @@ impl Run<'_> {
             if self.p.skipped(r) {
                 continue;
             }
-            let mut bare = r.clone();
-            bare.pattern = None;
-            bare.untranslated = None;
-            if !self.rule_matches(&bare, name, None, server, true) {
+            if !self.rule_matches_ignoring_args(r, name, server) {
                 continue;
             }
             if r.pattern.is_some() || r.untranslated.is_some() {
@@ -618,6 +633,63 @@ fn blocked_segment(rel: &str) -> bool {
     })
 }
 
+/// `write_todos` takes nothing but `todos`, a list of `{description,
+/// status}` (its schema closes both objects), then checks the values.
+fn write_todos_refusal(args: &Json) -> Option<String> {
+    const STATUSES: &[&str] = &[
+        "pending",
+        "in_progress",
+        "completed",
+        "cancelled",
+        "blocked",
+    ];
+    let obj = args.as_object()?;
+    if obj.keys().any(|k| k != "todos") {
+        return Some("params must NOT have additional properties".into());
+    }
+    let Some(todos) = obj.get("todos") else {
+        return Some("params must have required property 'todos'".into());
+    };
+    let Some(items) = todos.as_array() else {
+        return Some("params/todos must be array".into());
+    };
+    for (i, t) in items.iter().enumerate() {
+        let Some(o) = t.as_object() else {
+            return Some(format!("params/todos/{i} must be object"));
+        };
+        for k in ["description", "status"] {
+            if !o.contains_key(k) {
+                return Some(format!(
+                    "params/todos/{i} must have required property '{k}'"
+                ));
+            }
+        }
+        if o.keys().any(|k| k != "description" && k != "status") {
+            return Some(format!(
+                "params/todos/{i} must NOT have additional properties"
+            ));
+        }
+        let Some(d) = o["description"].as_str() else {
+            return Some(format!("params/todos/{i}/description must be string"));
+        };
+        let st = o["status"].as_str();
+        if !st.is_some_and(|s| STATUSES.contains(&s)) {
+            return Some(format!(
+                "params/todos/{i}/status must be equal to one of the allowed values"
+            ));
+        }
+        if super::super::model::js_trim(d).is_empty() {
+            return Some("Each todo must have a non-empty description string".into());
+        }
+    }
+    let in_progress = items
+        .iter()
+        .filter(|t| t["status"] == "in_progress")
+        .count();
+    (in_progress > 1)
+        .then(|| "Invalid parameters: Only one task can be \"in_progress\" at a time.".to_string())
+}
+
 /// The arguments a tool refuses before the policy runs.
 fn refusal(p: &Policy, name: &str, args: &Json, ws: &Path) -> Option<String> {
     let s = |k: &str| args.get(k).and_then(Json::as_str);
@@ -661,8 +733,7 @@ fn refusal(p: &Policy, name: &str, args: &Json, ws: &Path) -> Option<String> {
             (!pr.contains("http://") && !pr.contains("https://"))
                 .then(|| "The 'prompt' must contain at least one valid URL (starting with http:// or https://).".to_string())
         }),
-        "write_todos" => (!args.get("todos").is_some_and(Json::is_array))
-            .then(|| "params must have required property 'todos'".to_string()),
+        "write_todos" => write_todos_refusal(args),
         _ => None,
     }
 }
@@ -679,8 +750,11 @@ pub fn decide(p: &Policy, name: &str, args: &Json) -> Outcome {
         heuristic_why: None,
     };
     let mcp = model::parse_mcp(name);
+    // An untrusted folder starts no MCP server, the user's included.
+    let mcp_off = p.folder_trust && !p.trusted;
     let registered = if let Some((server, _)) = mcp {
-        p.mcp_servers.iter().any(|(s, _)| s == server)
+        !mcp_off
+            && p.mcp_servers.iter().any(|(s, _)| s == server)
             && p.mcp_allowed
                 .as_ref()
                 .is_none_or(|l| l.iter().any(|s| s == server))
@@ -697,6 +771,9 @@ pub fn decide(p: &Policy, name: &str, args: &Json) -> Outcome {
     };
     if !registered {
         let why = match mcp {
+            Some(_) if mcp_off => {
+                "this folder is not trusted: Gemini CLI starts no MCP server (user-level servers included)".to_string()
+            }
             Some((server, _)) if !p.mcp_servers.iter().any(|(s, _)| s == server) => {
                 format!("no MCP server `{server}` in mcpServers")
             }

@@ -540,6 +540,9 @@ impl Policy {
             mode_source = "forced: the folder is not trusted".into();
         }
         let interactive = ctx.options.runtime_arg(HEADLESS_ARG) != Some("true");
+        if !interactive && folder_trust && !trusted {
+            fatal.get_or_insert("Gemini CLI is not running in a trusted directory: headless (`gemini -p`) it stops at start (trust the folder, pass `--skip-trust`, or set GEMINI_CLI_TRUST_WORKSPACE=true)".into());
+        }
         let disable_always_allow =
             get(&merged, &["security", "disableAlwaysAllow"]).and_then(Json::as_bool) == Some(true)
                 || secure;
@@ -662,12 +665,7 @@ impl Policy {
                 },
             );
         }
-        for (name, text) in defaults::FILES {
-            let read = toml_policy::read(text);
-            push_file_rules(&mut rules, &read, Tier::Default, name, |rule, _| {
-                Origin::Builtin { file: name, rule }
-            });
-        }
+        rules.extend(default_tier().iter().cloned());
         let settings_place =
             |key_path: &[&str], entry: &str| -> Option<(usize, std::ops::Range<usize>)> {
                 // The last applying file that lists it.
@@ -776,8 +774,11 @@ impl Policy {
                         };
                         if name == model::SHELL_TOOL {
                             narrowed = true;
-                            let src = toml_policy::prefix_pattern(args);
-                            if let Ok(re) = JsRegex::new(&src) {
+                            // `run_shell_command()`: an empty prefix is no
+                            // pattern, so no allow (the narrowing deny
+                            // stays).
+                            if !args.is_empty() {
+                                let re = JsRegex::command_prefix(args);
                                 rules.push(settings_rule(
                                     name,
                                     Decision::Allow,
@@ -1033,6 +1034,21 @@ impl Policy {
     pub fn skipped(&self, r: &Rule) -> bool {
         self.disable_always_allow && ((r.priority % 1.0) * 1000.0).round() as i64 == 950
     }
+}
+
+/// The bundled default tier, read once.
+fn default_tier() -> &'static [Rule] {
+    static RULES: std::sync::OnceLock<Vec<Rule>> = std::sync::OnceLock::new();
+    RULES.get_or_init(|| {
+        let mut rules = Vec::new();
+        for (name, text) in defaults::FILES {
+            let read = toml_policy::read(text);
+            push_file_rules(&mut rules, &read, Tier::Default, name, |rule, _| {
+                Origin::Builtin { file: name, rule }
+            });
+        }
+        rules
+    })
 }
 
 pub fn file_name(p: &Path) -> String {

@@ -23,8 +23,17 @@ pub enum Refused {
 #[derive(Debug, Clone)]
 pub struct JsRegex {
     pub source: String,
-    re: fancy_regex::Regex,
+    re: Engine,
     word_boundary: bool,
+}
+
+#[derive(Debug, Clone)]
+enum Engine {
+    Fancy(fancy_regex::Regex),
+    /// The regex a `commandPrefix` becomes (`<literal>(?:[\s"]|\\")`),
+    /// run as a substring search: the literal, then a JavaScript blank,
+    /// a quote or an escaped quote.
+    Prefix(memchr::memmem::Finder<'static>),
 }
 
 /// A match that cannot be answered exactly.
@@ -343,9 +352,33 @@ fn class(cs: &[char], i: usize) -> Result<(String, usize), Refused> {
 /// unknown (JavaScript would keep going, possibly for ever).
 const BACKTRACK_LIMIT: usize = 200_000;
 
+type Cache = std::sync::Mutex<std::collections::HashMap<String, Result<JsRegex, Refused>>>;
+
+/// Compiled regexes by source: a session is read again on every edit.
+fn cache() -> &'static Cache {
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    CACHE.get_or_init(Default::default)
+}
+
+const CACHE_LIMIT: usize = 8192;
+
 impl JsRegex {
     /// `new RegExp(src)`.
     pub fn new(src: &str) -> Result<JsRegex, Refused> {
+        if let Some(hit) = cache().lock().ok().and_then(|c| c.get(src).cloned()) {
+            return hit;
+        }
+        let made = Self::compile(src);
+        if let Ok(mut c) = cache().lock() {
+            if c.len() >= CACHE_LIMIT {
+                c.clear();
+            }
+            c.insert(src.to_string(), made.clone());
+        }
+        made
+    }
+
+    fn compile(src: &str) -> Result<JsRegex, Refused> {
         let (t, word_boundary) = translate(src)?;
         let re = fancy_regex::RegexBuilder::new(&t)
             .backtrack_limit(BACKTRACK_LIMIT)
@@ -353,27 +386,74 @@ impl JsRegex {
             .map_err(|e| Refused::Unsupported(format!("not run by this checker: {e}")))?;
         Ok(JsRegex {
             source: src.to_string(),
-            re,
+            re: Engine::Fancy(re),
             word_boundary,
         })
     }
 
+    /// The regex of one `commandPrefix` (its source as the CLI builds
+    /// it), matched without a regex engine.
+    pub fn command_prefix(prefix: &str) -> JsRegex {
+        let encoded = serde_json::to_string(prefix).unwrap_or_default();
+        let open = &encoded[..encoded.len() - 1];
+        let literal = format!("\"command\":{open}");
+        JsRegex {
+            source: format!("{}(?:[\\s\"]|\\\\\")", escape_js(&literal)),
+            re: Engine::Prefix(memchr::memmem::Finder::new(literal.as_bytes()).into_owned()),
+            word_boundary: false,
+        }
+    }
+
     /// `regex.test(subject)`, or why it cannot be answered.
     pub fn test(&self, subject: &str) -> Result<bool, Unknown> {
-        if subject.chars().any(|c| c as u32 > 0xFFFF) {
+        let re = match &self.re {
+            Engine::Prefix(finder) => {
+                let n = finder.needle().len();
+                return Ok(finder.find_iter(subject.as_bytes()).any(|i| {
+                    // The literal is whole characters: `i + n` is a boundary.
+                    let mut rest = subject[i + n..].chars();
+                    match rest.next() {
+                        Some('"') => true,
+                        Some('\\') => rest.next() == Some('"'),
+                        Some(c) => super::js_space(c),
+                        None => false,
+                    }
+                }));
+            }
+            Engine::Fancy(re) => re,
+        };
+        self.test_fancy(re, subject, !subject.is_ascii())
+    }
+
+    /// `test` with what is known of the subject: whether it has any
+    /// character beyond ASCII (then the checks JavaScript's UTF-16 units
+    /// and `\b` need are made).
+    pub fn test_known(&self, subject: &str, non_ascii: bool) -> Result<bool, Unknown> {
+        match &self.re {
+            Engine::Fancy(re) => self.test_fancy(re, subject, non_ascii),
+            Engine::Prefix(_) => self.test(subject),
+        }
+    }
+
+    fn test_fancy(
+        &self,
+        re: &fancy_regex::Regex,
+        subject: &str,
+        non_ascii: bool,
+    ) -> Result<bool, Unknown> {
+        if non_ascii && subject.chars().any(|c| c as u32 > 0xFFFF) {
             return Err(Unknown(format!(
                 "`{}` over text with characters outside the BMP (JavaScript counts UTF-16 units)",
                 self.source
             )));
         }
-        if self.word_boundary && !subject.is_ascii() {
+        if self.word_boundary && non_ascii {
             return Err(Unknown(format!(
                 "`{}`: `\\b` over non-ASCII text",
                 self.source
             )));
         }
-        self.re
-            .is_match(subject)
+        re.is_match(subject)
             .map_err(|e| Unknown(format!("`{}` could not finish: {e}", self.source)))
     }
 }
@@ -434,6 +514,32 @@ mod tests {
         assert!(matches!(JsRegex::new("(?i)a"), Err(Refused::Invalid(_))));
         assert!(matches!(JsRegex::new("*a"), Err(Refused::Invalid(_))));
         assert!(matches!(JsRegex::new("[a"), Err(Refused::Invalid(_))));
+    }
+
+    #[test]
+    fn a_prefix_matches_as_its_regex() {
+        for prefix in ["git", "git push", "a\"b", "x\\y", "npm test"] {
+            let fast = JsRegex::command_prefix(prefix);
+            let slow = JsRegex::compile(&fast.source).unwrap();
+            for cmd in [
+                "git",
+                "git push",
+                "git pushx",
+                "gitx",
+                "git  push",
+                "a\"b c",
+                "x\\y",
+                "npm test\t-x",
+                "npm testing",
+                "echo git",
+            ] {
+                let subject = format!(
+                    "{{\u{0}\"command\":{}\u{0}}}",
+                    serde_json::to_string(cmd).unwrap()
+                );
+                assert_eq!(fast.test(&subject), slow.test(&subject), "{prefix} / {cmd}");
+            }
+        }
     }
 
     #[test]

@@ -203,14 +203,13 @@ impl RuleTable<'_> {
     }
 }
 
-struct Checker<'a> {
+/// The schema's issues, in the order zod reports them.
+struct Checker {
     issues: Vec<(String, String, Range<usize>)>,
-    at: &'a str,
 }
 
-impl Checker<'_> {
+impl Checker {
     fn issue(&mut self, path: String, message: String, range: Range<usize>) {
-        let _ = self.at;
         self.issues.push((path, message, range));
     }
 }
@@ -607,12 +606,7 @@ pub fn args_patterns(rule: &RuleSpec) -> Vec<(Option<String>, Option<String>)> {
 
 /// The regex source of one `commandPrefix`.
 pub fn prefix_pattern(prefix: &str) -> String {
-    let encoded = serde_json::to_string(prefix).unwrap_or_default();
-    let open = &encoded[..encoded.len() - 1];
-    format!(
-        "{}(?:[\\s\"]|\\\\\")",
-        jsregex::escape_js(&format!("\"command\":{open}"))
-    )
+    JsRegex::command_prefix(prefix).source
 }
 
 fn validate_shell_syntax(rule: &RuleSpec) -> Option<String> {
@@ -677,10 +671,7 @@ pub fn read(text: &str) -> PolicyFile {
         }
     };
     let root = doc.as_table();
-    let mut c = Checker {
-        issues: Vec::new(),
-        at: text,
-    };
+    let mut c = Checker { issues: Vec::new() };
     let rules = entries(&mut c, root, "rule");
     for (k, t) in rules.iter().enumerate() {
         if let Some(t) = t {
@@ -792,7 +783,11 @@ pub fn read(text: &str) -> PolicyFile {
                         .map(|a| a.range.clone())
                         .or(r.prefix_range.clone())
                         .unwrap_or(r.range.clone());
-                    match JsRegex::new(src) {
+                    let compiled = match &prefix {
+                        Some(pre) => Ok(JsRegex::command_prefix(pre)),
+                        None => JsRegex::new(src),
+                    };
+                    match compiled {
                         Err(Refused::Invalid(m)) => {
                             out.problems.push(Problem {
                                 kind: ProblemKind::RegexInvalid,
