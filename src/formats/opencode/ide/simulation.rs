@@ -120,8 +120,17 @@ impl Simulator for OpenCodeSimulator {
             .iter()
             .filter_map(crate::formats::opencode::engine::policy::refusal)
             .collect();
+        let mut incomplete = Vec::new();
         for f in &policy.files {
             if let Some(e) = &f.yaml_error {
+                if e.message == crate::formats::opencode::model::yaml::TOO_DEEP {
+                    // Not a YAML error OpenCode sees: this reader stops.
+                    incomplete.push(format!(
+                        "{}: the frontmatter nests deeper than this checker reads; whether OpenCode applies this agent's rules is not known",
+                        f.path.display()
+                    ));
+                    continue;
+                }
                 config_issues.push(format!(
                     "{}: the frontmatter is not valid YAML ({}); OpenCode skips this agent",
                     f.path.display(),
@@ -130,6 +139,10 @@ impl Simulator for OpenCodeSimulator {
             }
         }
         let mut details = Map::new();
+        if !incomplete.is_empty() {
+            config_issues.extend(incomplete.iter().map(|m| format!("INCOMPLETE: {m}")));
+            details.insert("incomplete".into(), serde_json::json!(incomplete));
+        }
         details.insert("agent".into(), Value::String(self.agent.clone()));
         if policy.refused.is_some() || self.unknown_agent {
             let reason = if self.unknown_agent {

@@ -72,7 +72,11 @@ pub fn parse(block: &str, base: usize) -> Result<Node, YamlError> {
         }
         off += raw.len();
     }
-    let mut p = Parser { lines, i: 0 };
+    let mut p = Parser {
+        lines,
+        i: 0,
+        depth: std::cell::Cell::new(0),
+    };
     if p.lines.is_empty() {
         return Ok(Node {
             range: base..base,
@@ -126,9 +130,28 @@ fn strip_comment(s: &str) -> &str {
 struct Parser<'a> {
     lines: Vec<Line<'a>>,
     i: usize,
+    /// Nested collections entered (bounded: a hostile file nests
+    /// thousands deep).
+    depth: std::cell::Cell<usize>,
 }
 
+/// The deepest nesting read; deeper is an error, never a stack overflow.
+const MAX_DEPTH: usize = 64;
+pub const TOO_DEEP: &str = "nesting deeper than 64 levels is not analysed";
+
 impl Parser<'_> {
+    fn enter(&self, range: Range<usize>) -> Result<(), YamlError> {
+        if self.depth.get() >= MAX_DEPTH {
+            return Err(self.err(range, TOO_DEEP));
+        }
+        self.depth.set(self.depth.get() + 1);
+        Ok(())
+    }
+
+    fn leave(&self) {
+        self.depth.set(self.depth.get().saturating_sub(1));
+    }
+
     fn err(&self, range: Range<usize>, message: impl Into<String>) -> YamlError {
         YamlError {
             range,
@@ -162,7 +185,11 @@ impl Parser<'_> {
                 match self.lines.get(self.i) {
                     Some(next) if next.indent > indent => {
                         let ind = next.indent;
-                        self.block(ind)?
+                        let at = next.start..next.start + next.body.len();
+                        self.enter(at)?;
+                        let v = self.block(ind)?;
+                        self.leave();
+                        v
                     }
                     Some(next)
                         if next.indent == indent
@@ -309,8 +336,16 @@ impl Parser<'_> {
                     value: Value::String(v),
                 })
             }
-            b'{' => self.flow_map(s, start),
-            b'[' => self.flow_seq(s, start),
+            b'{' | b'[' => {
+                self.enter(range)?;
+                let v = if s.starts_with('{') {
+                    self.flow_map(s, start)
+                } else {
+                    self.flow_seq(s, start)
+                };
+                self.leave();
+                v
+            }
             b'*' | b'&' => Err(self.err(
                 range,
                 "an unquoted `*` or `&` starts a YAML alias or anchor (quote the value)",
@@ -551,6 +586,27 @@ mod tests {
     fn an_unquoted_star_is_an_alias() {
         let e = parse("permission:\n  bash:\n    *: ask\n", 0).unwrap_err();
         assert!(e.message.contains("alias"), "{e:?}");
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_crash() {
+        let flow = format!("bash: {}{}\n", "[".repeat(20_000), "]".repeat(20_000));
+        assert!(
+            parse(&flow, 0)
+                .unwrap_err()
+                .message
+                .contains("deeper than 64")
+        );
+        let mut block = String::new();
+        for i in 0..5_000 {
+            block.push_str(&format!("{}k{i}:\n", " ".repeat(i)));
+        }
+        assert!(
+            parse(&block, 0)
+                .unwrap_err()
+                .message
+                .contains("deeper than 64")
+        );
     }
 
     #[test]
