@@ -243,22 +243,51 @@ fn up_dirs(dir: &Path, stop: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// Markdown files under `dir/{names}/` (recursively or not), sorted.
+/// The most folders and files one discovery looks at: a hostile
+/// repository (a link to `/`, a huge tree) costs no more than this.
+const MAX_DIRS: usize = 2_000;
+const MAX_ENTRIES: usize = 20_000;
+
+/// Markdown files under `dir/{names}/` (recursively or not), sorted. A
+/// linked folder is followed only when it stays inside that folder (a
+/// link out of it — to `/`, to the home — is not walked), to a depth of
+/// 8, and the walk stops at `MAX_DIRS` folders and `MAX_ENTRIES` entries;
+/// a linked file is read only when its target is inside the folder.
 fn markdown_files(dir: &Path, names: &[&str], recursive: bool) -> Vec<PathBuf> {
     let mut out = Vec::new();
+    let (mut dirs, mut entries) = (0usize, 0usize);
     for n in names {
         let root = dir.join(n);
+        let Ok(real_root) = std::fs::canonicalize(&root) else {
+            continue;
+        };
         let mut stack = vec![(root, 0usize)];
         while let Some((d, depth)) = stack.pop() {
+            dirs += 1;
+            if dirs > MAX_DIRS {
+                break;
+            }
             let Ok(rd) = std::fs::read_dir(&d) else {
                 continue;
             };
-            for e in rd.flatten().take(10_000) {
+            for e in rd.flatten() {
+                entries += 1;
+                if entries > MAX_ENTRIES {
+                    break;
+                }
                 let p = e.path();
                 let Ok(t) = e.file_type() else { continue };
-                if (t.is_dir() || (t.is_symlink() && p.is_dir())) && recursive && depth < 8 {
+                let linked_dir = t.is_symlink()
+                    && p.is_dir()
+                    && std::fs::canonicalize(&p).is_ok_and(|r| r.starts_with(&real_root));
+                if (t.is_dir() || linked_dir) && recursive && depth < 8 {
                     stack.push((p, depth + 1));
-                } else if p.extension().is_some_and(|x| x == "md") {
+                } else if p.extension().is_some_and(|x| x == "md")
+                    && !p.is_dir()
+                    && (!t.is_symlink()
+                        || std::fs::canonicalize(&p).is_ok_and(|r| r.starts_with(&real_root)))
+                {
+                    // A linked file is read only when it stays inside too.
                     out.push(p);
                 }
             }
@@ -361,5 +390,27 @@ mod tests {
             "../../oc/x/*.md"
         );
         assert_eq!(relative(Path::new("/"), Path::new("/tmp/x")), "tmp/x");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn agent_discovery_stays_in_its_folder() {
+        let dir =
+            std::env::temp_dir().join(format!("permission-lsp-oc-links-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let agents = dir.join("agents");
+        std::fs::create_dir_all(agents.join("team")).unwrap();
+        std::fs::write(agents.join("a.md"), "---\n---\n").unwrap();
+        std::fs::write(agents.join("team/b.md"), "---\n---\n").unwrap();
+        std::fs::write(dir.join("outside.md"), "---\n---\n").unwrap();
+        std::os::unix::fs::symlink("/", agents.join("root")).unwrap();
+        std::os::unix::fs::symlink(dir.join("outside.md"), agents.join("c.md")).unwrap();
+        std::os::unix::fs::symlink(agents.join("team"), agents.join("again")).unwrap();
+        let found: Vec<String> = markdown_files(&dir, &["agents"], true)
+            .iter()
+            .map(|p| p.strip_prefix(&agents).unwrap().display().to_string())
+            .collect();
+        assert_eq!(found, ["a.md", "again/b.md", "team/b.md"]);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
