@@ -1305,3 +1305,81 @@ mod tests {
         }
     }
 }
+
+/// `JSON.parse` where it is laxer than serde_json: a `\uD800`–`\uDFFF`
+/// escape without its pair (half an emoji cut in a saved history) is read,
+/// as U+FFFD, where serde_json refuses the whole text.
+pub fn from_str_like_node(text: &str) -> Option<serde_json::Value> {
+    match serde_json::from_str(text) {
+        Ok(v) => Some(v),
+        Err(_) if text.contains("\\u") => {
+            serde_json::from_str(&lone_surrogates_replaced(text)).ok()
+        }
+        Err(_) => None,
+    }
+}
+
+/// Every `\uXXXX` escape of a lone surrogate replaced by `\uFFFD` (escapes
+/// read as JSON reads them: `\\u` is a backslash, then `u`).
+fn lone_surrogates_replaced(text: &str) -> String {
+    let b = text.as_bytes();
+    let hex4 = |i: usize| -> Option<u32> {
+        let s = text.get(i..i + 4)?;
+        u32::from_str_radix(s, 16)
+            .ok()
+            .filter(|_| s.bytes().all(|c| c.is_ascii_hexdigit()))
+    };
+    let mut out = String::with_capacity(text.len());
+    let mut last = 0;
+    let mut i = 0;
+    while i + 1 < b.len() {
+        if b[i] != b'\\' {
+            i += 1;
+            continue;
+        }
+        if b[i + 1] != b'u' {
+            i += 2;
+            continue;
+        }
+        let Some(v) = hex4(i + 2) else {
+            i += 2;
+            continue;
+        };
+        let high = (0xD800..0xDC00).contains(&v);
+        let low = (0xDC00..0xE000).contains(&v);
+        let paired_low = high
+            && b.get(i + 6) == Some(&b'\\')
+            && b.get(i + 7) == Some(&b'u')
+            && hex4(i + 8).is_some_and(|w| (0xDC00..0xE000).contains(&w));
+        if paired_low {
+            i += 12;
+        } else if high || low {
+            out.push_str(&text[last..i]);
+            out.push_str("\\uFFFD");
+            i += 6;
+            last = i;
+        } else {
+            i += 6;
+        }
+    }
+    out.push_str(&text[last..]);
+    out
+}
+
+#[cfg(test)]
+mod node_parse_tests {
+    use super::from_str_like_node;
+
+    #[test]
+    fn lone_surrogates_are_read_as_node_reads_them() {
+        let v = from_str_like_node(
+            r#"{"h": "a\ud83d", "p": {"t": true}, "ok": "\ud83d\ude00", "esc": "\\ud83d"}"#,
+        )
+        .unwrap();
+        assert_eq!(v["p"]["t"], true);
+        assert_eq!(v["h"], "a\u{fffd}");
+        assert_eq!(v["ok"], "😀");
+        assert_eq!(v["esc"], "\\ud83d");
+        assert!(from_str_like_node("{").is_none());
+    }
+}

@@ -233,7 +233,9 @@ pub fn project_state(home: &Path, project: &Path) -> Option<ProjectState> {
     }
     let answer = (|| {
         let text = crate::fsio::read_text(&path, MAX_STATE_BYTES)?;
-        let v: serde_json::Value = serde_json::from_str(&text).ok()?;
+        // The CLI reads it with `JSON.parse`: a lone surrogate escape (half
+        // an emoji in the saved prompt history) does not make it unreadable.
+        let v = crate::syntax::json::from_str_like_node(&text)?;
         let name = project.to_string_lossy();
         let p = &v["projects"][name.as_ref()];
         let mut servers: Vec<String> = [&v["mcpServers"], &p["mcpServers"]]

@@ -224,7 +224,8 @@ fn expand(p: &str, home: &Path, cwd: &Path) -> PathBuf {
 fn trust_of(text: Option<&str>, cwd: &Path) -> Result<Option<bool>, String> {
     let Some(t) = text else { return Ok(None) };
     let stripped = crate::syntax::strip::strip_json_comments(t);
-    let v: Json = serde_json::from_str(&stripped.text).map_err(|e| e.to_string())?;
+    let v: Json = crate::syntax::json::from_str_like_node(&stripped.text)
+        .ok_or_else(|| "not valid JSON".to_string())?;
     let Json::Object(map) = v else {
         return Ok(None);
     };
