@@ -23,5 +23,6 @@ crate::code_table! {
     SettingsUnreadable = "GM014", "settings-unreadable", Error, "A settings file that is not valid JSON (after comments are stripped): Gemini CLI stops at start.";
     ProjectNotTrusted = "GM015", "project-not-trusted", Warning, "Folder trust is on and this folder is not trusted: Gemini CLI ignores the workspace settings file and forces the approval mode to default.";
     RegexNotSimulated = "GM016", "regex-not-simulated", Info, "A JavaScript regex this checker cannot run exactly (a variable-length lookbehind, an octal escape, …): calls it could decide are reported as incomplete.";
+    ExtensionRuleIgnored = "GM018", "extension-rule-ignored", Warning, "An extension's policy file may only deny or ask: Gemini CLI drops its `allow` rules and its rules for yolo mode (a warning in the debug log, nothing on screen).";
     YoloIgnored = "GM017", "yolo-ignored", Warning, "`general.defaultApprovalMode: \"yolo\"` is ignored: yolo exists only on the command line (`--approval-mode yolo`).";
 }

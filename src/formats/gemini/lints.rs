@@ -191,6 +191,28 @@ pub fn policy_findings(p: &Policy, doc: usize, out: &mut Vec<Diagnostic>) {
     if d.not_loaded.is_some() || f.dropped().is_some() {
         return;
     }
+    if let Some(ext) = &d.extension {
+        for r in &f.rules {
+            let yolo = r
+                .modes
+                .as_ref()
+                .is_some_and(|m| m.contains(&model::Mode::Yolo));
+            if r.decision.value == Decision::Allow || yolo {
+                out.push(Diagnostic::new(
+                    Code::ExtensionRuleIgnored,
+                    r.decision.range.clone(),
+                    format!(
+                        "Gemini CLI ignores this rule of the extension `{ext}`: {}",
+                        if r.decision.value == Decision::Allow {
+                            "an extension may not contribute an allow rule"
+                        } else {
+                            "an extension may not contribute a rule for yolo mode"
+                        }
+                    ),
+                ));
+            }
+        }
+    }
     for r in &f.rules {
         for (src, place) in [
             (r.command_regex.as_ref(), "commandRegex"),

@@ -215,13 +215,16 @@ impl Run<'_> {
         {
             return false;
         }
-        // Everything else matches: whether the tool's annotations do is
-        // known only to the tool (an MCP server's, or the CLI's own).
+        // Everything else matches. The CLI's own tools have no
+        // annotations (such a rule never matches them); an MCP tool's
+        // are known only to its server.
         if r.annotations.is_some() {
-            self.incomplete.push(format!(
-                "a rule ({}) tests the tool's annotations (`toolAnnotations`), which this simulation does not know",
-                r.source
-            ));
+            if server.is_some() {
+                self.incomplete.push(format!(
+                    "a rule ({}) tests the MCP tool's annotations (`toolAnnotations`), which only its server knows",
+                    r.source
+                ));
+            }
             return false;
         }
         true
@@ -690,6 +693,37 @@ fn write_todos_refusal(args: &Json) -> Option<String> {
         .then(|| "Invalid parameters: Only one task can be \"in_progress\" at a time.".to_string())
 }
 
+/// The class names Gemini CLI also accepts in `tools.core`.
+fn class_names(name: &str) -> &'static [&'static str] {
+    match name {
+        "list_directory" => &["LSTool"],
+        "read_file" => &["ReadFileTool"],
+        "grep_search" => &["GrepTool", "RipGrepTool"],
+        "glob" => &["GlobTool"],
+        "write_file" => &["WriteFileTool"],
+        "replace" => &["EditTool"],
+        "run_shell_command" => &["ShellTool"],
+        "web_fetch" => &["WebFetchTool"],
+        "google_web_search" => &["WebSearchTool"],
+        "write_todos" => &["WriteTodosTool"],
+        _ => &[],
+    }
+}
+
+/// `tools.core` registers only the tools it names (`name`, its class
+/// name, or either followed by `(…)`); without it, every tool.
+fn in_core(p: &Policy, name: &str) -> bool {
+    let Some(core) = &p.core else { return true };
+    let names: Vec<&str> = std::iter::once(name)
+        .chain(class_names(name).iter().copied())
+        .collect();
+    core.iter().any(|t| {
+        names
+            .iter()
+            .any(|n| t == n || t.starts_with(&format!("{n}(")))
+    })
+}
+
 /// The arguments a tool refuses before the policy runs.
 fn refusal(p: &Policy, name: &str, args: &Json, ws: &Path) -> Option<String> {
     let s = |k: &str| args.get(k).and_then(Json::as_str);
@@ -760,7 +794,7 @@ pub fn decide(p: &Policy, name: &str, args: &Json) -> Outcome {
                 .is_none_or(|l| l.iter().any(|s| s == server))
             && !p.mcp_excluded.iter().any(|s| s == server)
     } else {
-        model::SIMULATED_TOOLS.contains(&name)
+        model::SIMULATED_TOOLS.contains(&name) && in_core(p, name)
     };
     let finish = |run: Run, verdict: Verdict, rule: Option<usize>, reason: String| Outcome {
         verdict,
@@ -778,12 +812,18 @@ pub fn decide(p: &Policy, name: &str, args: &Json) -> Outcome {
                 format!("no MCP server `{server}` in mcpServers")
             }
             Some((server, _)) => format!("the MCP server `{server}` is filtered out by mcp.allowed / mcp.excluded"),
+            None if model::SIMULATED_TOOLS.contains(&name) => {
+                "tools.core does not list it (by its name or its class name), so it is never registered".into()
+            }
             None if model::BUILTIN_TOOLS.contains(&name) => {
                 "a tool this simulation does not register (Gemini CLI registers it only in some sessions)".into()
             }
             None => format!("Gemini CLI 0.61.0 has no tool `{name}`"),
         };
-        if model::BUILTIN_TOOLS.contains(&name) && mcp.is_none() {
+        if model::BUILTIN_TOOLS.contains(&name)
+            && !model::SIMULATED_TOOLS.contains(&name)
+            && mcp.is_none()
+        {
             run.incomplete
                 .push(format!("whether `{name}` is registered in this session"));
         }

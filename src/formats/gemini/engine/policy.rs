@@ -71,6 +71,9 @@ pub struct PolicyDoc {
     /// Why the CLI does not read it at all (workspace policies in 0.61.0,
     /// a name not ending in `.toml`, a folder `policyPaths` replaced).
     pub not_loaded: Option<String>,
+    /// The extension whose `policies/` folder holds it (tier 2: its allow
+    /// rules and its yolo-mode rules are ignored).
+    pub extension: Option<String>,
 }
 
 /// A settings file of the session.
@@ -599,6 +602,7 @@ impl Policy {
                     text,
                     read,
                     not_loaded: None,
+                    extension: None,
                 });
             }
         }
@@ -617,6 +621,47 @@ impl Policy {
                     text,
                     read,
                     not_loaded: Some("`policyPaths` (or `--policy`) replaces ~/.gemini/policies: the CLI does not read this folder".into()),
+                    extension: None,
+                });
+            }
+        }
+        // Extensions (tier 2): `~/.gemini/extensions/<dir>/policies/*.toml`
+        // of each installed extension (its `gemini-extension.json` names it).
+        let ext_root = env.home.join(".gemini").join("extensions");
+        let mut ext_dirs: Vec<PathBuf> = std::fs::read_dir(&ext_root)
+            .map(|rd| {
+                rd.flatten()
+                    .take(256)
+                    .map(|e| e.path())
+                    .filter(|p| p.is_dir())
+                    .collect()
+            })
+            .unwrap_or_default();
+        ext_dirs.sort();
+        if ext_root.join("extension-enablement.json").exists() && !ext_dirs.is_empty() {
+            notes.push("~/.gemini/extensions/extension-enablement.json is not read by this simulation: every installed extension's policies are taken as active".into());
+        }
+        for ext in ext_dirs {
+            let name = read_text(&ext.join("gemini-extension.json"), ctx)
+                .and_then(|t| {
+                    crate::syntax::json::from_str_like_node(
+                        &crate::syntax::strip::strip_json_comments(&t).text,
+                    )
+                })
+                .and_then(|v| v.get("name").and_then(Json::as_str).map(str::to_string));
+            let Some(name) = name else { continue };
+            for path in policy_files(&ext.join("policies"), ctx) {
+                let Some(text) = read_text(&path, ctx) else {
+                    continue;
+                };
+                let read = toml_policy::read(&text);
+                policies.push(PolicyDoc {
+                    tier: Tier::Extension,
+                    path,
+                    text,
+                    read,
+                    not_loaded: None,
+                    extension: Some(name.clone()),
                 });
             }
         }
@@ -633,11 +678,13 @@ impl Policy {
                     text,
                     read,
                     not_loaded: Some("Gemini CLI 0.61.0 never loads workspace policies (`<project>/.gemini/policies/`): the rules of this file do nothing".into()),
+                    extension: None,
                 });
             }
         }
         for p in &policies {
             if p.not_loaded.is_none()
+                && p.extension.is_none()
                 && let Some(f) = p.read.fatal()
             {
                 fatal.get_or_insert(format!(
@@ -654,6 +701,7 @@ impl Policy {
             if p.not_loaded.is_some() {
                 continue;
             }
+            let start = rules.len();
             push_file_rules(
                 &mut rules,
                 &p.read,
@@ -665,6 +713,21 @@ impl Policy {
                     expanded,
                 },
             );
+            if let Some(ext) = &p.extension {
+                // An extension may not allow, nor speak for yolo mode.
+                let mut k = start;
+                while k < rules.len() {
+                    let r = &rules[k];
+                    if r.decision == Decision::Allow
+                        || r.modes.as_ref().is_some_and(|m| m.contains(&Mode::Yolo))
+                    {
+                        rules.remove(k);
+                    } else {
+                        rules[k].source = format!("Extension ({ext}): {}", file_name(&p.path));
+                        k += 1;
+                    }
+                }
+            }
         }
         rules.extend(default_tier().iter().cloned());
         let settings_place =

@@ -653,6 +653,131 @@ fn validate_shell_syntax(rule: &RuleSpec) -> Option<String> {
     None
 }
 
+/// What the CLI's TOML parser (TOML 0.5) refuses that `toml_edit` (TOML
+/// 1.1) reads: a byte-order mark, arrays mixing types, newlines or a
+/// trailing comma in an inline table, the `\e` and `\xHH` escapes.
+fn beyond_toml_05(doc: &toml_edit::Document<&str>, text: &str) -> Option<(Range<usize>, String)> {
+    if text.starts_with('\u{feff}') {
+        return Some((0..3, "a byte-order mark is not read".into()));
+    }
+    let mut found = None;
+    walk_table(doc.as_table(), text, &mut found);
+    found
+}
+
+type Found = Option<(Range<usize>, String)>;
+
+fn walk_table(t: &toml_edit::Table, text: &str, found: &mut Found) {
+    for (_, item) in t.iter() {
+        if found.is_some() {
+            return;
+        }
+        walk_item(item, text, found);
+    }
+}
+
+fn walk_item(item: &Item, text: &str, found: &mut Found) {
+    match item {
+        Item::Value(v) => walk_value(v, text, found),
+        Item::Table(t) => walk_table(t, text, found),
+        Item::ArrayOfTables(a) => {
+            for t in a.iter() {
+                walk_table(t, text, found);
+            }
+        }
+        Item::None => {}
+    }
+}
+
+fn kind_of(v: &Value) -> u8 {
+    match v {
+        Value::String(_) => 0,
+        Value::Integer(_) => 1,
+        Value::Float(_) => 2,
+        Value::Boolean(_) => 3,
+        Value::Datetime(_) => 4,
+        Value::Array(_) => 5,
+        Value::InlineTable(_) => 6,
+    }
+}
+
+fn string_spans(v: &Value, out: &mut Vec<Range<usize>>) {
+    match v {
+        Value::String(_) => out.extend(v.span()),
+        Value::Array(a) => a.iter().for_each(|x| string_spans(x, out)),
+        Value::InlineTable(t) => t.iter().for_each(|(_, x)| string_spans(x, out)),
+        _ => {}
+    }
+}
+
+fn walk_value(v: &Value, text: &str, found: &mut Found) {
+    if found.is_some() {
+        return;
+    }
+    let span = v.span().unwrap_or(0..0);
+    match v {
+        Value::String(_) => {
+            let raw = text.get(span.clone()).unwrap_or("");
+            if raw.starts_with('"') {
+                let b = raw.as_bytes();
+                let mut i = 0;
+                while i + 1 < b.len() {
+                    if b[i] == b'\\' {
+                        if b[i + 1] == b'e' || b[i + 1] == b'x' {
+                            *found = Some((
+                                span.start + i..span.start + i + 2,
+                                format!("the escape `\\{}` is not TOML 0.5", b[i + 1] as char),
+                            ));
+                            return;
+                        }
+                        i += 2;
+                    } else {
+                        i += 1;
+                    }
+                }
+            }
+        }
+        Value::Array(a) => {
+            let mut kinds = a.iter().map(kind_of);
+            if let Some(first) = kinds.next()
+                && kinds.any(|k| k != first)
+            {
+                *found = Some((
+                    span,
+                    "an array mixes value types (TOML 0.5 arrays hold one type)".into(),
+                ));
+                return;
+            }
+            for x in a.iter() {
+                walk_value(x, text, found);
+            }
+        }
+        Value::InlineTable(t) => {
+            let mut strings = Vec::new();
+            string_spans(v, &mut strings);
+            let raw = text.get(span.clone()).unwrap_or("");
+            let newline = raw
+                .char_indices()
+                .any(|(i, c)| c == '\n' && !strings.iter().any(|r| r.contains(&(span.start + i))));
+            if newline {
+                *found = Some((span, "an inline table spans lines".into()));
+                return;
+            }
+            let inner = raw.trim_end().strip_suffix('}').unwrap_or(raw).trim_end();
+            let last_value_end = t.iter().filter_map(|(_, x)| x.span()).map(|r| r.end).max();
+            if inner.ends_with(',') && last_value_end.is_some_and(|e| e <= span.start + inner.len())
+            {
+                *found = Some((span, "a trailing comma in an inline table".into()));
+                return;
+            }
+            for (_, x) in t.iter() {
+                walk_value(x, text, found);
+            }
+        }
+        _ => {}
+    }
+}
+
 /// Reads one policy file.
 pub fn read(text: &str) -> PolicyFile {
     let mut out = PolicyFile::default();
@@ -670,6 +795,15 @@ pub fn read(text: &str) -> PolicyFile {
             return out;
         }
     };
+    if let Some((range, why)) = beyond_toml_05(&doc, text) {
+        out.problems.push(Problem {
+            kind: ProblemKind::Syntax,
+            range,
+            message: format!("TOML parsing failed: {why}"),
+            rule: None,
+        });
+        return out;
+    }
     let root = doc.as_table();
     let mut c = Checker { issues: Vec::new() };
     let rules = entries(&mut c, root, "rule");
