@@ -340,4 +340,4 @@ async def test_gemini_cli_policy_file(client: LanguageClient):
         )
     )
     assert result["decision"] == "allow"
-    assert result["rule"]["pattern"] == 'run_shell_command commandPrefix "git"', result["rule"]
+    assert result["rule"]["pattern"] == 'commandPrefix "git"', result["rule"]

@@ -70,15 +70,15 @@ fn pattern_of(p: &Policy, i: usize) -> String {
         Origin::File { doc, expanded, .. } => {
             let e = &p.policies[*doc].read.expanded[*expanded];
             match (&e.prefix, &r.pattern) {
-                (Some(pre), _) => format!("{} commandPrefix \"{pre}\"", r.tool_name),
-                (None, Some(re)) => format!("{} /{}/", r.tool_name, re.source),
-                _ => r.tool_name.clone(),
+                (Some(pre), _) => format!("commandPrefix \"{pre}\""),
+                (None, Some(re)) => format!("/{}/", re.source),
+                _ => "(every call)".into(),
             }
         }
         Origin::Settings { entry, .. } if !entry.is_empty() => entry.clone(),
         _ => match &r.pattern {
-            Some(re) => format!("{} /{}/", r.tool_name, re.source),
-            None => r.tool_name.clone(),
+            Some(re) => format!("/{}/", re.source),
+            None => "(every call)".into(),
         },
     }
 }
