@@ -40,65 +40,23 @@
 use crate::gemini_common::{decide, scratch};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 #[path = "common/rng.rs"]
 mod rng;
 use rng::Rng;
 
-struct Oracle {
-    dir: PathBuf,
-}
+#[path = "common/oracle.rs"]
+mod oracle;
+use oracle::{Oracle, Spec, env_num};
 
-impl Oracle {
-    fn find() -> Result<Oracle, String> {
-        let dir = std::env::var_os("GEMINI_ORACLE_DIR")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| {
-                PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/tmp/gemini-oracle")
-            });
-        let cli = dir.join("node_modules/@google/gemini-cli/bundle/gemini.js");
-        if !cli.exists() {
-            return Err(format!(
-                "the Gemini CLI is not installed in {} (run tests/differential/gemini/setup.sh {})",
-                dir.display(),
-                dir.display()
-            ));
-        }
-        let ok = Command::new("unshare")
-            .args(["-n", "true"])
-            .status()
-            .is_ok_and(|s| s.success());
-        if !ok {
-            return Err("`unshare -n` is not available (root is needed)".into());
-        }
-        Ok(Oracle { dir })
-    }
-
-    /// The CLI's answers, one line per case. One run at a time.
-    fn run(&self, cases: &[Value], scratch: &Path) -> Vec<Value> {
-        static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
-        let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-        let file = scratch.join("cases.json");
-        std::fs::write(&file, serde_json::to_string(cases).unwrap()).unwrap();
-        let out = Command::new(self.dir.join("oracle.sh"))
-            .arg(&file)
-            .env("GEMINI_SCRATCH", scratch.join("cli"))
-            .output()
-            .expect("oracle.sh runs");
-        String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .filter_map(|l| serde_json::from_str(l).ok())
-            .collect()
-    }
-}
-
-fn env_num(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
+const SPEC: Spec = Spec {
+    what: "the Gemini CLI",
+    prefix: "GEMINI",
+    default_dir: "gemini-oracle",
+    cli: "node_modules/@google/gemini-cli/bundle/gemini.js",
+    setup: "gemini/setup.sh",
+    scratch_env: "GEMINI_SCRATCH",
+};
 
 fn seed() -> u64 {
     std::env::var("GEMINI_DIFFERENTIAL_SEED")
@@ -108,16 +66,7 @@ fn seed() -> u64 {
 }
 
 fn oracle_or_skip() -> Option<Oracle> {
-    match Oracle::find() {
-        Ok(o) => Some(o),
-        Err(e) if std::env::var("GEMINI_DIFFERENTIAL_REQUIRED").is_ok_and(|v| v == "1") => {
-            panic!("the Gemini CLI differential test is required: {e}")
-        }
-        Err(e) => {
-            eprintln!("Gemini CLI differential test skipped: {e}");
-            None
-        }
-    }
+    Oracle::or_skip(&SPEC)
 }
 
 const PREFIXES: &[&str] = &[

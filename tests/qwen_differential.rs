@@ -26,67 +26,23 @@
 use crate::qwen_common::{decide, scratch};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 #[path = "common/rng.rs"]
 mod rng;
 use rng::Rng;
 
-struct Oracle {
-    dir: PathBuf,
-}
+#[path = "common/oracle.rs"]
+mod oracle;
+use oracle::{Oracle, Spec, env_num};
 
-impl Oracle {
-    fn find() -> Result<Oracle, String> {
-        let dir = std::env::var_os("QWEN_ORACLE_DIR")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| {
-                PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/tmp/qwen-oracle")
-            });
-        let cli = dir.join("node_modules/@qwen-code/qwen-code/cli-entry.js");
-        if !cli.exists() {
-            return Err(format!(
-                "the Qwen Code CLI is not installed in {} (run tests/differential/qwen/setup.sh {})",
-                dir.display(),
-                dir.display()
-            ));
-        }
-        let ok = Command::new("unshare")
-            .args(["-n", "true"])
-            .status()
-            .is_ok_and(|s| s.success());
-        if !ok {
-            return Err("`unshare -n` is not available (root is needed)".into());
-        }
-        Ok(Oracle { dir })
-    }
-
-    /// The CLI's answers, one line per case, by id. One run at a time (the
-    /// tests of this binary run at once; two CLIs on two cores starve
-    /// each other's calls past the driver's timeout).
-    fn run(&self, cases: &[Value], scratch: &Path) -> Vec<Value> {
-        static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
-        let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-        let file = scratch.join("cases.json");
-        std::fs::write(&file, serde_json::to_string(cases).unwrap()).unwrap();
-        let out = Command::new(self.dir.join("oracle.sh"))
-            .arg(&file)
-            .env("QWEN_SCRATCH", scratch.join("cli"))
-            .output()
-            .expect("oracle.sh runs");
-        String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .filter_map(|l| serde_json::from_str(l).ok())
-            .collect()
-    }
-}
-
-fn env_num(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
+const SPEC: Spec = Spec {
+    what: "the Qwen Code CLI",
+    prefix: "QWEN",
+    default_dir: "qwen-oracle",
+    cli: "node_modules/@qwen-code/qwen-code/cli-entry.js",
+    setup: "qwen/setup.sh",
+    scratch_env: "QWEN_SCRATCH",
+};
 
 fn seed() -> u64 {
     std::env::var("QWEN_DIFFERENTIAL_SEED")
@@ -96,16 +52,7 @@ fn seed() -> u64 {
 }
 
 fn oracle_or_skip() -> Option<Oracle> {
-    match Oracle::find() {
-        Ok(o) => Some(o),
-        Err(e) if std::env::var("QWEN_DIFFERENTIAL_REQUIRED").is_ok_and(|v| v == "1") => {
-            panic!("the Qwen Code differential test is required: {e}")
-        }
-        Err(e) => {
-            eprintln!("Qwen Code differential test skipped: {e}");
-            None
-        }
-    }
+    Oracle::or_skip(&SPEC)
 }
 
 const PROGRAMS: &[&str] = &[

@@ -43,6 +43,17 @@ impl AnalysisOptions {
 }
 
 impl AnalysisOptions {
+    /// The home folder: `home` when set, else `$HOME` (`~` when neither
+    /// is known).
+    pub fn home_dir(&self) -> std::path::PathBuf {
+        match self.home.as_str() {
+            "" | "~" => std::env::var_os("HOME")
+                .map(std::path::PathBuf::from)
+                .unwrap_or_else(|| std::path::PathBuf::from("~")),
+            h => std::path::PathBuf::from(h),
+        }
+    }
+
     /// The last value given for a session option or environment variable
     /// (`runtime_args` by name).
     pub fn runtime_arg(&self, name: &str) -> Option<&str> {

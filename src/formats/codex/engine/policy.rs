@@ -57,12 +57,7 @@ pub struct Env {
 
 impl Env {
     pub fn from_context(ctx: &Context<'_>) -> Env {
-        let home = match ctx.options.home.as_str() {
-            "" | "~" => std::env::var_os("HOME")
-                .map(PathBuf::from)
-                .unwrap_or_else(|| PathBuf::from("~")),
-            h => PathBuf::from(h),
-        };
+        let home = ctx.options.home_dir();
         let codex_home = ctx
             .options
             .runtime_arg("CODEX_HOME")

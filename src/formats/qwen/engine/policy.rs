@@ -90,12 +90,7 @@ pub struct Env {
 
 impl Env {
     pub fn from_context(ctx: &Context<'_>) -> Env {
-        let home = match ctx.options.home.as_str() {
-            "" | "~" => std::env::var_os("HOME")
-                .map(PathBuf::from)
-                .unwrap_or_else(|| PathBuf::from("~")),
-            h => PathBuf::from(h),
-        };
+        let home = ctx.options.home_dir();
         Env {
             home,
             cwd: ctx.cwd.clone(),
