@@ -45,9 +45,9 @@ use std::path::{Path, PathBuf};
 mod rng;
 use rng::Rng;
 
-#[path = "common/oracle.rs"]
-mod oracle;
-use oracle::{Oracle, Spec, env_num};
+#[path = "common/cli_oracle.rs"]
+mod cli_oracle;
+use cli_oracle::{Oracle, Spec, env_num};
 
 const SPEC: Spec = Spec {
     what: "the Gemini CLI",
