@@ -45,17 +45,17 @@ pub fn parse_simple_yaml_map(block: &str) -> Vec<YamlEntry> {
         key: String,
         key_range: Range<usize>,
         line_range: Range<usize>,
-        entries: Vec<YamlEntry>,
+        entries: Entries,
     }
-    let mut root: Vec<YamlEntry> = Vec::new();
+    let mut root = Entries::default();
     let mut stack: Vec<Open> = Vec::new();
     let mut offset = 0usize;
-    fn close(stack: &mut Vec<Open>, root: &mut Vec<YamlEntry>) {
+    fn close(stack: &mut Vec<Open>, root: &mut Entries) {
         if let Some(open) = stack.pop() {
             let entry = YamlEntry {
                 key: open.key,
                 key_range: open.key_range,
-                value: YamlValue::Map(open.entries),
+                value: YamlValue::Map(open.entries.list),
                 line_range: open.line_range,
             };
             assign(
@@ -97,7 +97,7 @@ pub fn parse_simple_yaml_map(block: &str) -> Vec<YamlEntry> {
                 key,
                 key_range,
                 line_range,
-                entries: Vec::new(),
+                entries: Entries::default(),
             });
         } else {
             let entry = YamlEntry {
@@ -118,7 +118,7 @@ pub fn parse_simple_yaml_map(block: &str) -> Vec<YamlEntry> {
     while !stack.is_empty() {
         close(&mut stack, &mut root);
     }
-    root
+    root.list
 }
 
 /// JavaScript's `String.prototype.trim` whitespace (includes U+FEFF).
@@ -134,15 +134,25 @@ pub fn js_trim_start(s: &str) -> &str {
     s.trim_start_matches(is_js_whitespace)
 }
 
+/// A map being read: its entries and where each key is (a frontmatter
+/// of 100,000 keys stays linear).
+#[derive(Default)]
+struct Entries {
+    list: Vec<YamlEntry>,
+    at: std::collections::HashMap<String, usize>,
+}
+
 /// Plain object assignment: a repeated key keeps its first position.
-fn assign(entries: &mut Vec<YamlEntry>, entry: YamlEntry) {
-    if let Some(existing) = entries.iter_mut().find(|e| e.key == entry.key) {
+fn assign(entries: &mut Entries, entry: YamlEntry) {
+    if let Some(&i) = entries.at.get(&entry.key) {
+        let existing = &mut entries.list[i];
         *existing = YamlEntry {
             key_range: existing.key_range.clone(),
             ..entry
         };
     } else {
-        entries.push(entry);
+        entries.at.insert(entry.key.clone(), entries.list.len());
+        entries.list.push(entry);
     }
 }
 

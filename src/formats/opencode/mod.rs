@@ -519,6 +519,7 @@ fn source(
         text: text.to_string(),
         read: own.read,
         yaml_error: own.yaml_error,
+        index: Default::default(),
     }
 }
 

@@ -218,6 +218,7 @@ pub fn session_files(ctx: &Context<'_>) -> (Env, Vec<SourceFile>) {
             text: c.to_string(),
             read,
             yaml_error: None,
+            index: Default::default(),
         });
     }
     let managed = PathBuf::from(
@@ -324,6 +325,7 @@ impl Loader<'_, '_> {
             text,
             read,
             yaml_error: None,
+            index: Default::default(),
         });
     }
 
@@ -353,6 +355,7 @@ impl Loader<'_, '_> {
             text,
             read,
             yaml_error,
+            index: Default::default(),
         });
     }
 }

@@ -154,6 +154,19 @@ pub struct SourceFile {
     pub read: Read,
     /// An agent file whose frontmatter does not parse: OpenCode skips it.
     pub yaml_error: Option<crate::formats::opencode::model::yaml::YamlError>,
+    /// Line starts of `text`, built on the first position asked (a file
+    /// of 100,000 rules on one line asks for every rule's).
+    pub index: std::sync::OnceLock<crate::text::LineIndex>,
+}
+
+impl SourceFile {
+    /// 1-based line and column (characters) of a byte offset of `text`.
+    pub fn line_col(&self, offset: usize) -> (usize, usize) {
+        let index = self
+            .index
+            .get_or_init(|| crate::text::LineIndex::new(&self.text));
+        crate::text::line_col_1(index, &self.text, offset.min(self.text.len()))
+    }
 }
 
 /// The merged `permission` map: keys in position order with their values'

@@ -9,7 +9,6 @@ use crate::contract::{CallRequest, Simulator};
 use crate::formats::opencode::VERSION;
 use crate::formats::opencode::engine::decide::{self, Decision};
 use crate::formats::opencode::engine::policy::{Layer, Policy, Rule};
-use crate::formats::opencode::lints::line_col;
 use crate::formats::opencode::model::config::action_str;
 use serde_json::{Map, Value, json};
 
@@ -61,7 +60,7 @@ fn scope(r: &Rule) -> String {
 fn place(policy: &Policy, r: &Rule) -> RulePlace {
     match policy.file(&r.origin) {
         Some(f) if !r.origin.range.is_empty() => {
-            let (line, column) = line_col(&f.text, r.origin.range.start);
+            let (line, column) = f.line_col(r.origin.range.start);
             RulePlace {
                 file: Some(f.path.display().to_string()),
                 line: Some(line),

@@ -586,7 +586,7 @@ pub fn describe(policy: &Policy, r: &Rule, agent: &str) -> String {
             let file = policy.file(&r.origin);
             let place = match file {
                 Some(f) => {
-                    let (line, _) = line_col(&f.text, r.origin.range.start);
+                    let (line, _) = f.line_col(r.origin.range.start);
                     // The file's name: a message never carries a
                     // machine's folders (the related place has the path).
                     let name = f
@@ -605,19 +605,6 @@ pub fn describe(policy: &Policy, r: &Rule, agent: &str) -> String {
             }
         }
     }
-}
-
-/// 1-based line and column (characters) of a byte offset.
-pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
-    let offset = offset.min(text.len());
-    let mut o = offset;
-    while !text.is_char_boundary(o) {
-        o -= 1;
-    }
-    let before = &text[..o];
-    let line = before.matches('\n').count() + 1;
-    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-    (line, col)
 }
 
 fn map_drops_catch_all(policy: &Policy, doc: usize, out: &mut Vec<Diagnostic>) {

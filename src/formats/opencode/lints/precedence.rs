@@ -36,7 +36,9 @@ struct Pass<'r> {
 pub fn precedence(policy: &Policy, doc: usize, agents: &[String], out: &mut Vec<Diagnostic>) {
     let f = &policy.files[doc];
     let own = |r: &Rule| r.origin.file == Some(doc) && !r.origin.range.is_empty();
-    let mut seen: Vec<std::ops::Range<usize>> = Vec::new();
+    // Each finding once (a rule judged in several agents' lists).
+    let mut seen: std::collections::HashSet<std::ops::Range<usize>> =
+        std::collections::HashSet::new();
     for (ai, agent) in agents.iter().enumerate() {
         let rules = policy.rules(agent);
         let mut passes = Vec::new();
@@ -69,8 +71,7 @@ pub fn precedence(policy: &Policy, doc: usize, agents: &[String], out: &mut Vec<
                 continue;
             }
             for d in judge(policy, doc, &pass) {
-                if !seen.contains(&d.range) {
-                    seen.push(d.range.clone());
+                if seen.insert(d.range.clone()) {
                     out.push(d);
                 }
             }
