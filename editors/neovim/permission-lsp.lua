@@ -1,7 +1,7 @@
 -- permission-lsp for Neovim 0.7+ (vim.lsp.start_client works on every version).
 -- Attaches to JSON/JSONC, TOML and Starlark buffers (Codex's config.toml and
--- .codex/rules/*.rules); the server itself decides which files are the
--- agents' permission configs.
+-- .codex/rules/*.rules, Gemini CLI's policies/*.toml); the server itself
+-- decides which files are the agents' permission configs.
 local M = {}
 
 local function start()
