@@ -32,7 +32,7 @@ fn check_examples_reports_and_fails() {
     assert_eq!(code, 1);
     assert!(!out.contains("\x1b["), "NO_COLOR is respected");
     // Every agent's bundled configs.
-    for code in ["PL002", "CC014", "OC005", "CX001", "QW006"] {
+    for code in ["PL002", "CC014", "OC005", "CX001", "QW006", "GM008"] {
         assert!(out.contains(code), "{code}: {out}");
     }
     insta::assert_snapshot!(out.replace(env!("CARGO_MANIFEST_DIR"), "<repo>"));

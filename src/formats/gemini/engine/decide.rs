@@ -693,6 +693,53 @@ fn write_todos_refusal(args: &Json) -> Option<String> {
         .then(|| "Invalid parameters: Only one task can be \"in_progress\" at a time.".to_string())
 }
 
+enum EditOutcome {
+    Applies,
+    Fails(String),
+    Unknown(String),
+}
+
+/// Whether `replace` can make its edit: the target (in plan mode, a file
+/// of the session's new plans folder) exists or is created by an empty
+/// `old_string`, and holds `old_string` exactly once.
+fn edit_outcome(p: &Policy, args: &Json, ws: &Path) -> EditOutcome {
+    let path = args.get("file_path").and_then(Json::as_str).unwrap_or("");
+    let old = args.get("old_string").and_then(Json::as_str).unwrap_or("");
+    if p.mode == Mode::Plan {
+        // Each session's plans folder starts empty.
+        return if old.is_empty() {
+            EditOutcome::Applies
+        } else {
+            EditOutcome::Fails(format!(
+                "File not found: {path} in the session's plans folder"
+            ))
+        };
+    }
+    let abs = resolve(ws, &expand_home(path, &p.env.home));
+    match std::fs::symlink_metadata(&abs) {
+        Err(_) if old.is_empty() => EditOutcome::Applies,
+        Err(_) => EditOutcome::Fails(format!("File not found: {}", abs.display())),
+        Ok(m) if !m.is_file() && !m.file_type().is_symlink() => {
+            EditOutcome::Unknown(format!("`{path}` is not a regular file"))
+        }
+        Ok(_) if old.is_empty() => EditOutcome::Fails(
+            "Failed to edit. Attempted to create a file that already exists.".into(),
+        ),
+        Ok(_) => match crate::fsio::read_text(&abs, 8 << 20) {
+            Some(text) => match text.matches(old).count() {
+                1 => EditOutcome::Applies,
+                0 => EditOutcome::Unknown(format!(
+                    "`old_string` is not in `{path}` as written: Gemini CLI then tries flexible matching (and may ask its model to correct the edit) before it gives up"
+                )),
+                n => EditOutcome::Unknown(format!(
+                    "`old_string` is in `{path}` {n} times: what Gemini CLI does depends on the edit's options"
+                )),
+            },
+            None => EditOutcome::Unknown(format!("`{path}` could not be read")),
+        },
+    }
+}
+
 /// The class names Gemini CLI also accepts in `tools.core`.
 fn class_names(name: &str) -> &'static [&'static str] {
     match name {
@@ -734,6 +781,20 @@ fn refusal(p: &Policy, name: &str, args: &Json, ws: &Path) -> Option<String> {
             _ => None,
         }
     };
+    // In plan mode the edit tools write into the session's plans folder:
+    // a path that leaves it is refused.
+    let plan_path = |path: &str| -> Option<String> {
+        let t = path.trim();
+        let escapes = if t.starts_with('/') {
+            !heuristics::is_subpath(&p.env.home.join(".gemini").join("tmp"), &resolve(ws, t))
+        } else {
+            let root = Path::new("/plans");
+            !resolve(root, t).starts_with(root)
+        };
+        escapes.then(|| {
+            format!("Access denied: plan path ({t}) must be within the designated plans directory")
+        })
+    };
     let inside = |path: &str| -> Option<String> {
         let abs = resolve(ws, &expand_home(path, &p.env.home));
         let abs = std::fs::canonicalize(&abs).unwrap_or(abs);
@@ -750,6 +811,17 @@ fn refusal(p: &Policy, name: &str, args: &Json, ws: &Path) -> Option<String> {
     };
     match name {
         "read_file" => need("file_path").or_else(|| inside(s("file_path")?)),
+        "write_file" | "replace" if p.mode == Mode::Plan => need("file_path")
+            .or_else(|| {
+                if name == "write_file" {
+                    need("content")
+                } else {
+                    need("instruction")
+                        .or_else(|| need("old_string"))
+                        .or_else(|| need("new_string"))
+                }
+            })
+            .or_else(|| plan_path(s("file_path")?)),
         "write_file" => need("file_path")
             .or_else(|| need("content"))
             .or_else(|| inside(s("file_path")?)),
@@ -870,6 +942,23 @@ pub fn decide(p: &Policy, name: &str, args: &Json) -> Outcome {
         );
     }
     let (mut dec, mut rule) = run.check(name, args, server, false);
+    // `replace` computes its edit before the prompt (and before running):
+    // an edit it cannot make fails without asking, whatever the policy
+    // said short of deny.
+    if name == "replace" && dec != Decision::Deny {
+        match edit_outcome(p, args, &workspace) {
+            EditOutcome::Applies => {}
+            EditOutcome::Fails(m) => {
+                return finish(
+                    run,
+                    Verdict::Invalid(m.clone()),
+                    None,
+                    format!("the edit cannot be made, so the tool fails without a prompt: {m}"),
+                );
+            }
+            EditOutcome::Unknown(m) => run.incomplete.push(m),
+        }
+    }
     let mut reason = match rule {
         Some(i) if p.rules[i].decision != dec => format!(
             "{} `{}` at priority {} matches first; the command's parts and the shell heuristics make it {}",

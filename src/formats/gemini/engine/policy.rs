@@ -908,18 +908,7 @@ impl Policy {
                 rules.push(r);
             }
         };
-        let allowed_flag: Vec<String> = ctx
-            .options
-            .runtime_args
-            .iter()
-            .filter(|(k, _)| k == "allowed-tools")
-            .map(|(_, v)| v.clone())
-            .collect();
-        let allowed = if allowed_flag.is_empty() {
-            string_list(&merged, &["tools", "allowed"]).unwrap_or_default()
-        } else {
-            allowed_flag
-        };
+        let allowed = string_list(&merged, &["tools", "allowed"]).unwrap_or_default();
         if !allowed.is_empty() || get(&merged, &["tools", "allowed"]).is_some() {
             map_tools(
                 &mut rules,
