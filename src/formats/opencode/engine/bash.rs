@@ -40,7 +40,9 @@ pub fn collect(command: &str, cwd: &Path, env: &Env) -> Collected {
     };
     let mut commands = Vec::new();
     descendants(tree.root_node(), &mut commands);
-    for node in commands {
+    // Each pattern once, in order (a line of 20,000 parts stays linear).
+    let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
+    for (node, in_redirect) in commands {
         let elements = elements(node, command);
         let Some(name) = elements.first().copied() else {
             continue;
@@ -58,16 +60,13 @@ pub fn collect(command: &str, cwd: &Path, env: &Env) -> Collected {
             }
         }
         if !CHANGES_DIRECTORY.contains(&name) {
-            let whole = match node.parent() {
-                Some(p) if p.kind() == "redirected_statement" => p,
-                _ => node,
-            };
+            let whole = in_redirect.unwrap_or(node);
             let text = command
                 .get(whole.start_byte()..whole.end_byte())
                 .unwrap_or("")
                 .trim_matches(|c: char| c.is_whitespace())
                 .to_string();
-            if !out.patterns.contains(&text) {
+            if seen.insert(text.clone()) {
                 out.patterns.push(text);
             }
         }
@@ -75,16 +74,18 @@ pub fn collect(command: &str, cwd: &Path, env: &Env) -> Collected {
     out
 }
 
-/// Every `command` node, in document order (pre-order).
-fn descendants<'t>(node: Node<'t>, out: &mut Vec<Node<'t>>) {
-    let mut stack = vec![node];
-    while let Some(n) = stack.pop() {
+/// Every `command` node, in document order (pre-order), with the
+/// `redirected_statement` it is the direct child of (asking a node for its
+/// parent walks down from the root: quadratic over a long `&&` chain).
+fn descendants<'t>(node: Node<'t>, out: &mut Vec<(Node<'t>, Option<Node<'t>>)>) {
+    let mut stack: Vec<(Node<'t>, Option<Node<'t>>)> = vec![(node, None)];
+    while let Some((n, parent)) = stack.pop() {
         if n.kind() == "command" {
-            out.push(n);
+            out.push((n, parent.filter(|p| p.kind() == "redirected_statement")));
         }
         let mut c = n.walk();
         let children: Vec<Node<'t>> = n.children(&mut c).collect();
-        stack.extend(children.into_iter().rev());
+        stack.extend(children.into_iter().rev().map(|ch| (ch, Some(n))));
     }
 }
 
