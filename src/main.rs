@@ -472,13 +472,30 @@ const SCOPED: &[&str] = &["check", "explain", "simulate", "diff", "suggest", "re
 fn command_line() -> clap::Command {
     use clap::CommandFactory;
     let mut options: Vec<permission_lsp::contract::SessionOption> = Vec::new();
+    // A flag several formats declare: each one's help, named.
+    let mut helps: Vec<(&'static str, Vec<String>)> = Vec::new();
     for f in permission_lsp::formats::all() {
         for o in f.session_options() {
             if !options.iter().any(|x| x.flag == o.flag) {
                 options.push(*o);
             }
+            let named = if o.help.starts_with(f.display_name()) {
+                o.help.to_string()
+            } else {
+                format!("{}: {}", f.display_name(), o.help)
+            };
+            match helps.iter_mut().find(|(flag, _)| *flag == o.flag) {
+                Some((_, v)) => v.push(named),
+                None => helps.push((o.flag, vec![named])),
+            }
         }
     }
+    let help_of = move |o: &permission_lsp::contract::SessionOption| -> String {
+        match helps.iter().find(|(flag, _)| *flag == o.flag) {
+            Some((_, v)) if v.len() > 1 => v.join("; "),
+            _ => o.help.to_string(),
+        }
+    };
     let env: Vec<String> = permission_lsp::formats::all()
         .iter()
         .filter(|f| !f.session_env().is_empty())
@@ -499,6 +516,7 @@ fn command_line() -> clap::Command {
     let mut cmd = Cli::command();
     for name in SCOPED {
         let options = options.clone();
+        let help_of = help_of.clone();
         let env_help = env_help.clone();
         let runtime_help = runtime_help.clone();
         cmd = cmd.mut_subcommand(*name, move |mut sub| {
@@ -508,7 +526,7 @@ fn command_line() -> clap::Command {
             for o in options {
                 let mut arg = clap::Arg::new(o.flag)
                     .long(o.flag)
-                    .help(o.help)
+                    .help(help_of(&o))
                     .visible_aliases(o.aliases.iter().copied())
                     .action(if o.switch {
                         clap::ArgAction::SetTrue

@@ -90,7 +90,7 @@ static OPTIONS: &[SessionOption] = &[
         flag: "permission-mode",
         aliases: &[],
         value_name: "MODE",
-        help: "The session's permission mode",
+        help: "the approval mode under the name other agents give it (--approval-mode wins)",
         repeatable: false,
         arg: policy::PERMISSION_MODE_ARG,
         setting: "permissionMode",
