@@ -225,31 +225,33 @@ fn alone(text: &str, policy_file: bool) -> Policy {
     Policy::load(&ctx)
 }
 
-fn checked(
-    text: &str,
-    ctx: Option<&Context<'_>>,
-    policy_file: bool,
-) -> (Analysis, Policy, Option<usize>) {
+/// The session a document is read in, and the document's place in it:
+/// where the CLI reads it, else (a file elsewhere, a dotfiles copy) the
+/// only file of an otherwise empty session.
+fn located(text: &str, ctx: Option<&Context<'_>>, policy_file: bool) -> (Policy, Option<usize>) {
     let doc = ctx.and_then(|c| c.document.clone());
-    let mut p = ctx.map(|c| session(Some(text), c));
-    let mut at = None;
-    if let (Some(pp), Some(d)) = (&p, &doc) {
-        at = if policy_file {
-            pp.policies.iter().position(|f| &f.path == d)
+    if let (Some(c), Some(d)) = (ctx, &doc) {
+        let p = session(Some(text), c);
+        let at = if policy_file {
+            p.policies.iter().position(|f| &f.path == d)
         } else {
-            pp.settings.iter().position(|f| &f.path == d)
+            p.settings.iter().position(|f| &f.path == d)
         };
+        if at.is_some() {
+            return (p, at);
+        }
     }
-    if at.is_none() {
-        let a = alone(text, policy_file);
-        at = if policy_file {
-            (!a.policies.is_empty()).then_some(0)
-        } else {
-            a.settings.iter().position(|f| f.scope == Scope::User)
-        };
-        p = Some(a);
-    }
-    let p = p.expect("a session");
+    let a = alone(text, policy_file);
+    let at = if policy_file {
+        (!a.policies.is_empty()).then_some(0)
+    } else {
+        a.settings.iter().position(|f| f.scope == Scope::User)
+    };
+    (a, at)
+}
+
+fn checked(text: &str, ctx: Option<&Context<'_>>, policy_file: bool) -> Analysis {
+    let (p, at) = located(text, ctx, policy_file);
     let mut diagnostics: Vec<Diagnostic> = Vec::new();
     let (root, accepted, outline) = if policy_file {
         let (accepted, outline) = match at {
@@ -274,16 +276,12 @@ fn checked(
     };
     diagnostics.sort_by_key(|d| (d.range.start, d.range.end));
     let levels = ctx.map(|c| c.options.levels.clone()).unwrap_or_default();
-    (
-        Analysis {
-            root,
-            diagnostics: levels.apply(diagnostics),
-            accepted,
-            outline,
-        },
-        p,
-        at,
-    )
+    Analysis {
+        root,
+        diagnostics: levels.apply(diagnostics),
+        accepted,
+        outline,
+    }
 }
 
 fn is_policy_doc(ctx: &Context<'_>, text: &str) -> bool {
@@ -352,7 +350,7 @@ impl Locate for Gemini {
 
 impl Check for Gemini {
     fn analyse(&self, _role: Role, text: &str, ctx: &Context<'_>) -> Analysis {
-        checked(text, Some(ctx), is_policy_doc(ctx, text)).0
+        checked(text, Some(ctx), is_policy_doc(ctx, text))
     }
 
     fn analyse_file(
@@ -367,7 +365,7 @@ impl Check for Gemini {
             Some(c) => is_policy_doc(c, &text),
             None => !text.trim_start().starts_with('{'),
         };
-        let a = checked(&text, ctx, policy_file).0;
+        let a = checked(&text, ctx, policy_file);
         (text, a)
     }
 }
@@ -461,7 +459,8 @@ impl Editor for Gemini {
         if !is_policy_doc(ctx, text) {
             return None;
         }
-        let (_, p, at) = checked(text, Some(ctx), true);
+        // The session only: hover needs no findings.
+        let (p, at) = located(text, Some(ctx), true);
         let rules = at
             .map(|i| p.policies[i].read.rules.clone())
             .unwrap_or_default();

@@ -276,14 +276,14 @@ fn merge_into(target: &mut serde_json::Map<String, Json>, source: &Json, path: &
                 }
                 target.insert(k.clone(), Json::Object(m));
             }
-            (Some(Json::Array(a)), "union" | "concat") => {
+            (Some(Json::Array(a)), "union") => {
                 let mut out = a.clone();
                 let add: Vec<Json> = match v {
                     Json::Array(b) => b.clone(),
                     other => vec![other.clone()],
                 };
                 for x in add {
-                    if strat == "concat" || !out.contains(&x) {
+                    if !out.contains(&x) {
                         out.push(x);
                     }
                 }
