@@ -782,7 +782,8 @@ fn refusal(p: &Policy, name: &str, args: &Json, ws: &Path) -> Option<String> {
         }
     };
     // In plan mode the edit tools write into the session's plans folder:
-    // a path that leaves it is refused.
+    // a path that leaves it is refused (`../b.md` recorded on the CLI; an
+    // absolute path read from its source).
     let plan_path = |path: &str| -> Option<String> {
         let t = path.trim();
         let escapes = if t.starts_with('/') {

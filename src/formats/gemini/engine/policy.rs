@@ -444,6 +444,9 @@ impl Policy {
         let folder_trust = get(&trust_settings, &["security", "folderTrust", "enabled"])
             .and_then(Json::as_bool)
             .unwrap_or(true);
+        // The environment overrides (`GEMINI_RESTRICTED_MODE`,
+        // `GEMINI_CLI_TRUST_WORKSPACE`) are read from the CLI's source, not
+        // recorded on it; the trust file and `folderTrust` are.
         let trust_env = arg("GEMINI_CLI_TRUST_WORKSPACE");
         let trusted = if arg("GEMINI_RESTRICTED_MODE").as_deref() == Some("true")
             || trust_env.as_deref() == Some("false")
