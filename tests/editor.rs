@@ -9,6 +9,8 @@ mod common;
 
 #[path = "code_actions.rs"]
 mod code_actions;
+#[path = "fix_safety.rs"]
+mod fix_safety;
 #[path = "load.rs"]
 mod load;
 #[path = "lsp_in_process.rs"]

@@ -4,6 +4,7 @@
 
 pub use crate::core::diagnostic::TextEdit;
 use crate::core::diagnostic::{Diagnostic, Fix};
+use crate::ide::block_edits;
 use crate::syntax::{Member, Node, Value};
 use std::ops::Range;
 
@@ -77,16 +78,18 @@ fn fix(text: &str, root: Option<&Node>, d: &Diagnostic, f: &Fix) -> Option<Actio
         }
         Fix::RenameKey { to } => rename_key(root?, d, to),
         Fix::RemoveMember => {
-            let (members, i) = member_with_key_at(root?, d.range.start)?;
+            let (holder, i) = member_with_key_at(root?, d.range.start)?;
+            let members = holder.value.as_object()?;
             Some(action(
                 format!("Remove the rule \"{}\"", members[i].key),
-                member_removal_edits(text, members, i),
+                removal_edits(text, holder, i)?,
                 d,
             ))
         }
         Fix::RemoveDuplicate => {
             // Keep the runtime's meaning: the last value at the first position.
-            let (members, i) = member_with_key_at(root?, d.range.start)?;
+            let (holder, i) = member_with_key_at(root?, d.range.start)?;
+            let members = holder.value.as_object()?;
             let key = &members[i].key;
             let first = members.iter().position(|m| &m.key == key)?;
             if first == i {
@@ -94,11 +97,19 @@ fn fix(text: &str, root: Option<&Node>, d: &Diagnostic, f: &Fix) -> Option<Actio
             }
             let last = members.iter().rposition(|m| &m.key == key)?;
             let last_value = text.get(members[last].value.range.clone())?;
+            let first_value = text.get(members[first].value.range.clone())?;
+            if block_edits::is_block(text, &holder.range)
+                && (last_value.contains('\n') || first_value.contains('\n'))
+            {
+                // A value of several lines does not move between keys
+                // without re-indenting it.
+                return None;
+            }
             let mut edits = Vec::new();
             if last == i {
                 edits.push(replace(members[first].value.range.clone(), last_value));
             }
-            edits.extend(member_removal_edits(text, members, i));
+            edits.extend(removal_edits(text, holder, i)?);
             Some(action(
                 "Remove this duplicate (the value in force moves to the first occurrence)",
                 edits,
@@ -106,8 +117,8 @@ fn fix(text: &str, root: Option<&Node>, d: &Diagnostic, f: &Fix) -> Option<Actio
             ))
         }
         Fix::SetValue { title, value } => {
-            let (members, i) = member_with_key_at(root?, d.range.start)?;
-            let m = &members[i];
+            let (holder, i) = member_with_key_at(root?, d.range.start)?;
+            let m = &holder.value.as_object()?[i];
             m.value.value.as_str().is_some().then(|| {
                 action(
                     title.clone(),
@@ -126,20 +137,27 @@ fn fix(text: &str, root: Option<&Node>, d: &Diagnostic, f: &Fix) -> Option<Actio
         }
         Fix::MoveAfter { after, overriders } => move_after(text, root?, d, after, overriders),
         Fix::RemoveArrayItem { title } => {
-            let (items, i) = array_item_at(root?, &d.range)?;
-            let spans: Vec<Range<usize>> = items.iter().map(|n| n.range.clone()).collect();
-            Some(action(
-                title.clone(),
-                span_removal_edits(text, &spans, i),
-                d,
-            ))
+            let (array, i) = array_item_at(root?, &d.range)?;
+            let Value::Array(items) = &array.value else {
+                return None;
+            };
+            let edits = if block_edits::is_block(text, &array.range) && items.len() == 1 {
+                block_edits::removal_of_only(text, &items[i].range, "[]")?
+            } else if block_edits::is_block(text, &array.range) {
+                block_edits::removal(text, &items[i].range)?
+            } else {
+                let spans: Vec<Range<usize>> = items.iter().map(|n| n.range.clone()).collect();
+                span_removal_edits(text, &spans, i)
+            };
+            Some(action(title.clone(), edits, d))
         }
     }
 }
 
 /// Renames the key at the diagnostic to `to`, unless the map has that key.
 fn rename_key(root: &Node, d: &Diagnostic, to: &str) -> Option<Action> {
-    let (members, _) = member_with_key_at(root, d.range.start)?;
+    let (holder, _) = member_with_key_at(root, d.range.start)?;
+    let members = holder.value.as_object()?;
     if to.is_empty() || members.iter().any(|m| m.key == to) {
         return None;
     }
@@ -161,7 +179,8 @@ fn move_after(
     after: &Range<usize>,
     overriders: &[Range<usize>],
 ) -> Option<Action> {
-    let (members, i) = member_with_key_at(root, d.range.start)?;
+    let (holder, i) = member_with_key_at(root, d.range.start)?;
+    let members = holder.value.as_object()?;
     let p = members.iter().position(|m| m.key_range == *after)?;
     if p <= i || members.iter().filter(|m| m.key == members[i].key).count() > 1 {
         return None;
@@ -175,12 +194,18 @@ fn move_after(
     }
     let moved = text.get(members[i].key_range.start..members[i].value.range.end)?;
     let target = &members[p];
-    let mut edits = member_removal_edits(text, members, i);
-    edits.extend(insert_after_span(
-        text,
-        target.key_range.start..target.value.range.end,
-        moved,
-    ));
+    let target_span = target.key_range.start..target.value.range.end;
+    let mut edits = if block_edits::is_block(text, &holder.range) {
+        block_edits::move_after(
+            text,
+            &(members[i].key_range.start..members[i].value.range.end),
+            &target_span,
+        )?
+    } else {
+        let mut edits = member_removal_edits(text, members, i);
+        edits.extend(insert_after_span(text, target_span, moved));
+        edits
+    };
     edits.sort_by_key(|e| e.range.start);
     Some(action(
         format!("Move after \"{}\" so this rule takes effect", target.key),
@@ -241,13 +266,13 @@ fn enclosing_object(root: &Node, offset: usize) -> Option<&Node> {
     }
 }
 
-/// The members of the object holding the key at `offset`, and its index.
-fn member_with_key_at(root: &Node, offset: usize) -> Option<(&[Member], usize)> {
+/// The object holding the key at `offset`, and the member's index.
+fn member_with_key_at(root: &Node, offset: usize) -> Option<(&Node, usize)> {
     let mut node = root;
     loop {
         let members = node.value.as_object()?;
         if let Some(i) = members.iter().position(|m| m.key_range.contains(&offset)) {
-            return Some((members, i));
+            return Some((node, i));
         }
         node = &members
             .iter()
@@ -315,6 +340,23 @@ fn comma_after(text: &str, after: usize) -> Option<usize> {
     }
 }
 
+/// Edits that remove member `i` of the object `holder`, in its own style:
+/// with its comma between braces, with its lines in a block mapping.
+pub fn removal_edits(text: &str, holder: &Node, i: usize) -> Option<Vec<TextEdit>> {
+    let members = holder.value.as_object()?;
+    let m = members.get(i)?;
+    if block_edits::is_block(text, &holder.range) {
+        let span = m.key_range.start..m.value.range.end;
+        if members.len() == 1 {
+            block_edits::removal_of_only(text, &span, "{}")
+        } else {
+            block_edits::removal(text, &span)
+        }
+    } else {
+        Some(member_removal_edits(text, members, i))
+    }
+}
+
 /// Edits that remove member `i` with its comma, keeping every comment and
 /// the other members' lines as they are.
 pub fn member_removal_edits(text: &str, members: &[Member], i: usize) -> Vec<TextEdit> {
@@ -365,13 +407,13 @@ fn span_removal_edits(text: &str, spans: &[Range<usize>], i: usize) -> Vec<TextE
 }
 
 /// The array holding an item whose range is `range`, and the item's index.
-fn array_item_at<'a>(root: &'a Node, range: &Range<usize>) -> Option<(&'a [Node], usize)> {
+fn array_item_at<'a>(root: &'a Node, range: &Range<usize>) -> Option<(&'a Node, usize)> {
     let mut node = root;
     loop {
         match &node.value {
             crate::syntax::Value::Array(items) => {
                 if let Some(i) = items.iter().position(|n| n.range == *range) {
-                    return Some((items, i));
+                    return Some((node, i));
                 }
                 node = items
                     .iter()

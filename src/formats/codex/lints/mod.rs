@@ -253,16 +253,26 @@ fn rule_findings(
                     let lit = &text[at.clone()];
                     if lit.len() >= 2 && (lit.starts_with('"') || lit.starts_with('\'')) {
                         let q = &lit[..1];
+                        let split = TextEdit::replace(
+                            at,
+                            words
+                                .iter()
+                                .map(|w| format!("{q}{w}{q}"))
+                                .collect::<Vec<_>>()
+                                .join(", "),
+                        );
+                        let fixed =
+                            crate::ide::code_actions::apply(text, std::slice::from_ref(&split));
+                        if read
+                            && !super::model::rules::read(&fixed, &mut Default::default()).loaded()
+                        {
+                            // The rule's own `match` examples pass the
+                            // words as one argument: meant as one token.
+                            continue;
+                        }
                         d = d.with_fix(Fix::Edit {
                             title: "Split into separate tokens".into(),
-                            edits: vec![TextEdit::replace(
-                                at,
-                                words
-                                    .iter()
-                                    .map(|w| format!("{q}{w}{q}"))
-                                    .collect::<Vec<_>>()
-                                    .join(", "),
-                            )],
+                            edits: vec![split],
                         });
                     }
                 }

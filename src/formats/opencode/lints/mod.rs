@@ -184,7 +184,9 @@ pub fn own_findings(role: Role, text: &str, own: &Own, out: &mut Vec<Diagnostic>
                 for p in list {
                     let at = out.len();
                     pattern_findings(&e.key, p, out);
-                    if let Some(fix) = external_rewrite(text, root, *agent, &e.key, p) {
+                    // An agent file's own `permission` is at its root.
+                    let holder = if role == Role::Config { *agent } else { None };
+                    if let Some(fix) = external_rewrite(text, root, holder, &e.key, p) {
                         for d in &mut out[at..] {
                             if d.code.as_str() == Code::PathRuleNeverMatches.as_str() {
                                 d.fixes.push(fix.clone());
@@ -235,22 +237,62 @@ fn external_rewrite(
     let holder = members.iter().rev().find(|m| m.key == key)?;
     let patterns = holder.value.value.as_object()?;
     let j = patterns.iter().position(|m| m.key_range == p.key_range)?;
-    let mut edits = crate::ide::code_actions::member_removal_edits(text, patterns, j);
+    // The style of the permission map, where a new key would go.
+    let block = crate::ide::block_edits::is_block(text, &perm.range);
     let entry = format!(
         "{}: {}",
         serde_json::Value::String(pat.to_string()),
         serde_json::Value::String(config::action_str(p.action).into())
     );
+    let mut edits = crate::ide::code_actions::removal_edits(text, &holder.value, j)?;
     match members.iter().rev().find(|m| m.key == "external_directory") {
         Some(ext) => {
             let obj = ext.value.value.as_object()?;
-            let at = ext.value.range.start + 1;
-            let insert = if obj.is_empty() {
-                format!(" {entry} ")
-            } else {
-                format!(" {entry},")
+            // Last match wins: the moved rule goes after every rule that
+            // decides a path of its folder, so that it decides them (a
+            // rule for a narrower path keeps its place after it).
+            let example = pat.replace("**", "x").replace(['*', '?'], "x");
+            let after = obj
+                .iter()
+                .rposition(|m| super::engine::wildcard::matches(&example, &m.key));
+            let span = |m: &crate::syntax::Member| m.key_range.start..m.value.range.end;
+            let insert = match (after, obj.first()) {
+                (_, None) if !crate::ide::block_edits::is_block(text, &ext.value.range) => {
+                    let at = ext.value.range.start + 1;
+                    vec![crate::core::diagnostic::TextEdit::replace(
+                        at..at,
+                        format!(" {entry} "),
+                    )]
+                }
+                (_, None) => return None,
+                (Some(a), _) if crate::ide::block_edits::is_block(text, &ext.value.range) => {
+                    crate::ide::block_edits::insert_after(text, &span(&obj[a]), &entry)?
+                }
+                (None, Some(first))
+                    if crate::ide::block_edits::is_block(text, &ext.value.range) =>
+                {
+                    crate::ide::block_edits::insert_before(text, &span(first), &entry)?
+                }
+                (Some(a), _) => {
+                    crate::ide::code_actions::insert_after_span(text, span(&obj[a]), &entry)
+                }
+                (None, Some(_)) => {
+                    let at = ext.value.range.start + 1;
+                    vec![crate::core::diagnostic::TextEdit::replace(
+                        at..at,
+                        format!(" {entry},"),
+                    )]
+                }
             };
-            edits.push(crate::core::diagnostic::TextEdit::replace(at..at, insert));
+            edits.extend(insert);
+        }
+        None if block => {
+            let span = holder.key_range.start..holder.value.range.end;
+            edits.extend(crate::ide::block_edits::insert_before(
+                text,
+                &span,
+                &format!("external_directory: {{ {entry} }}"),
+            )?);
         }
         None => {
             let at = holder.key_range.start;
@@ -259,6 +301,12 @@ fn external_rewrite(
                 format!("\"external_directory\": {{ {entry} }}, "),
             ));
         }
+    }
+    // Edits must not overlap (a removal's lines and an insertion at their
+    // edge are both fine; anything else is no fix).
+    edits.sort_by_key(|e| (e.range.start, e.range.end));
+    if edits.windows(2).any(|w| w[0].range.end > w[1].range.start) {
+        return None;
     }
     edits.sort_by_key(|e| e.range.start);
     Some(Fix::Edit {

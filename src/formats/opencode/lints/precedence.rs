@@ -191,7 +191,7 @@ fn diagnostic(policy: &Policy, pass: &Pass<'_>, sub: &[&Rule], f: &Finding) -> O
     let agent = pass.agent;
     let r = sub[f.rule()];
     let place = |x: &Rule| describe(policy, x, agent);
-    let mut d = match f {
+    let d = match f {
         Finding::Overridden {
             decided_by,
             example,
@@ -328,10 +328,6 @@ fn diagnostic(policy: &Policy, pass: &Pass<'_>, sub: &[&Rule], f: &Finding) -> O
             d
         }
     };
-    if r.origin.layer == Layer::AgentFile {
-        // Fixes edit JSON members; an agent file's frontmatter is YAML.
-        d.fixes.clear();
-    }
     Some(d)
 }
 

@@ -183,6 +183,12 @@ impl Parser<'_> {
             self.i += 1;
             let value = if rest.is_empty() {
                 match self.lines.get(self.i) {
+                    // A flow collection on the next, more indented line.
+                    Some(next) if next.indent > indent && (next.body.starts_with(['{', '['])) => {
+                        let (body, at) = (next.body, next.start);
+                        self.i += 1;
+                        self.inline(body, at)?
+                    }
                     Some(next) if next.indent > indent => {
                         let ind = next.indent;
                         let at = next.start..next.start + next.body.len();
