@@ -642,7 +642,10 @@ fn main() {
     let code = match result {
         Ok(code) => code,
         Err(UsageError(e)) => {
-            eprintln!("permission-lsp: {e}");
+            eprintln!(
+                "permission-lsp: {}",
+                permission_lsp::text::clip_spans(&e.to_string())
+            );
             2
         }
     };
@@ -919,7 +922,10 @@ fn simulate(
         return Err(UsageError(refused.join("; ")));
     }
     for e in &refused {
-        eprintln!("permission-lsp: {e}");
+        eprintln!(
+            "permission-lsp: {}",
+            permission_lsp::text::clip_spans(&e.to_string())
+        );
     }
     let result = cli::simulate::run_side_by_side(calls, format, &mut out);
     let _ = std::io::Write::flush(&mut out);

@@ -322,3 +322,65 @@ fn a_minified_settings_file_with_many_rules() {
         &out[out.len().saturating_sub(300)..]
     );
 }
+
+/// Names people cannot read whole: a 40 KB tool name and an agent named
+/// `""` are shown clipped and as the empty string, in findings and in
+/// errors (they were echoed whole, and as "agent ``").
+#[test]
+fn huge_and_empty_names_are_shown_readably() {
+    let dir = scratch("names");
+    let long = "x".repeat(40_000);
+    let config = serde_json::json!({
+        "permission": { long.clone(): "deny" },
+        "agent": { "": { "permission": { "bash": { "git *": "allow", "*": "deny" } } } }
+    });
+    std::fs::write(dir.join("opencode.json"), config.to_string()).unwrap();
+    let home = dir.display().to_string();
+    let (_, out, _) = run_in(
+        &dir,
+        &[
+            "check",
+            "opencode.json",
+            "--format",
+            "json",
+            "--home",
+            &home,
+        ],
+        "",
+    );
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let messages: Vec<&str> = v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|d| d["message"].as_str())
+        .collect();
+    assert!(
+        messages.iter().any(|m| m.contains("agent `\"\"`")),
+        "{messages:?}"
+    );
+    for m in &messages {
+        assert!(
+            m.len() < 2_000 && !m.contains("``"),
+            "{}",
+            &m[..m.len().min(300)]
+        );
+    }
+    for runtime in ["codex", "qwen", "gemini", "claude"] {
+        let (code, _, err) = run_in(
+            &dir,
+            &[
+                "simulate",
+                "--runtime",
+                runtime,
+                "--tool",
+                &long,
+                "--input",
+                "{}",
+            ],
+            "",
+        );
+        assert_eq!(code, 2, "{runtime}");
+        assert!(err.len() < 2_000, "{runtime}: {} bytes", err.len());
+    }
+}

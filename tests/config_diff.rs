@@ -758,3 +758,45 @@ fn pi_diff_compares_every_agent_file() {
     );
     let _ = std::fs::remove_dir_all(&root);
 }
+
+/// The editor's diff of an edited, unsaved buffer: the buffer is the
+/// config now, so the file is "changed" (it said "unchanged", the text on
+/// disk being HEAD's) and the difference shows.
+#[test]
+fn an_unsaved_buffer_is_compared_not_the_file_on_disk() {
+    let root = temp("buffer");
+    let repo = root.join("repo");
+    let home = root.join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let config = repo.join(".pi/extensions/pi-permission-system/config.json");
+    let saved = "{\n  \"permission\": {\n    \"bash\": {\n      \"*\": \"ask\",\n      \"rm *\": \"deny\"\n    }\n  }\n}\n";
+    write(&config, saved);
+    git(&repo, &["init", "-q"]);
+    git(&repo, &["add", "-A"]);
+    git(&repo, &["commit", "-qm", "base"]);
+    let edited = saved.replace("\"rm *\": \"deny\"", "\"rm *\": \"allow\"");
+    let doc = config.clone();
+    let open = move |p: &Path| (p == doc).then(|| edited.clone());
+    let options = AnalysisOptions {
+        home: home.display().to_string(),
+        ..AnalysisOptions::default()
+    };
+    let ctx = resolve(
+        &options,
+        Some(&repo),
+        Some(&config),
+        &Overrides::default(),
+        Some(&open),
+    );
+    let pi = formats::by_id("pi").unwrap();
+    let c = permission_lsp::analysis::compare::compare(
+        pi,
+        &ctx,
+        Some(&config),
+        &permission_lsp::analysis::compare::Base::Rev("HEAD".into()),
+    )
+    .unwrap();
+    assert_eq!(c.files[0].status, "changed", "{:?}", c.files);
+    assert!(c.report.newly_allowed >= 1, "{:?}", c.report);
+    let _ = std::fs::remove_dir_all(&root);
+}

@@ -666,3 +666,73 @@ fn a_headless_claude_code_session_replays_its_unanswerable_ask_as_an_ask() {
     );
     let _ = std::fs::remove_dir_all(&root);
 }
+
+/// The approvals session's suggestion placed with other project settings
+/// (`settings`, the project file's text).
+fn approvals_placed(tag: &str, settings: &str) -> permission_lsp::history::suggest::Placed {
+    let dir = fixtures().join("claude").join("approvals");
+    let fixture: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("case.json")).unwrap()).unwrap();
+    let case = harness::Case::from_fixture(&fixture);
+    let root = temp(tag);
+    let (proj, home) = case.materialise(&root);
+    std::fs::write(proj.join(".claude/settings.json"), settings).unwrap();
+    let log = std::fs::read_to_string(dir.join("transcript.jsonl"))
+        .unwrap()
+        .replace("{PROJ}", &proj.display().to_string())
+        .replace("{HOME}", &home.display().to_string());
+    let ctx = claude_ctx(&case, &proj, &home);
+    let cc = formats::by_id("claude-code").unwrap();
+    let seen = std::cell::RefCell::new(Vec::new());
+    let mut replayer = Replayer::new(Box::new(|f: &'static dyn Format, s: &_| {
+        permission_lsp::history::replay::policy_for(&ctx, f, s)
+    }));
+    replayer.observer = Some(Box::new(|f, c| seen.borrow_mut().push((f, c.clone()))));
+    replayer.replay("log", &mut log.as_bytes(), &mut |_: &Change| {});
+    drop(replayer);
+    let mut collector = permission_lsp::history::suggest::Collector::default();
+    for (f, c) in seen.into_inner() {
+        collector.add(f, &c);
+    }
+    let (s, approved, denied) = collector.suggestions(2).into_iter().next().unwrap();
+    assert_eq!(s.pattern, "npm run test *");
+    let placed = permission_lsp::history::suggest::place(cc, &ctx, s, &approved, &denied).unwrap();
+    let _ = std::fs::remove_dir_all(&root);
+    placed
+}
+
+/// The same approvals under a deny rule that covers them (an allow was
+/// suggested under a deny that always beats it): Claude Code's deny wins
+/// over every allow, so no rule is offered for insertion — the note names
+/// the deny that decides.
+#[test]
+fn no_allow_is_suggested_under_a_deny_that_beats_it() {
+    let placed = approvals_placed(
+        "cc-approvals-under-deny",
+        r#"{"permissions": {"allow": ["Bash(git status)"], "deny": ["Bash(npm run:*)"]}}"#,
+    );
+    assert_eq!(placed.allowed_now, 0);
+    assert!(placed.edits.is_empty() && placed.file.is_none() && placed.new_text.is_none());
+    let note = placed.note.unwrap();
+    assert!(
+        note.starts_with("not added") && note.contains("npm run:*") && note.contains("deny"),
+        "{note}"
+    );
+}
+
+/// A settings file on one line: the rule goes into line 1 (it said
+/// "insert after line 0").
+#[test]
+fn a_suggestion_in_a_one_line_file_names_its_line() {
+    let placed = approvals_placed(
+        "cc-approvals-one-line",
+        r#"{"permissions": {"allow": ["Bash(git status)"], "deny": ["Bash(npm run build:*)"]}}"#,
+    );
+    assert_eq!((placed.after_line, placed.in_line), (None, Some(1)));
+    assert_eq!(placed.allowed_now, 3);
+    let placed = approvals_placed(
+        "cc-approvals-lines",
+        "{\n  \"permissions\": {\n    \"allow\": [\n      \"Bash(git status)\"\n    ]\n  }\n}\n",
+    );
+    assert_eq!((placed.after_line, placed.in_line), (Some(4), None));
+}

@@ -210,7 +210,8 @@ pub fn compare(
                     .map_err(|e| format!("--base {}: {e}", b.display()))?,
             ),
         };
-        let now = crate::workspace::read_text(f, MAX_BASE_BYTES);
+        // The open buffer (the editor's unsaved text), else the file.
+        let now = (ctx.open)(f).or_else(|| crate::workspace::read_text(f, MAX_BASE_BYTES));
         let status = match (&text, &now) {
             (None, _) => "new",
             (Some(t), Some(n)) if t == n => "unchanged",

@@ -90,10 +90,15 @@ pub fn run(
                         ""
                     }
                 );
-                if let (Some(f), Some(l)) = (&p.file, p.after_line) {
+                let at = match (p.after_line, p.in_line) {
+                    (Some(l), _) => Some(format!("insert after line {l}")),
+                    (None, Some(l)) => Some(format!("insert in line {l}")),
+                    _ => None,
+                };
+                if let (Some(f), Some(at)) = (&p.file, at) {
                     let _ = writeln!(
                         out,
-                        "  insert after line {l} of {f} (where it overrides the rule that asks now); none of {} refused call{} matches",
+                        "  {at} of {f} (where it overrides the rule that asks now); none of {} refused call{} matches",
                         s.denied_checked,
                         if s.denied_checked == 1 { "" } else { "s" }
                     );

@@ -240,7 +240,7 @@ impl Diagnostic {
             code,
             severity: code.default_severity(),
             range,
-            message,
+            message: crate::text::clip_spans(&message),
             runtime_issue: None,
             related: Vec::new(),
             fixes: Vec::new(),

@@ -233,6 +233,10 @@ pub struct Placed {
     /// The file it goes in, and the 1-based line it is inserted after.
     pub file: Option<String>,
     pub after_line: Option<usize>,
+    /// The 1-based line the rule is inserted into (a file on one line),
+    /// when it does not get a line of its own.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub in_line: Option<usize>,
     /// The file's text with the rule inserted.
     #[serde(skip)]
     pub new_text: Option<String>,
@@ -277,6 +281,7 @@ pub fn place(
         suggestion,
         file: None,
         after_line: None,
+        in_line: None,
         new_text: None,
         edits: Vec::new(),
         allowed_now: 0,
@@ -367,6 +372,27 @@ pub fn place(
             return None;
         }
     }
+    if placed.allowed_now == 0 && !approved.is_empty() {
+        // Nowhere it would take effect: a rule the runtime ranks above
+        // every allow rule (a deny) still decides the approved calls.
+        let r = after.simulate(&approved[0]);
+        let by = r.rule.as_ref().map_or_else(
+            || format!("the runtime still {}s them", r.decision),
+            |d| {
+                let at = match (&d.place.file, d.place.line) {
+                    (Some(f), Some(l)) => format!(" ({f} line {l})"),
+                    (Some(f), None) => format!(" ({f})"),
+                    _ => String::new(),
+                };
+                format!("`{}` {} {}s them{at}", d.surface, d.pattern, r.decision)
+            },
+        );
+        placed.note = Some(format!(
+            "not added: no allow rule lets these calls through — {by}, and it wins over any allow rule; narrow or remove it to allow them"
+        ));
+        placed.edits.clear();
+        return Some(placed);
+    }
     if placed.allowed_now < approved.len() {
         placed.note = Some(format!(
             "placed in {file}, it allows {} of the {} approved calls: a rule the format ranks higher still decides the others",
@@ -374,11 +400,20 @@ pub fn place(
             approved.len()
         ));
     }
-    placed.after_line = Some(
-        text[..placed.edits.first().map_or(0, |e| e.range.start)]
-            .matches('\n')
-            .count(),
-    );
+    // 1-based: the line the rule goes after when it gets a line of its
+    // own, else the line it is inserted into.
+    // (The edit with the rule's text; a comma may come before it.)
+    let at = placed
+        .edits
+        .iter()
+        .max_by_key(|e| e.new_text.len())
+        .map_or(0, |e| e.range.start);
+    let before = text[..at].matches('\n').count();
+    if (at == 0 || text[..at].ends_with('\n')) && before > 0 {
+        placed.after_line = Some(before);
+    } else {
+        placed.in_line = Some(before + 1);
+    }
     placed.file = Some(file);
     placed.new_text = Some(new_text);
     Some(placed)

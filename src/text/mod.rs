@@ -229,6 +229,52 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
     prev[b.len()]
 }
 
+/// A message as people read it: each `` `code` `` span longer than
+/// [`SPAN_MAX`] characters clipped to its start and end with its length
+/// (a 40 KB tool name is not echoed whole), and an empty span written as
+/// the empty string it is (`""`, not ``` `` ```).
+pub fn clip_spans(message: &str) -> String {
+    if !message.contains('`') {
+        return message.to_string();
+    }
+    let mut out = String::with_capacity(message.len().min(4096));
+    let mut rest = message;
+    while let Some(open) = rest.find('`') {
+        out.push_str(&rest[..open]);
+        let run = rest[open..].len() - rest[open..].trim_start_matches('`').len();
+        let after = &rest[open + run..];
+        if run == 2 {
+            // An empty span: the empty string it stands for.
+            out.push_str("`\"\"`");
+            rest = after;
+            continue;
+        }
+        let fence = &rest[open..open + run];
+        let Some(close) = after.find(fence) else {
+            out.push_str(fence);
+            rest = after;
+            continue;
+        };
+        let span = &after[..close];
+        let n = span.chars().count();
+        if run == 1 && n > SPAN_MAX {
+            let head: String = span.chars().take(120).collect();
+            let tail: String = span.chars().skip(n - 40).collect();
+            out.push_str(&format!("`{head}…{tail}` ({n} characters)"));
+        } else {
+            out.push_str(fence);
+            out.push_str(span);
+            out.push_str(fence);
+        }
+        rest = &after[close + run..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The longest code span a message shows whole.
+pub const SPAN_MAX: usize = 300;
+
 pub fn line_col_1(index: &LineIndex, text: &str, offset: usize) -> (usize, usize) {
     let p = index.position(text, offset, PositionEncoding::Utf8);
     let start = index.line_range(text, p.line as usize).start;
@@ -242,6 +288,16 @@ pub fn line_col_1(index: &LineIndex, text: &str, offset: usize) -> (usize, usize
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn long_and_empty_spans_are_shown_readably() {
+        let long = "y".repeat(40_000);
+        let m = clip_spans(&format!("no tool `{long}` here"));
+        assert!(m.len() < 200 && m.contains("(40000 characters)"), "{m}");
+        assert_eq!(clip_spans("agent `` has"), "agent `\"\"` has");
+        assert_eq!(clip_spans("a `b` and ```c``` `d"), "a `b` and ```c``` `d");
+        assert_eq!(clip_spans("plain"), "plain");
+    }
 
     #[test]
     fn crlf_and_lone_cr_are_line_breaks() {

@@ -25,6 +25,9 @@ struct ReviewLog {
     cwd: Option<String>,
     /// Asks waiting for their answer, by request id.
     waiting: HashMap<String, (u64, Value)>,
+    /// The same asks by the line they were asked on: the oldest is the one
+    /// given up when too many are open (the same one on every run).
+    waiting_order: std::collections::BTreeMap<u64, String>,
     /// The tool call id of a call the user just approved: the records of
     /// its later gates belong to the same call.
     approved: Option<String>,
@@ -79,7 +82,7 @@ impl LogReader for ReviewLog {
             },
             "permission_request.waiting" => {
                 if self.waiting.len() >= crate::contract::history::MAX_PENDING
-                    && let Some(k) = self.waiting.keys().next().cloned()
+                    && let Some((_, k)) = self.waiting_order.pop_first()
                     && let Some((l, _)) = self.waiting.remove(&k)
                 {
                     out.push(Item::Unrebuildable {
@@ -88,7 +91,9 @@ impl LogReader for ReviewLog {
                     });
                 }
                 let id = str_field(r, "requestId").unwrap_or("").to_string();
+                self.waiting_order.insert(line, id.clone());
                 if let Some((l, old)) = self.waiting.insert(id, (line, r.clone())) {
+                    self.waiting_order.remove(&l);
                     // The same id asked again before its answer: the first
                     // ask stays an ask.
                     self.emit(l, &old, Decision::Ask, None, out);
@@ -96,8 +101,10 @@ impl LogReader for ReviewLog {
                 return;
             }
             "permission_request.approved" | "permission_request.denied" => {
-                if let Some(id) = str_field(r, "requestId") {
-                    self.waiting.remove(id);
+                if let Some(id) = str_field(r, "requestId")
+                    && let Some((l, _)) = self.waiting.remove(id)
+                {
+                    self.waiting_order.remove(&l);
                 }
                 let answer = match str_field(r, "resolution") {
                     Some("approved") => Answer::Approved,
@@ -134,6 +141,7 @@ impl LogReader for ReviewLog {
     }
 
     fn finish(&mut self, out: &mut Vec<Item>) {
+        self.waiting_order.clear();
         let mut open: Vec<(u64, Value)> = self.waiting.drain().map(|(_, v)| v).collect();
         open.sort_by_key(|(l, _)| *l);
         for (line, r) in open {
@@ -282,6 +290,28 @@ mod tests {
             Item::Call(c) => c,
             other => panic!("not a call: {other:?}"),
         }
+    }
+
+    /// More unanswered asks than are kept open: the oldest is given up,
+    /// the same on every run (it was whichever the hash map gave first).
+    #[test]
+    fn too_many_open_asks_give_up_the_oldest_every_time() {
+        let n = crate::contract::history::MAX_PENDING + 3;
+        let lines: Vec<String> = (0..n)
+            .map(|i| format!(r#"{{"extension":"pi-permission-system","event":"permission_request.waiting","requestId":"r{i}","toolName":"find","toolInputPreview":"for pattern 'f{i}', current working directory"}}"#))
+            .collect();
+        let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+        let first = read(&refs);
+        let given_up: Vec<u64> = first
+            .iter()
+            .filter_map(|i| match i {
+                Item::Unrebuildable { line, .. } => Some(*line),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(given_up, vec![1, 2, 3]);
+        assert_eq!(first.len(), n);
+        assert_eq!(read(&refs), first);
     }
 
     #[test]
