@@ -372,3 +372,76 @@ fn precedence_is_exact_over_unions_and_finds_redundant_rules() {
     assert!(b.diagnostics.iter().all(|d| d.code.as_str() != "OC015"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `{env:…}` and `{file:…}` references are replaced as OpenCode replaces
+/// them (what each one gives is recorded on the CLI: the `refs` group of
+/// `cases.json`); a file outside the project and OpenCode's folders is
+/// never read — the finding says the value is not known, and no refusal is
+/// claimed for it; a folder is refused as OpenCode refuses it; and a file
+/// checked alone (no session) resolves its references from its folder.
+#[test]
+fn references_are_replaced_and_files_elsewhere_never_read() {
+    let (dir, home, project) = session("refs");
+    let outside = dir.join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(outside.join("mode.txt"), "allow").unwrap();
+    std::fs::write(project.join("mode.txt"), " deny\n").unwrap();
+    std::fs::create_dir_all(project.join("sub")).unwrap();
+    let doc = project.join("opencode.jsonc");
+    let codes = |a: &Analysis| -> Vec<String> {
+        a.diagnostics
+            .iter()
+            .map(|d| d.code.as_str().to_string())
+            .collect()
+    };
+    let text = r#"{ "permission": { "bash": { "*": "{file:./mode.txt}", "git *": "allow" } } }"#;
+    let a = analyse(&home, &project, &doc, text, Role::Config);
+    assert!(
+        a.accepted && !codes(&a).contains(&"OC002".to_string()),
+        "{:?}",
+        a.diagnostics
+    );
+    let text = format!(
+        r#"{{ "permission": {{ "bash": {{ "*": "{{file:{}}}" }} }} }}"#,
+        outside.join("mode.txt").display()
+    );
+    let a = analyse(&home, &project, &doc, &text, Role::Config);
+    assert!(
+        codes(&a).contains(&"OC016".to_string()),
+        "{:?}",
+        a.diagnostics
+    );
+    assert!(
+        !codes(&a).contains(&"OC002".to_string()),
+        "{:?}",
+        a.diagnostics
+    );
+    let text = r#"{ "permission": { "read": "{file:./sub}" } }"#;
+    let a = analyse(&home, &project, &doc, text, Role::Config);
+    let refused = a
+        .diagnostics
+        .iter()
+        .find(|d| d.code.as_str() == "OC002")
+        .unwrap();
+    assert!(
+        refused
+            .message
+            .contains("bad file reference: \"{file:./sub}\""),
+        "{}",
+        refused.message
+    );
+    assert_eq!(&text[refused.range.clone()], "{file:./sub}");
+    // Alone (no session): no other file is read, and that is said — no
+    // refusal is claimed.
+    std::fs::write(&doc, r#"{ "permission": { "bash": "{file:./mode.txt}" } }"#).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_permission-lsp"))
+        .args(["check", "--no-scopes", "--format", "json"])
+        .arg(&doc)
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["errors"], 0, "{v:#}");
+    assert_eq!(v["diagnostics"][0]["code"], "OC016", "{v:#}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -22,4 +22,5 @@ crate::code_table! {
     AsksHeadless = "OC013", "asks-headless", Hint, "A rule that can still ask: in a headless run (`opencode run`) nobody answers, and the call is rejected.";
     FileRefused = "OC014", "file-refused", Error, "Another file of the session makes OpenCode refuse to start, so none of this file's rules apply.";
     RedundantRule = "OC015", "redundant-rule", Hint, "A rule whose every call the earlier rules you wrote already decide the same way: removing it changes no decision.";
+    UnresolvedReference = "OC016", "unresolved-reference", Info, "A `{env:…}` or `{file:…}` reference this check cannot resolve as the agent would — a variable it was not given, or a file outside the project and OpenCode's folders (never read) — and reads as empty.";
 }

@@ -106,6 +106,59 @@ impl Env {
     }
 }
 
+/// A config read with its `{env:…}`/`{file:…}` references replaced as
+/// OpenCode replaces them: the session's variables, the files (an open
+/// buffer wins over the disk) relative to `dir`.
+pub fn read_with_refs(
+    text: &str,
+    dir: &Path,
+    env: &Env,
+    open: crate::contract::context::OpenBuffers<'_>,
+) -> config::Read {
+    use crate::formats::opencode::model::refs;
+    let var = |n: &str| env.var(n).map(str::to_string);
+    let read = |p: &Path| -> Result<String, refs::Unreadable> {
+        if let Some(t) = open(p) {
+            return Ok(t);
+        }
+        // Only the project's and OpenCode's own folders are read; a file
+        // elsewhere (an API key) is looked at, never read.
+        let inside = [
+            dir,
+            env.directory.as_path(),
+            env.worktree.as_path(),
+            env.config_dir.as_path(),
+            &env.home.join(".opencode"),
+        ]
+        .iter()
+        .any(|d| *d != Path::new("/") && p.starts_with(d));
+        if !inside {
+            return match std::fs::metadata(p) {
+                Ok(m) if m.is_file() => Err(refs::Unreadable::NotRead),
+                Ok(_) => Err(refs::Unreadable::Other),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                    Err(refs::Unreadable::Missing)
+                }
+                Err(_) => Err(refs::Unreadable::Other),
+            };
+        }
+        match crate::fsio::read_capped(p, config::MAX_BYTES) {
+            Ok(b) => Ok(String::from_utf8_lossy(&b).into_owned()),
+            Err(crate::fsio::ReadError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
+                Err(refs::Unreadable::Missing)
+            }
+            Err(_) => Err(refs::Unreadable::Other),
+        }
+    };
+    let resolver = refs::Resolver {
+        dir,
+        home: &env.home,
+        var: &var,
+        read: &read,
+    };
+    config::read_config_with(text, Some(&resolver))
+}
+
 /// `/a/./b/../c` → `/a/c`, lexically.
 pub fn normalise(p: &Path) -> PathBuf {
     let mut out = PathBuf::from("/");
@@ -211,7 +264,8 @@ pub fn session_files(ctx: &Context<'_>) -> (Env, Vec<SourceFile>) {
     }
     // 4. Inline content, 5. managed files.
     if let Some(c) = env.var("OPENCODE_CONFIG_CONTENT") {
-        let read = config::read_config(c);
+        // Its relative references are the working directory's.
+        let read = read_with_refs(c, &env.directory, &env, loader.ctx.open);
         loader.files.push(SourceFile {
             path: PathBuf::from("OPENCODE_CONFIG_CONTENT"),
             layer: Layer::ConfigContent,
@@ -316,9 +370,8 @@ impl Loader<'_, '_> {
         let Some(text) = self.text(path) else {
             return;
         };
-        let mut read = config::read_config(&text);
         let dir = path.parent().unwrap_or(Path::new("/"));
-        config::check_file_refs(&mut read, &text, dir, &self.env.home, |p| p.exists());
+        let read = read_with_refs(&text, dir, self.env, self.ctx.open);
         self.files.push(SourceFile {
             path: path.to_path_buf(),
             layer,

@@ -121,6 +121,18 @@ impl Simulator for OpenCodeSimulator {
             .collect();
         let mut incomplete = Vec::new();
         for f in &policy.files {
+            for u in f
+                .read
+                .substituted
+                .iter()
+                .filter(|u| u.is_file && u.value.is_none())
+            {
+                incomplete.push(format!(
+                    "{}: `{}` names a file outside the project and OpenCode's folders, which this checker does not read; what it holds (and whether OpenCode starts) is not known",
+                    f.path.display(),
+                    u.text
+                ));
+            }
             if let Some(e) = &f.yaml_error {
                 if e.message == crate::formats::opencode::model::yaml::TOO_DEEP {
                     // Not a YAML error OpenCode sees: this reader stops.

@@ -117,6 +117,37 @@ pub fn own_findings(role: Role, text: &str, own: &Own, out: &mut Vec<Diagnostic>
         return;
     }
     let r = &own.read;
+    for u in r.substituted.iter().filter(|u| u.value.is_none()) {
+        let message = if u.is_file {
+            format!(
+                "`{}` names a file outside the project and OpenCode's folders: it is not read here (OpenCode replaces the reference by the file's content), so this value reads as empty. Move the file into the project or the config folder to have it checked.",
+                u.text
+            )
+        } else {
+            let name = u
+                .text
+                .strip_prefix("{env:")
+                .and_then(|t| t.strip_suffix('}'))
+                .unwrap_or(&u.text);
+            format!(
+                "`{name}` is not set for this check: OpenCode replaces `{}` by its value before reading the file, by nothing when unset — as it is read here. Give the value the agent starts with (`--runtime-env {name}=…`; in the editor, `permissionLsp.opencode.env`).",
+                u.text
+            )
+        };
+        let mut d = Diagnostic::new(Code::UnresolvedReference, u.range.clone(), message);
+        if u.is_file {
+            // What the file holds is not known: the reading is incomplete.
+            d.severity = crate::core::diagnostic::Severity::Warning;
+        }
+        out.push(d);
+    }
+    // A schema issue about a value read from a file that was not read is
+    // not known to be one.
+    let unknown = |range: &Range<usize>| {
+        r.substituted.iter().any(|u| {
+            u.is_file && u.value.is_none() && u.range.start < range.end && range.start < u.range.end
+        })
+    };
     match &r.fatal {
         Some(Fatal::Json { range, message }) => {
             let mut d = Diagnostic::new(
@@ -131,7 +162,7 @@ pub fn own_findings(role: Role, text: &str, own: &Own, out: &mut Vec<Diagnostic>
             return;
         }
         Some(Fatal::Invalid) => {
-            for i in &r.issues {
+            for i in r.issues.iter().filter(|i| !unknown(&i.range)) {
                 let code = if i.v2 {
                     Code::V2Permissions
                 } else {
@@ -142,9 +173,13 @@ pub fn own_findings(role: Role, text: &str, own: &Own, out: &mut Vec<Diagnostic>
                         .to_string()
                 } else {
                     format!(
-                        "OpenCode refuses to start: {} at `{}`{}.",
+                        "OpenCode refuses to start: {}{}{}.",
                         i.message,
-                        i.path,
+                        if i.path.is_empty() {
+                            String::new()
+                        } else {
+                            format!(" at `{}`", i.path)
+                        },
                         hint_for(&i.message)
                     )
                 };

@@ -161,6 +161,9 @@ pub struct Read {
     pub references: Vec<(String, Option<String>)>,
     /// The file has `references` (and `reference` is then not read).
     pub has_references: bool,
+    /// The `{env:…}` and `{file:…}` references OpenCode replaced before
+    /// reading the file (read with a resolver only).
+    pub substituted: Vec<super::refs::Use>,
 }
 
 impl Read {
@@ -183,13 +186,53 @@ pub fn action_str(a: Action) -> &'static str {
 
 /// Reads an `opencode.json` / `opencode.jsonc` text.
 pub fn read_config(text: &str) -> Read {
+    read_config_with(text, None)
+}
+
+/// Reads a config as OpenCode does, its `{env:…}`/`{file:…}` references
+/// replaced first when a resolver says how (else they stay as written).
+/// Every range is in `text` as written.
+pub fn read_config_with(text: &str, refs: Option<&super::refs::Resolver<'_>>) -> Read {
     let mut out = Read::default();
     // A byte order mark is whitespace to OpenCode's JSONC scanner.
     let body = text.strip_prefix('\u{feff}').unwrap_or(text);
     let base = text.len() - body.len();
+    let substituted = refs
+        .filter(|_| super::refs::has_refs(body))
+        .map(|r| super::refs::substitute(body, r));
+    let body = substituted.as_ref().map_or(body, |s| s.text.as_str());
     let stripped = crate::syntax::strip::strip_json_comments(body);
     let mut parsed = crate::syntax::json::parse(&stripped);
-    let shift = |r: Range<usize>| r.start + base..r.end + base;
+    let back = |r: &Range<usize>| match &substituted {
+        Some(s) => s.range(r),
+        None => r.clone(),
+    };
+    let shift = |r: Range<usize>| {
+        let r = back(&r);
+        r.start + base..r.end + base
+    };
+    if let Some(s) = &substituted {
+        if let Some(root) = parsed.root.as_mut() {
+            map_node(root, s);
+        }
+        out.substituted = s
+            .uses
+            .iter()
+            .map(|u| super::refs::Use {
+                range: u.range.start + base..u.range.end + base,
+                ..u.clone()
+            })
+            .collect();
+        if let Some((range, message)) = &s.error {
+            out.issues.push(Issue {
+                range: range.start + base..range.end + base,
+                message: message.clone(),
+                path: String::new(),
+                v2: false,
+            });
+            out.fatal = Some(Fatal::Invalid);
+        }
+    }
     for e in &parsed.errors {
         if e.kind == SyntaxErrorKind::TrailingComma {
             out.trailing_commas += 1;
@@ -229,67 +272,6 @@ pub fn read_config(text: &str) -> Read {
     out
 }
 
-/// The `{file:PATH}` references of a config's text that OpenCode resolves
-/// (those on a line that starts with `//` are left alone): their ranges and
-/// paths.
-pub fn file_refs(text: &str) -> Vec<(Range<usize>, String)> {
-    let mut out = Vec::new();
-    let mut from = 0;
-    while let Some(i) = text[from..].find("{file:") {
-        let start = from + i;
-        let Some(len) = text[start..].find('}') else {
-            break;
-        };
-        let end = start + len + 1;
-        from = end;
-        if text[start + 6..end - 1].is_empty() {
-            continue;
-        }
-        let line_start = text[..start].rfind('\n').map_or(0, |n| n + 1);
-        if text[line_start..start].trim_start().starts_with("//") {
-            continue;
-        }
-        out.push((start..end, text[start + 6..end - 1].to_string()));
-    }
-    out
-}
-
-/// OpenCode refuses a config whose `{file:…}` reference names no file
-/// (`bad file reference: "{file:x}" /abs/x does not exist`); `exists`
-/// answers for an absolute path.
-pub fn check_file_refs(
-    read: &mut Read,
-    text: &str,
-    dir: &std::path::Path,
-    home: &std::path::Path,
-    exists: impl Fn(&std::path::Path) -> bool,
-) {
-    if read.fatal.is_some() {
-        return;
-    }
-    for (range, r) in file_refs(text) {
-        let p = match r.strip_prefix("~/") {
-            Some(rest) => home.join(rest),
-            None if std::path::Path::new(&r).is_absolute() => std::path::PathBuf::from(&r),
-            None => dir.join(&r),
-        };
-        let p = crate::formats::opencode::scopes::normalise(&p);
-        if !exists(&p) {
-            read.issues.push(Issue {
-                range,
-                message: format!(
-                    "bad file reference: \"{{file:{r}}}\" {} does not exist",
-                    p.display()
-                ),
-                path: String::new(),
-                v2: false,
-            });
-            read.fatal = Some(Fatal::Invalid);
-            return;
-        }
-    }
-}
-
 /// Reads an agent markdown file (`.opencode/agents/NAME.md`): its
 /// frontmatter is the agent's config. `Ok(None)`: no frontmatter (the agent
 /// has no rules of its own). `Err`: the YAML does not parse, and OpenCode
@@ -322,6 +304,21 @@ pub fn read_agent(text: &str, name: &str) -> Result<Read, super::yaml::YamlError
         out.fatal = Some(Fatal::Invalid);
     }
     Ok(out)
+}
+
+/// The ranges of a tree read from substituted text, in the text as written.
+fn map_node(n: &mut Node, s: &super::refs::Substituted) {
+    n.range = s.range(&n.range);
+    match &mut n.value {
+        Value::Array(items) => items.iter_mut().for_each(|i| map_node(i, s)),
+        Value::Object(ms) => {
+            for m in ms {
+                m.key_range = s.range(&m.key_range);
+                map_node(&mut m.value, s);
+            }
+        }
+        _ => {}
+    }
 }
 
 fn shift_node(n: &mut Node, by: usize) {

@@ -2,4 +2,5 @@
 //! agent markdown file's YAML frontmatter (`yaml`).
 
 pub mod config;
+pub mod refs;
 pub mod yaml;
