@@ -29,10 +29,7 @@ use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-#[path = "common/rng.rs"]
-mod rng;
-
-use rng::Rng;
+use crate::rng::Rng;
 
 const ACTIONS: &[&str] = &["allow", "ask", "deny"];
 const BASH_PATTERNS: &[&str] = &[

@@ -17,7 +17,7 @@ crate::code_table! {
     MapDropsCatchAll = "OC008", "map-drops-catch-all", Warning, "A map here replaces a lower file's one-action value for the same permission: that value's `*` rule is gone.";
     ToolHidden = "OC009", "tool-hidden", Warning, "The last rule for this tool is a `*` deny: OpenCode removes the tool from the agent, and the tool's other rules never apply.";
     LegacyTools = "OC010", "legacy-tools", Info, "`tools` switches are deprecated: each becomes a `*` rule under the permission of the same name.";
-    AgentFileSkipped = "OC011", "agent-file-skipped", Error, "The agent file's frontmatter is not valid YAML: OpenCode skips the agent without a word (an unquoted `*` key is the usual cause).";
+    AgentFileSkipped = "OC011", "agent-file-skipped", Error, "The agent file's frontmatter is not valid YAML: OpenCode loads the agent without any of it (no rules of its own), or skips the agent, without a word (an unquoted `*` key or a repeated key is the usual cause).";
     DuplicateKey = "OC012", "duplicate-key", Warning, "A repeated key: the last value counts, at the first key's position.";
     AsksHeadless = "OC013", "asks-headless", Hint, "A rule that can still ask: in a headless run (`opencode run`) nobody answers, and the call is rejected.";
     FileRefused = "OC014", "file-refused", Error, "Another file of the session makes OpenCode refuse to start, so none of this file's rules apply.";

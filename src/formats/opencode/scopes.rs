@@ -400,6 +400,7 @@ impl Loader<'_, '_> {
                 }
                 (r, None)
             }
+            Err(e) if e.without_frontmatter => (config::agent_without_frontmatter(&name), Some(e)),
             Err(e) => (Read::default(), Some(e)),
         };
         self.files.push(SourceFile {

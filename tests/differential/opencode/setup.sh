@@ -10,10 +10,12 @@ here="$(cd "$(dirname "$0")" && pwd)"
 dir="${1:?usage: setup.sh DIR}"
 mkdir -p "$dir/scratch"
 cp "$here"/env.sh "$here"/oc "$here"/inns.sh "$here"/oracle.sh "$here"/driver.mjs \
-  "$here"/mock-provider.mjs "$here"/provider.json "$here"/package.json "$dir/"
+  "$here"/mock-provider.mjs "$here"/provider.json "$here"/package.json \
+  "$here"/frontmatter.js "$dir/"
 chmod +x "$dir/oc" "$dir/inns.sh" "$dir/oracle.sh"
 cd "$dir"
-if [ ! -f .installed ]; then
+# (Installed again when package.json gained a dependency.)
+if [ ! -f .installed ] || [ ! -d node_modules/gray-matter ]; then
   npm install --no-audit --no-fund --ignore-scripts --loglevel=error
   chmod +x node_modules/opencode-linux-x64/bin/opencode
   test -x node_modules/opencode-linux-x64/bin/opencode

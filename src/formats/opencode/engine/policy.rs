@@ -353,7 +353,13 @@ impl Policy {
         let mut default_agent = None;
         let mut refs: Vec<(String, Option<String>)> = Vec::new();
         for (i, f) in files.iter().enumerate() {
-            if f.yaml_error.is_some() || !f.read.accepted() {
+            // (An agent loaded without its frontmatter is in the read, with
+            // no rules.)
+            if f.yaml_error
+                .as_ref()
+                .is_some_and(|e| !e.without_frontmatter)
+                || !f.read.accepted()
+            {
                 continue;
             }
             if let Some(p) = &f.read.permission {

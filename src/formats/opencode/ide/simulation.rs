@@ -134,7 +134,7 @@ impl Simulator for OpenCodeSimulator {
                 ));
             }
             if let Some(e) = &f.yaml_error {
-                if e.message == crate::formats::opencode::model::yaml::TOO_DEEP {
+                if crate::formats::opencode::model::yaml::is_limit(e) {
                     // Not a YAML error OpenCode sees: this reader stops.
                     incomplete.push(format!(
                         "{}: the frontmatter nests deeper than this checker reads; whether OpenCode applies this agent's rules is not known",
@@ -142,11 +142,19 @@ impl Simulator for OpenCodeSimulator {
                     ));
                     continue;
                 }
-                config_issues.push(format!(
-                    "{}: the frontmatter is not valid YAML ({}); OpenCode skips this agent",
-                    f.path.display(),
-                    e.message
-                ));
+                config_issues.push(if e.without_frontmatter {
+                    format!(
+                        "{}: the frontmatter is not valid YAML ({}); OpenCode loads this agent without it (no rules of its own)",
+                        f.path.display(),
+                        e.message
+                    )
+                } else {
+                    format!(
+                        "{}: the frontmatter is not valid YAML ({}); OpenCode skips this agent",
+                        f.path.display(),
+                        e.message
+                    )
+                });
             }
         }
         let mut details = Map::new();

@@ -96,7 +96,11 @@ pub fn read(role: Role, text: &str, name: &str) -> Own {
                 yaml_error: None,
             },
             Err(e) => Own {
-                read: Read::default(),
+                read: if e.without_frontmatter {
+                    config::agent_without_frontmatter(name)
+                } else {
+                    Read::default()
+                },
                 yaml_error: Some(e),
             },
         },
@@ -106,13 +110,26 @@ pub fn read(role: Role, text: &str, name: &str) -> Own {
 /// The findings of the document alone (no other file needed).
 pub fn own_findings(role: Role, text: &str, own: &Own, out: &mut Vec<Diagnostic>) {
     if let Some(e) = &own.yaml_error {
-        out.push(Diagnostic::new(
-            Code::AgentFileSkipped,
-            e.range.clone(),
+        let message = if super::model::yaml::is_limit(e) {
+            format!(
+                "This frontmatter is beyond what this checker reads ({}): whether OpenCode applies this agent's rules is not known.",
+                e.message
+            )
+        } else if e.without_frontmatter {
+            format!(
+                "OpenCode reads none of this frontmatter: it is not valid YAML ({}). The agent is still loaded — with no rules of its own, no description, and the whole file as its prompt.",
+                e.message
+            )
+        } else {
             format!(
                 "OpenCode skips this agent without a word: its frontmatter is not valid YAML ({}).",
                 e.message
-            ),
+            )
+        };
+        out.push(Diagnostic::new(
+            Code::AgentFileSkipped,
+            e.range.clone(),
+            message,
         ));
         return;
     }

@@ -273,9 +273,12 @@ pub fn read_config_with(text: &str, refs: Option<&super::refs::Resolver<'_>>) ->
 }
 
 /// Reads an agent markdown file (`.opencode/agents/NAME.md`): its
-/// frontmatter is the agent's config. `Ok(None)`: no frontmatter (the agent
-/// has no rules of its own). `Err`: the YAML does not parse, and OpenCode
-/// skips the agent without a word.
+/// frontmatter is the agent's config; without one the agent has no rules of
+/// its own. When the YAML does not parse, OpenCode tries again with the
+/// frontmatter sanitized ([`super::yaml::sanitize`]); when that changes
+/// nothing it loads the agent without its frontmatter (the error says
+/// `without_frontmatter`, and the read has the agent with no rules); when
+/// the sanitized text does not parse either, the agent is skipped (`Err`).
 pub fn read_agent(text: &str, name: &str) -> Result<Read, super::yaml::YamlError> {
     let mut out = Read::default();
     let Some((block, at)) = super::yaml::frontmatter(text) else {
@@ -288,7 +291,45 @@ pub fn read_agent(text: &str, name: &str) -> Result<Read, super::yaml::YamlError
         });
         return Ok(out);
     };
-    let root = super::yaml::parse(block, at)?;
+    let root = match super::yaml::parse(block, at) {
+        Ok(root) => root,
+        Err(e) if super::yaml::is_limit(&e) => return Err(e),
+        Err(e) => {
+            let (sanitized, changed) = super::yaml::sanitize(text);
+            // (JavaScript joins the lines again with `\n`: a frontmatter
+            // with `\r\n` is another text even when no line changed.)
+            if changed.is_empty() && !block.contains('\r') {
+                return Err(super::yaml::YamlError {
+                    without_frontmatter: true,
+                    ..e
+                });
+            }
+            let Some((block2, at2)) = super::yaml::frontmatter(&sanitized) else {
+                return Err(e);
+            };
+            let Ok(mut root) = super::yaml::parse(block2, at2) else {
+                return Err(e);
+            };
+            let map = super::refs::Substituted {
+                map: changed,
+                ..Default::default()
+            };
+            map_node(&mut root, &map);
+            root
+        }
+    };
+    if !matches!(root.value, Value::Object(_)) {
+        // Data that is not a mapping sets no field of the agent.
+        out.agents.push(AgentBlock {
+            name: name.to_string(),
+            name_range: 0..0,
+            permission: PermMap::default(),
+            disable: false,
+            mode: None,
+        });
+        out.root = Some(root);
+        return Ok(out);
+    }
     let agent = agent_block(name, 0..0, &root, "", &mut out.issues);
     if let Some(m) = root.value.as_object()
         && m.iter().any(|m| m.key == "permissions")
@@ -304,6 +345,20 @@ pub fn read_agent(text: &str, name: &str) -> Result<Read, super::yaml::YamlError
         out.fatal = Some(Fatal::Invalid);
     }
     Ok(out)
+}
+
+/// An agent file OpenCode loads without its frontmatter: the agent, with
+/// no rules of its own.
+pub fn agent_without_frontmatter(name: &str) -> Read {
+    let mut out = Read::default();
+    out.agents.push(AgentBlock {
+        name: name.to_string(),
+        name_range: 0..0,
+        permission: PermMap::default(),
+        disable: false,
+        mode: None,
+    });
+    out
 }
 
 /// The ranges of a tree read from substituted text, in the text as written.

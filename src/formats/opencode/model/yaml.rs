@@ -1,13 +1,20 @@
 //! The YAML of an OpenCode agent file's frontmatter, read into the same
-//! ranged tree as JSON. OpenCode parses it with a full YAML library and
-//! silently skips the agent when that fails, so every construct this reader
-//! does not know is an error with a reason, never a guess: block mappings
-//! by indentation, one-line flow mappings, block sequences of scalars,
-//! plain / single- / double-quoted scalars, `#` comments, literal and folded
-//! block scalars. An unquoted `*` or `&` starts an alias or anchor — the
-//! classic mistake `*: ask` — and is reported as the YAML error it is.
+//! ranged tree as JSON, as the CLI reads it: gray-matter with js-yaml 3
+//! (`safeLoad`). The events come from a full YAML parser (`saphyr-parser`,
+//! with positions); the tree is built the way js-yaml builds its objects:
+//! plain scalars resolved by the default schema (null, booleans, integers
+//! in every base, floats, timestamps), `!!` tags applied and unknown tags
+//! refused, anchors and aliases, `<<` merge keys (keys already there win,
+//! later ones override), keys made strings as JavaScript does, and a key
+//! written twice refused (`duplicated mapping key`). An unquoted `*` starts
+//! an alias — the classic mistake `*: ask`.
+//!
+//! Iterative, bounded in depth and in the nodes aliases can expand to: a
+//! hostile file is an error with a reason, never a crash.
 
 use crate::syntax::{Member, Node, Value};
+use saphyr_parser::{Event, Parser as Events, ScalarStyle};
+use std::collections::HashMap;
 use std::ops::Range;
 
 /// A YAML error: where, and why.
@@ -15,6 +22,11 @@ use std::ops::Range;
 pub struct YamlError {
     pub range: Range<usize>,
     pub message: String,
+    /// OpenCode still loads the agent, with none of its frontmatter: no
+    /// rules, no description, the whole file as its prompt (gray-matter
+    /// keeps the failed read of the text in its cache and returns it, with
+    /// no data, when the CLI retries the same text).
+    pub without_frontmatter: bool,
 }
 
 /// The frontmatter block of a markdown file: `(block, offset of the block in
@@ -40,517 +52,671 @@ pub fn frontmatter(text: &str) -> Option<(&str, usize)> {
     None
 }
 
-struct Line<'a> {
-    /// Byte offset of the line's first character in the text.
-    start: usize,
-    indent: usize,
-    /// The line without indentation and without a trailing comment.
-    body: &'a str,
-}
+/// A span of the text and where it is in an edited copy.
+pub type Moved = (Range<usize>, Range<usize>);
 
-/// Parses a block of YAML starting at byte `base` of the text into a tree
-/// whose ranges are offsets in the text. An empty block is an empty map.
-pub fn parse(block: &str, base: usize) -> Result<Node, YamlError> {
-    let mut lines = Vec::new();
-    let mut off = 0;
-    for raw in block.split_inclusive('\n') {
-        let text = raw.trim_end_matches(['\r', '\n']);
-        let indent = text.len() - text.trim_start_matches(' ').len();
-        if text[indent..].starts_with('\t') {
-            return Err(YamlError {
-                range: base + off..base + off + text.len(),
-                message: "tabs cannot indent YAML".into(),
-            });
-        }
-        let body = strip_comment(&text[indent..]).trim_end();
-        if !body.is_empty() {
-            lines.push(Line {
-                start: base + off + indent,
-                indent,
-                body,
-            });
-        }
-        off += raw.len();
-    }
-    let mut p = Parser {
-        lines,
-        i: 0,
-        depth: std::cell::Cell::new(0),
+/// OpenCode's second try at a frontmatter that does not parse: each
+/// top-level `key: value` line whose unquoted value holds a `:` becomes a
+/// block scalar (`key: |-` and the value indented). Returns the text and
+/// each line changed: its range in the text and in the result.
+pub fn sanitize(text: &str) -> (String, Vec<Moved>) {
+    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let kv = RE.get_or_init(|| {
+        regex::Regex::new(r"^([a-zA-Z_][a-zA-Z0-9_]*)\s*:\s*(.*)$").expect("valid")
+    });
+    // `^---\r?\n([\s\S]*?)\r?\n---`: the block up to the first `\n---`.
+    let Some(rest) = text.strip_prefix("---") else {
+        return (text.to_string(), Vec::new());
     };
-    if p.lines.is_empty() {
-        return Ok(Node {
-            range: base..base,
-            value: Value::Object(Vec::new()),
-        });
+    let open = if rest.starts_with("\r\n") {
+        5
+    } else if rest.starts_with('\n') {
+        4
+    } else {
+        return (text.to_string(), Vec::new());
+    };
+    let Some(close) = text[open..].find("\n---") else {
+        return (text.to_string(), Vec::new());
+    };
+    let mut block_end = open + close;
+    if text[..block_end].ends_with('\r') && block_end > open {
+        block_end -= 1;
     }
-    let indent = p.lines[0].indent;
-    let node = p.block(indent)?;
-    if let Some(l) = p.lines.get(p.i) {
-        return Err(YamlError {
-            range: l.start..l.start + l.body.len(),
-            message: "bad indentation of a mapping entry".into(),
-        });
-    }
-    Ok(node)
-}
-
-/// The line without a ` #` comment (quotes respected).
-fn strip_comment(s: &str) -> &str {
-    let b = s.as_bytes();
-    let mut quote: Option<u8> = None;
-    let mut i = 0;
-    while i < b.len() {
-        let c = b[i];
-        match quote {
-            Some(q) if c == q => {
-                if q == b'\'' && b.get(i + 1) == Some(&b'\'') {
-                    i += 1;
-                } else {
-                    quote = None;
-                }
-            }
-            Some(b'"') if c == b'\\' => i += 1,
-            Some(_) => {}
-            None => {
-                if c == b'#' && (i == 0 || b[i - 1] == b' ') {
-                    return &s[..i];
-                }
-                if (c == b'"' || c == b'\'')
-                    && (i == 0 || matches!(b[i - 1], b' ' | b':' | b'{' | b',' | b'['))
-                {
-                    quote = Some(c);
-                }
-            }
+    let mut out = String::with_capacity(text.len() + 64);
+    out.push_str(&text[..open]);
+    let mut changed = Vec::new();
+    let mut at = open;
+    let block = &text[open..block_end];
+    let mut first = true;
+    for line in block.split('\n') {
+        if !first {
+            out.push('\n');
+            at += 1;
         }
-        i += 1;
+        first = false;
+        let body = line.strip_suffix('\r').unwrap_or(line);
+        let t = crate::syntax::frontmatter::js_trim(body);
+        let keep = t.starts_with('#')
+            || t.is_empty()
+            || body.starts_with(crate::syntax::frontmatter::is_js_whitespace);
+        let replaced = if keep {
+            None
+        } else {
+            kv.captures(body).and_then(|c| {
+                let v = crate::syntax::frontmatter::js_trim(c.get(2).map_or("", |m| m.as_str()));
+                (!(v.is_empty()
+                    || v == ">"
+                    || v == "|"
+                    || v.starts_with('"')
+                    || v.starts_with('\'')
+                    || !v.contains(':')))
+                .then(|| format!("{}: |-\n  {v}", &c[1]))
+            })
+        };
+        match replaced {
+            Some(new) => {
+                let from = out.len();
+                out.push_str(&new);
+                changed.push((at..at + body.len(), from..out.len()));
+                out.push_str(&line[body.len()..]);
+            }
+            None => out.push_str(line),
+        }
+        at += line.len();
     }
-    s
-}
-
-struct Parser<'a> {
-    lines: Vec<Line<'a>>,
-    i: usize,
-    /// Nested collections entered (bounded: a hostile file nests
-    /// thousands deep).
-    depth: std::cell::Cell<usize>,
+    out.push_str(&text[block_end..]);
+    (out, changed)
 }
 
 /// The deepest nesting read; deeper is an error, never a stack overflow.
 const MAX_DEPTH: usize = 64;
 pub const TOO_DEEP: &str = "nesting deeper than 64 levels is not analysed";
+/// The most nodes a frontmatter may hold once its aliases are expanded.
+const MAX_NODES: usize = 100_000;
+pub const TOO_LARGE: &str = "aliases expand to more than 100,000 nodes, which is not analysed";
 
-impl Parser<'_> {
-    fn enter(&self, range: Range<usize>) -> Result<(), YamlError> {
-        if self.depth.get() >= MAX_DEPTH {
-            return Err(self.err(range, TOO_DEEP));
-        }
-        self.depth.set(self.depth.get() + 1);
-        Ok(())
+/// Whether an error is this reader's limit, not a YAML error the runtime
+/// sees: what OpenCode makes of the file is then not known.
+pub fn is_limit(e: &YamlError) -> bool {
+    e.message == TOO_DEEP || e.message == TOO_LARGE
+}
+
+/// A collection being built.
+enum Frame {
+    Map {
+        start: usize,
+        anchor: usize,
+        flow: bool,
+        members: Vec<Member>,
+        /// Keys written in this mapping (a second one is refused) and keys
+        /// a merge brought (an explicit key may override them).
+        written: HashMap<String, ()>,
+        merged: HashMap<String, ()>,
+        key: Option<Key>,
+        /// No key was read yet.
+        first: bool,
+    },
+    Seq {
+        start: usize,
+        anchor: usize,
+        items: Vec<Node>,
+    },
+}
+
+/// A mapping key waiting for its value.
+struct Key {
+    text: String,
+    range: Range<usize>,
+    merge: bool,
+}
+
+/// Parses a block of YAML starting at byte `base` of the text into a tree
+/// whose ranges are offsets in the text. An empty block is an empty map.
+pub fn parse(block: &str, base: usize) -> Result<Node, YamlError> {
+    if block.trim().is_empty() {
+        return Ok(Node {
+            range: base..base,
+            value: Value::Object(Vec::new()),
+        });
     }
-
-    fn leave(&self) {
-        self.depth.set(self.depth.get().saturating_sub(1));
-    }
-
-    fn err(&self, range: Range<usize>, message: impl Into<String>) -> YamlError {
-        YamlError {
-            range,
-            message: message.into(),
-        }
-    }
-
-    /// A mapping or sequence whose lines are indented exactly `indent`.
-    fn block(&mut self, indent: usize) -> Result<Node, YamlError> {
-        let first = &self.lines[self.i];
-        if first.body == "-" || first.body.starts_with("- ") {
-            return self.sequence(indent);
-        }
-        let start = first.start;
-        let mut members = Vec::new();
-        let mut end = start;
-        while let Some(line) = self.lines.get(self.i) {
-            if line.indent < indent {
-                break;
-            }
-            if line.indent > indent {
-                return Err(self.err(
-                    line.start..line.start + line.body.len(),
-                    "bad indentation of a mapping entry",
-                ));
-            }
-            let (key, key_range, rest, rest_start) = self.key(line)?;
-            let line_end = line.start + line.body.len();
-            self.i += 1;
-            let value = if rest.is_empty() {
-                match self.lines.get(self.i) {
-                    // A flow collection on the next, more indented line.
-                    Some(next) if next.indent > indent && (next.body.starts_with(['{', '['])) => {
-                        let (body, at) = (next.body, next.start);
-                        self.i += 1;
-                        self.inline(body, at)?
-                    }
-                    Some(next) if next.indent > indent => {
-                        let ind = next.indent;
-                        let at = next.start..next.start + next.body.len();
-                        self.enter(at)?;
-                        let v = self.block(ind)?;
-                        self.leave();
-                        v
-                    }
-                    Some(next)
-                        if next.indent == indent
-                            && (next.body == "-" || next.body.starts_with("- ")) =>
-                    {
-                        self.sequence(indent)?
-                    }
-                    _ => Node {
-                        range: line_end..line_end,
-                        value: Value::Null,
-                    },
-                }
-            } else if rest == "|" || rest == ">" || rest.starts_with("|-") || rest.starts_with(">-")
-            {
-                self.block_scalar(indent, rest_start..rest_start + rest.len())
-            } else {
-                self.inline(rest, rest_start)?
-            };
-            end = end.max(value.range.end).max(line_end);
-            members.push(Member {
-                key,
-                key_range,
-                value,
-            });
-        }
-        Ok(Node {
-            range: start..end,
-            value: Value::Object(members),
-        })
-    }
-
-    fn sequence(&mut self, indent: usize) -> Result<Node, YamlError> {
-        let start = self.lines[self.i].start;
-        let mut items = Vec::new();
-        let mut end = start;
-        while let Some(line) = self.lines.get(self.i) {
-            if line.indent != indent || !(line.body == "-" || line.body.starts_with("- ")) {
-                break;
-            }
-            let rest = line.body[1..].trim_start();
-            let rest_start = line.start + line.body.len() - rest.len();
-            self.i += 1;
-            if rest.is_empty() || rest.contains(": ") || rest.ends_with(':') {
-                return Err(self.err(
-                    line.start..line.start + line.body.len(),
-                    "sequences of mappings are not read here",
-                ));
-            }
-            let v = self.inline(rest, rest_start)?;
-            end = v.range.end;
-            items.push(v);
-        }
-        Ok(Node {
-            range: start..end,
-            value: Value::Array(items),
-        })
-    }
-
-    /// A `|` or `>` scalar: the more-indented lines that follow.
-    fn block_scalar(&mut self, indent: usize, at: Range<usize>) -> Node {
-        let mut end = at.end;
-        let mut parts = Vec::new();
-        while let Some(l) = self.lines.get(self.i) {
-            if l.indent <= indent {
-                break;
-            }
-            parts.push(l.body.to_string());
-            end = l.start + l.body.len();
-            self.i += 1;
-        }
-        Node {
-            range: at.start..end,
-            value: Value::String(parts.join("\n")),
-        }
-    }
-
-    /// The key of a mapping line, and the rest after `:`.
-    fn key<'l>(
-        &self,
-        line: &'l Line<'_>,
-    ) -> Result<(String, Range<usize>, &'l str, usize), YamlError> {
-        let body = line.body;
-        let whole = line.start..line.start + body.len();
-        let (key, key_len) = match body.as_bytes()[0] {
-            q @ (b'"' | b'\'') => {
-                let (s, n) = quoted(body, q).ok_or_else(|| {
-                    self.err(whole.clone(), "unterminated quoted key".to_string())
-                })?;
-                (s, n)
-            }
-            b'*' => {
-                return Err(self.err(
-                    whole,
-                    "an unquoted `*` starts a YAML alias (write \"*\" in quotes)",
-                ));
-            }
-            b'&' | b'!' | b'|' | b'>' | b'%' | b'@' | b'`' | b'[' | b'{' | b'?' => {
-                return Err(self.err(
-                    whole,
-                    format!(
-                        "a key cannot start with `{}` unquoted",
-                        &body[..body.chars().next().map_or(1, char::len_utf8)]
-                    ),
-                ));
-            }
-            _ => {
-                let colon = find_key_colon(body)
-                    .ok_or_else(|| self.err(whole.clone(), "a mapping entry needs `key: value`"))?;
-                (body[..colon].trim_end().to_string(), colon)
-            }
-        };
-        let after = &body[key_len..];
-        let after_trim = after.trim_start();
-        let Some(rest) = after_trim.strip_prefix(':') else {
-            return Err(self.err(whole, "a mapping entry needs `key: value`"));
-        };
-        if !(rest.is_empty() || rest.starts_with(' ')) {
-            return Err(self.err(whole, "a mapping entry needs a space after `:`"));
-        }
-        let rest = rest.trim();
-        let rest_start = line.start + (rest.as_ptr() as usize - body.as_ptr() as usize);
-        let key_range = line.start
-            ..line.start
-                + if matches!(body.as_bytes()[0], b'"' | b'\'') {
-                    key_len
-                } else {
-                    body[..key_len].trim_end().len()
-                };
-        Ok((key, key_range, rest, rest_start))
-    }
-
-    /// A value on the line: quoted or plain scalar, or a flow mapping.
-    fn inline(&self, s: &str, start: usize) -> Result<Node, YamlError> {
-        let range = start..start + s.len();
-        match s.as_bytes()[0] {
-            q @ (b'"' | b'\'') => {
-                let (v, n) = quoted(s, q)
-                    .ok_or_else(|| self.err(range.clone(), "unterminated quoted scalar"))?;
-                if !s[n..].trim().is_empty() {
-                    return Err(self.err(range, "text after a quoted scalar"));
-                }
-                Ok(Node {
-                    range: start..start + n,
-                    value: Value::String(v),
+    // js-yaml skips tabs before a line's content as separation, not as
+    // indentation (`\tkey: v` is a key at the line's start): the tabs are
+    // taken out, and positions mapped back.
+    let untabbed = untab(block);
+    if let Some((text, map)) = untabbed {
+        let mut node = parse_spaces(&text, base)?;
+        let shifted = super::refs::Substituted {
+            map: map
+                .into_iter()
+                .map(|(old, new)| {
+                    (
+                        old.start + base..old.end + base,
+                        new.start + base..new.end + base,
+                    )
                 })
-            }
-            b'{' | b'[' => {
-                self.enter(range)?;
-                let v = if s.starts_with('{') {
-                    self.flow_map(s, start)
-                } else {
-                    self.flow_seq(s, start)
-                };
-                self.leave();
-                v
-            }
-            b'*' | b'&' => Err(self.err(
-                range,
-                "an unquoted `*` or `&` starts a YAML alias or anchor (quote the value)",
-            )),
-            b'!' | b'%' | b'@' | b'`' => Err(self.err(
-                range,
-                format!("a plain value cannot start with `{}`", &s[..1]),
-            )),
-            _ => {
-                if find_key_colon(s).is_some() {
-                    return Err(self.err(range, "a nested mapping must start on its own line"));
-                }
-                Ok(Node {
-                    range,
-                    value: plain(s),
-                })
-            }
-        }
-    }
-
-    /// `{a: b, "c": d}` on one line (scalars only).
-    fn flow_map(&self, s: &str, start: usize) -> Result<Node, YamlError> {
-        let range = start..start + s.len();
-        let Some(inner) = s
-            .strip_prefix('{')
-            .and_then(|r| r.trim_end().strip_suffix('}'))
-        else {
-            return Err(self.err(range, "a flow mapping must end on its line with `}`"));
+                .collect(),
+            ..Default::default()
         };
-        let mut members = Vec::new();
-        let mut off = start + 1;
-        for part in split_flow(inner) {
-            let lead = part.len() - part.trim_start().len();
-            let item = part.trim();
-            let item_start = off + lead;
-            off += part.len() + 1;
-            if item.is_empty() {
-                continue;
-            }
-            let (key, key_len) = match item.as_bytes()[0] {
-                q @ (b'"' | b'\'') => quoted(item, q)
-                    .ok_or_else(|| self.err(range.clone(), "unterminated quoted key"))?,
-                b'*' | b'&' => {
-                    return Err(self.err(
-                        item_start..item_start + item.len(),
-                        "an unquoted `*` starts a YAML alias (write \"*\" in quotes)",
-                    ));
-                }
-                _ => {
-                    let c = item.find(':').unwrap_or(item.len());
-                    (item[..c].trim_end().to_string(), item[..c].trim_end().len())
-                }
-            };
-            let rest = item[key_len..].trim_start();
-            let Some(v) = rest.strip_prefix(':') else {
-                return Err(self.err(
-                    item_start..item_start + item.len(),
-                    "a flow mapping entry needs `key: value`",
-                ));
-            };
-            let v_trim = v.trim();
-            let v_start = item_start + (v_trim.as_ptr() as usize - item.as_ptr() as usize);
-            let value = if v_trim.is_empty() {
-                Node {
-                    range: v_start..v_start,
-                    value: Value::Null,
-                }
-            } else {
-                self.inline(v_trim, v_start)?
-            };
-            members.push(Member {
-                key,
-                key_range: item_start..item_start + key_len,
-                value,
-            });
-        }
-        Ok(Node {
-            range,
-            value: Value::Object(members),
-        })
+        map_ranges(&mut node, &shifted);
+        return Ok(node);
     }
+    parse_spaces(block, base)
+}
 
-    /// `[a, b]` on one line (scalars only).
-    fn flow_seq(&self, s: &str, start: usize) -> Result<Node, YamlError> {
-        let range = start..start + s.len();
-        let Some(inner) = s
-            .strip_prefix('[')
-            .and_then(|r| r.trim_end().strip_suffix(']'))
-        else {
-            return Err(self.err(range, "a flow sequence must end on its line with `]`"));
-        };
-        let mut items = Vec::new();
-        let mut off = start + 1;
-        for part in split_flow(inner) {
-            let lead = part.len() - part.trim_start().len();
-            let item = part.trim();
-            if !item.is_empty() {
-                items.push(self.inline(item, off + lead)?);
-            }
-            off += part.len() + 1;
+/// The block without the tabs that start its lines (after any spaces),
+/// with each removal: `None` when no line starts so.
+fn untab(block: &str) -> Option<(String, Vec<Moved>)> {
+    let mut out = String::with_capacity(block.len());
+    let mut map = Vec::new();
+    let mut at = 0;
+    for line in block.split_inclusive('\n') {
+        let spaces = line.len() - line.trim_start_matches(' ').len();
+        let rest = &line[spaces..];
+        let tabs = rest.len() - rest.trim_start_matches(['\t', ' ']).len();
+        let lead = &rest[..tabs];
+        out.push_str(&line[..spaces]);
+        if lead.contains('\t') {
+            // (Spaces after the first tab are separation too.)
+            let from = out.len();
+            map.push((at + spaces..at + spaces + tabs, from..from));
+        } else {
+            out.push_str(lead);
         }
-        Ok(Node {
-            range,
-            value: Value::Array(items),
-        })
+        out.push_str(&rest[tabs..]);
+        at += line.len();
+    }
+    (!map.is_empty()).then_some((out, map))
+}
+
+fn map_ranges(n: &mut Node, s: &super::refs::Substituted) {
+    let mut stack = vec![n];
+    while let Some(n) = stack.pop() {
+        n.range = s.range(&n.range);
+        match &mut n.value {
+            Value::Array(items) => stack.extend(items.iter_mut()),
+            Value::Object(ms) => {
+                for m in ms {
+                    m.key_range = s.range(&m.key_range);
+                    stack.push(&mut m.value);
+                }
+            }
+            _ => {}
+        }
     }
 }
 
-/// Splits a flow collection's inside at top-level commas.
-fn split_flow(s: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut quote: Option<u8> = None;
-    let mut depth = 0i32;
-    let mut last = 0;
-    for (i, c) in s.bytes().enumerate() {
-        match quote {
-            Some(q) if c == q => quote = None,
-            Some(_) => {}
-            None => match c {
-                b'"' | b'\'' => quote = Some(c),
-                b'{' | b'[' => depth += 1,
-                b'}' | b']' => depth -= 1,
-                b',' if depth == 0 => {
-                    out.push(&s[last..i]);
-                    last = i + 1;
+/// [`parse`], for a block whose lines start with spaces only.
+fn parse_spaces(block: &str, base: usize) -> Result<Node, YamlError> {
+    // Character positions (the parser's) to byte offsets.
+    let mut bytes: Vec<usize> = block.char_indices().map(|(i, _)| i).collect();
+    bytes.push(block.len());
+    let at = |char_index: usize| base + bytes[char_index.min(bytes.len() - 1)];
+    let err = |range: Range<usize>, message: String| YamlError {
+        range,
+        message,
+        without_frontmatter: false,
+    };
+    let mut events = Events::new_from_str(block);
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut anchors: HashMap<usize, Node> = HashMap::new();
+    let mut root: Option<Node> = None;
+    let mut documents = 0;
+    let mut nodes = 0usize;
+    while let Some(next) = events.next_event() {
+        let (event, span) = match next {
+            Ok(e) => e,
+            Err(e) => {
+                let p = at(e.marker().index());
+                // The line the error is on, from its first character.
+                let ls = block[..p - base].rfind('\n').map_or(0, |n| n + 1);
+                let le = block[ls..].find('\n').map_or(block.len(), |n| ls + n);
+                let line = &block[ls..le];
+                let lead = line.len() - line.trim_start().len();
+                let p = base + ls + lead..base + ls + line.trim_end().len().max(lead);
+                let info = e.info();
+                let message = if info.contains("recursion limit") {
+                    TOO_DEEP.to_string()
+                } else if info.contains("anchor") || info.contains("alias") {
+                    format!("{info} (an unquoted `*` starts a YAML alias: write \"*\" in quotes)")
+                } else {
+                    info.to_string()
+                };
+                return Err(err(p, message));
+            }
+        };
+        let range = at(span.start.index())..at(span.end.index()).max(at(span.start.index()));
+        let node = match event {
+            Event::StreamStart | Event::StreamEnd | Event::DocumentEnd | Event::Nothing => continue,
+            Event::DocumentStart(_) => {
+                documents += 1;
+                if documents > 1 {
+                    return Err(err(
+                        range,
+                        "expected a single document in the stream, but found more".into(),
+                    ));
                 }
-                _ => {}
+                continue;
+            }
+            Event::MappingStart(anchor, tag) => {
+                if let Some(t) = &tag
+                    && !(t.suffix == "map"
+                        && (t.handle == "!!" || t.handle == "tag:yaml.org,2002:"))
+                {
+                    return Err(err(range, unknown_tag(t)));
+                }
+                if stack.len() >= MAX_DEPTH {
+                    return Err(err(range, TOO_DEEP.into()));
+                }
+                stack.push(Frame::Map {
+                    start: range.start,
+                    anchor,
+                    flow: block[..]
+                        .get(range.start - base..)
+                        .is_some_and(|t| t.starts_with('{')),
+                    members: Vec::new(),
+                    written: HashMap::new(),
+                    merged: HashMap::new(),
+                    key: None,
+                    first: true,
+                });
+                continue;
+            }
+            Event::SequenceStart(anchor, tag) => {
+                if let Some(t) = &tag
+                    && !(t.suffix == "seq"
+                        && (t.handle == "!!" || t.handle == "tag:yaml.org,2002:"))
+                {
+                    return Err(err(range, unknown_tag(t)));
+                }
+                if stack.len() >= MAX_DEPTH {
+                    return Err(err(range, TOO_DEEP.into()));
+                }
+                stack.push(Frame::Seq {
+                    start: range.start,
+                    anchor,
+                    items: Vec::new(),
+                });
+                continue;
+            }
+            Event::MappingEnd => {
+                let Some(Frame::Map {
+                    start,
+                    anchor,
+                    flow,
+                    members,
+                    ..
+                }) = stack.pop()
+                else {
+                    return Err(err(range, "unbalanced mapping".into()));
+                };
+                let last = members
+                    .last()
+                    .map_or(start, |m| m.value.range.end.max(m.key_range.end));
+                let end = if flow { range.end.max(last) } else { last };
+                let n = Node {
+                    range: start..end,
+                    value: Value::Object(members),
+                };
+                if anchor > 0 {
+                    anchors.insert(anchor, n.clone());
+                }
+                n
+            }
+            Event::SequenceEnd => {
+                let Some(Frame::Seq {
+                    start,
+                    anchor,
+                    items,
+                }) = stack.pop()
+                else {
+                    return Err(err(range, "unbalanced sequence".into()));
+                };
+                let flow = block
+                    .get(start - base..)
+                    .is_some_and(|t| t.starts_with('['));
+                let last = items.last().map_or(start, |i| i.range.end);
+                let end = if flow { range.end.max(last) } else { last };
+                let n = Node {
+                    range: start..end,
+                    value: Value::Array(items),
+                };
+                if anchor > 0 {
+                    anchors.insert(anchor, n.clone());
+                }
+                n
+            }
+            Event::Alias(id) => {
+                let Some(n) = anchors.get(&id) else {
+                    return Err(err(range, "unidentified alias".into()));
+                };
+                nodes += count(n);
+                if nodes > MAX_NODES {
+                    return Err(err(range, TOO_LARGE.into()));
+                }
+                Node {
+                    range: range.clone(),
+                    value: n.value.clone(),
+                }
+            }
+            Event::Scalar(text, style, anchor, tag) => {
+                let value = match &tag {
+                    Some(t) => tagged(&text, &t.handle, &t.suffix)
+                        .ok_or_else(|| err(range.clone(), unknown_tag(t)))?,
+                    None if style == ScalarStyle::Plain => resolve(&text),
+                    None => Value::String(text.to_string()),
+                };
+                // A plain `<<` key is a merge.
+                let merge = tag.is_none() && style == ScalarStyle::Plain && text == "<<";
+                let n = Node {
+                    range: range.clone(),
+                    value,
+                };
+                if anchor > 0 {
+                    anchors.insert(anchor, n.clone());
+                }
+                if let Some(Frame::Map {
+                    key, first, flow, ..
+                }) = stack.last_mut()
+                    && key.is_none()
+                {
+                    // js-yaml 3 reads a property before the first key of a
+                    // block mapping as the mapping's, and then cannot read
+                    // the line.
+                    let explicit = block[..range.start - base]
+                        .rsplit('\n')
+                        .next()
+                        .is_some_and(|l| l.trim_start().starts_with('?'));
+                    if *first && !*flow && !explicit && (anchor > 0 || tag.is_some()) {
+                        return Err(err(
+                            range,
+                            "a tag or anchor before the first key of a block mapping is read as the mapping's (js-yaml: bad indentation of a mapping entry)".into(),
+                        ));
+                    }
+                    *first = false;
+                    *key = Some(Key {
+                        text: key_string(&n),
+                        range: n.range.clone(),
+                        merge,
+                    });
+                    nodes += 1;
+                    continue;
+                }
+                n
+            }
+        };
+        nodes += 1;
+        if nodes > MAX_NODES {
+            return Err(err(node.range.clone(), TOO_LARGE.into()));
+        }
+        // The node goes into its parent, or is the document.
+        match stack.last_mut() {
+            None => root = Some(node),
+            Some(Frame::Seq { items, .. }) => items.push(node),
+            Some(Frame::Map {
+                members,
+                written,
+                merged,
+                key,
+                first,
+                ..
+            }) => match key.take() {
+                // A collection as a key: JavaScript makes it a string.
+                None => {
+                    *first = false;
+                    *key = Some(Key {
+                        text: key_string(&node),
+                        range: node.range.clone(),
+                        merge: false,
+                    })
+                }
+                Some(k) if k.merge => merge_into(members, written, merged, &node, &k.range)?,
+                Some(k) => {
+                    if written.contains_key(&k.text) && !merged.contains_key(&k.text) {
+                        return Err(err(k.range, "duplicated mapping key".into()));
+                    }
+                    merged.remove(&k.text);
+                    written.insert(k.text.clone(), ());
+                    members.push(Member {
+                        key: k.text,
+                        key_range: k.range,
+                        value: node,
+                    });
+                }
             },
         }
     }
-    out.push(&s[last..]);
-    out
+    Ok(root.unwrap_or(Node {
+        range: base..base,
+        value: Value::Null,
+    }))
 }
 
-/// The colon that ends a plain key: the first `:` followed by a space or
-/// the end of the line.
-fn find_key_colon(s: &str) -> Option<usize> {
-    let b = s.as_bytes();
-    (0..b.len()).find(|&i| b[i] == b':' && (i + 1 == b.len() || b[i + 1] == b' '))
-}
-
-/// A quoted scalar at the start of `s`: its value and its length in bytes.
-fn quoted(s: &str, q: u8) -> Option<(String, usize)> {
-    let b = s.as_bytes();
-    let mut out = String::new();
-    let mut i = 1;
-    let mut run = 1;
-    while i < b.len() {
-        let c = b[i];
-        if c == q {
-            if q == b'\'' && b.get(i + 1) == Some(&b'\'') {
-                out.push_str(&s[run..i + 1]);
-                i += 2;
-                run = i;
+/// `<<: source`: the source mapping's keys (or each mapping's of a list)
+/// not already in this one.
+fn merge_into(
+    members: &mut Vec<Member>,
+    written: &mut HashMap<String, ()>,
+    merged: &mut HashMap<String, ()>,
+    source: &Node,
+    at: &Range<usize>,
+) -> Result<(), YamlError> {
+    let sources: Vec<&Node> = match &source.value {
+        Value::Object(_) => vec![source],
+        Value::Array(items) => items.iter().collect(),
+        _ => vec![],
+    };
+    if sources.is_empty() || sources.iter().any(|s| !matches!(s.value, Value::Object(_))) {
+        return Err(YamlError {
+            range: at.clone(),
+            message: "cannot merge mappings; the provided source object is unacceptable".into(),
+            without_frontmatter: false,
+        });
+    }
+    for s in sources {
+        for m in s.value.as_object().into_iter().flatten() {
+            if written.contains_key(&m.key) {
                 continue;
             }
-            out.push_str(&s[run..i]);
-            return Some((out, i + 1));
+            written.insert(m.key.clone(), ());
+            merged.insert(m.key.clone(), ());
+            members.push(m.clone());
         }
-        if q == b'"' && c == b'\\' && i + 1 < b.len() {
-            out.push_str(&s[run..i]);
-            let e = b[i + 1];
-            match e {
-                b'n' => out.push('\n'),
-                b't' => out.push('\t'),
-                b'"' => out.push('"'),
-                b'\\' => out.push('\\'),
-                b'/' => out.push('/'),
-                b'0' => out.push('\0'),
-                _ => {
-                    out.push('\\');
-                    out.push(e as char);
-                }
-            }
-            i += 2;
-            run = i;
-            continue;
-        }
-        i += 1;
     }
-    None
+    Ok(())
 }
 
-/// A plain scalar as YAML 1.2's core schema types it (js-yaml's default
-/// schema): booleans, null, numbers, else a string.
-fn plain(s: &str) -> Value {
-    match s {
-        "true" | "True" | "TRUE" => Value::Bool(true),
-        "false" | "False" | "FALSE" => Value::Bool(false),
-        "null" | "Null" | "NULL" | "~" => Value::Null,
-        _ => match s.parse::<f64>() {
-            Ok(n)
-                if s.bytes()
-                    .all(|c| c.is_ascii_digit() || b"+-.eE".contains(&c)) =>
-            {
-                Value::Number(n)
-            }
-            _ => Value::String(s.to_string()),
+fn count(n: &Node) -> usize {
+    let mut total = 0;
+    let mut stack = vec![n];
+    while let Some(n) = stack.pop() {
+        total += 1;
+        match &n.value {
+            Value::Array(items) => stack.extend(items.iter()),
+            Value::Object(ms) => stack.extend(ms.iter().map(|m| &m.value)),
+            _ => {}
+        }
+        if total > MAX_NODES {
+            break;
+        }
+    }
+    total
+}
+
+fn unknown_tag(t: &saphyr_parser::Tag) -> String {
+    format!("unknown tag !<{}{}>", t.handle, t.suffix)
+}
+
+/// A value with an explicit tag, as js-yaml's default schema reads it;
+/// `None` for a tag it does not know or a value the tag cannot take.
+fn tagged(text: &str, handle: &str, suffix: &str) -> Option<Value> {
+    if handle != "!!" && handle != "tag:yaml.org,2002:" {
+        return None;
+    }
+    match suffix {
+        "str" => Some(Value::String(text.to_string())),
+        "null" => matches!(text, "" | "~" | "null" | "Null" | "NULL").then_some(Value::Null),
+        "bool" => match resolve(text) {
+            v @ Value::Bool(_) => Some(v),
+            _ => None,
         },
+        "int" => integer(text).map(Value::Number),
+        "float" => float(text).or_else(|| integer(text)).map(Value::Number),
+        // Dates, binary data: values that are neither strings nor numbers.
+        "timestamp" | "binary" => Some(Value::Invalid),
+        // An empty node tagged as a collection is an empty one.
+        "map" if text.is_empty() => Some(Value::Object(Vec::new())),
+        "seq" if text.is_empty() => Some(Value::Array(Vec::new())),
+        _ => None,
+    }
+}
+
+/// A plain scalar resolved by js-yaml's default schema.
+fn resolve(s: &str) -> Value {
+    match s {
+        "" | "~" | "null" | "Null" | "NULL" => return Value::Null,
+        "true" | "True" | "TRUE" => return Value::Bool(true),
+        "false" | "False" | "FALSE" => return Value::Bool(false),
+        _ => {}
+    }
+    if let Some(n) = integer(s).or_else(|| float(s)) {
+        return Value::Number(n);
+    }
+    if timestamp(s) {
+        return Value::Invalid;
+    }
+    Value::String(s.to_string())
+}
+
+/// js-yaml 3's integers: `0b`, `0x`, a leading `0` (octal), decimal with
+/// `_`, and base 60 (`1:30`).
+fn integer(s: &str) -> Option<f64> {
+    let (sign, body) = match s.as_bytes().first()? {
+        b'-' => (-1.0, &s[1..]),
+        b'+' => (1.0, &s[1..]),
+        _ => (1.0, s),
+    };
+    if body.is_empty() || body.ends_with('_') {
+        return None;
+    }
+    let digits = |t: &str, radix: u32| -> Option<f64> {
+        let clean: String = t.chars().filter(|c| *c != '_').collect();
+        if clean.is_empty() || !clean.chars().all(|c| c.is_digit(radix)) {
+            return None;
+        }
+        Some(clean.chars().fold(0f64, |acc, c| {
+            acc * radix as f64 + c.to_digit(radix).unwrap_or(0) as f64
+        }))
+    };
+    let n = if body == "0" {
+        0.0
+    } else if let Some(b) = body.strip_prefix("0b") {
+        digits(b, 2)?
+    } else if let Some(h) = body.strip_prefix("0x") {
+        digits(h, 16)?
+    } else if let Some(o) = body.strip_prefix('0') {
+        digits(o, 8)?
+    } else if body.starts_with('_') {
+        return None;
+    } else if body.contains(':') {
+        let mut parts = body.split(':');
+        let first = digits(parts.next()?, 10)?;
+        let mut n = first;
+        for p in parts {
+            if p.is_empty() || p.len() > 2 || !p.bytes().all(|c| c.is_ascii_digit()) {
+                return None;
+            }
+            let v: f64 = p.parse().ok()?;
+            if v >= 60.0 {
+                return None;
+            }
+            n = n * 60.0 + v;
+        }
+        n
+    } else {
+        digits(body, 10)?
+    };
+    Some(sign * n)
+}
+
+/// js-yaml 3's floats (`1.5`, `1e3`, `.5`, `.inf`, `.nan`, base 60).
+fn float(s: &str) -> Option<f64> {
+    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let re = RE.get_or_init(|| {
+        regex::Regex::new(
+            r"^(?:[-+]?(?:0|[1-9][0-9_]*)(?:\.[0-9_]*)?(?:[eE][-+]?[0-9]+)?|\.[0-9_]+(?:[eE][-+]?[0-9]+)?|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$",
+        )
+        .expect("valid")
+    });
+    if !re.is_match(s) || s.ends_with('_') {
+        return None;
+    }
+    let t = s.replace('_', "").to_ascii_lowercase();
+    match t.as_str() {
+        ".inf" | "+.inf" => return Some(f64::INFINITY),
+        "-.inf" => return Some(f64::NEG_INFINITY),
+        ".nan" => return Some(f64::NAN),
+        _ => {}
+    }
+    if t.contains(':') {
+        let (sign, body) = match t.strip_prefix('-') {
+            Some(b) => (-1.0, b),
+            None => (1.0, t.trim_start_matches('+')),
+        };
+        let mut n = 0.0;
+        for p in body.split(':') {
+            n = n * 60.0 + p.parse::<f64>().ok()?;
+        }
+        return Some(sign * n);
+    }
+    t.parse().ok()
+}
+
+fn timestamp(s: &str) -> bool {
+    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    RE.get_or_init(|| {
+        regex::Regex::new(
+            r"^(?:[0-9]{4}-[0-9]{2}-[0-9]{2}|[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt]|[ \t]+)[0-9]{1,2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]*)?(?:[ \t]*(?:Z|[-+][0-9]{1,2}(?::[0-9]{2})?))?)$",
+        )
+        .expect("valid")
+    })
+    .is_match(s)
+}
+
+/// A key as the JavaScript property name js-yaml makes of it.
+fn key_string(n: &Node) -> String {
+    match &n.value {
+        Value::String(s) => s.clone(),
+        Value::Null => "null".into(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(x) => js_number(*x),
+        Value::Object(_) => "[object Object]".into(),
+        Value::Array(items) => items
+            .iter()
+            .map(|i| match &i.value {
+                Value::Null => String::new(),
+                Value::Object(_) => "[object Object]".into(),
+                _ => key_string(i),
+            })
+            .collect::<Vec<_>>()
+            .join(","),
+        Value::Invalid => "null".into(),
+    }
+}
+
+/// `String(x)` for a JavaScript number.
+fn js_number(x: f64) -> String {
+    if x.is_nan() {
+        "NaN".into()
+    } else if x.is_infinite() {
+        if x > 0.0 {
+            "Infinity".into()
+        } else {
+            "-Infinity".into()
+        }
+    } else if x == x.trunc() && x.abs() < 1e21 {
+        format!("{}", x as i128)
+    } else {
+        format!("{x}")
     }
 }
 
@@ -616,11 +782,59 @@ mod tests {
     }
 
     #[test]
+    fn anchors_merges_tags_and_keys_as_js_yaml_makes_them() {
+        let root = parse(
+            "base: &b {\"git *\": ask, \"ls *\": allow}\nbash:\n  \"git *\": deny\n  <<: *b\n  012: !!str 7\n  1:30: x\n  ~: y\n",
+            0,
+        )
+        .unwrap();
+        let bash = &root.value.as_object().unwrap()[1].value;
+        // The explicit key before the merge wins; the merged one is added.
+        let got: Vec<(String, String)> = bash
+            .value
+            .as_object()
+            .unwrap()
+            .iter()
+            .map(|m| (m.key.clone(), format!("{:?}", m.value.value)))
+            .collect();
+        assert_eq!(got[0], ("git *".into(), "String(\"deny\")".into()));
+        assert_eq!(got[1].0, "ls *");
+        assert_eq!(got[2], ("10".into(), "String(\"7\")".into()));
+        assert_eq!(got[3].0, "90");
+        assert_eq!(got[4].0, "null");
+        // Refused as js-yaml refuses them.
+        for bad in [
+            "a: 1\na: 2\n",
+            "x: !foo y\n",
+            "x:\n  &k a: 1\n",
+            "x: *nowhere\n",
+            "a: 1\n---\nb: 2\n",
+        ] {
+            assert!(parse(bad, 0).is_err(), "{bad:?}");
+        }
+        // A merged key may be overridden later.
+        assert!(parse("b: &b {a: 1}\nx:\n  <<: *b\n  a: 2\n", 0).is_ok());
+    }
+
+    #[test]
+    fn sanitizing_turns_a_colon_value_into_a_block_scalar() {
+        let (t, changed) = sanitize("---\ndescription: Reviews: code\nmode: all\n---\nbody\n");
+        assert_eq!(
+            t,
+            "---\ndescription: |-\n  Reviews: code\nmode: all\n---\nbody\n"
+        );
+        assert_eq!(changed.len(), 1);
+        assert_eq!(sanitize("---\na: b\n---\n").1.len(), 0);
+    }
+
+    #[test]
     fn flow_maps_and_errors() {
         let root = parse("permission: {bash: deny, \"*\": ask}\n", 0).unwrap();
         let p = &root.value.as_object().unwrap()[0].value;
         assert_eq!(keys(p), ["bash", "*"]);
-        assert!(parse("a:\n\tb: c\n", 0).is_err());
+        // A tab before a line's content is not indentation (js-yaml).
+        let tabbed = parse("a:\n\tb: c\n", 0).unwrap();
+        assert_eq!(keys(&tabbed), ["a", "b"]);
         assert!(parse("a: b: c\n", 0).is_err());
         assert!(frontmatter("no frontmatter").is_none());
         assert!(frontmatter("---\nunterminated: yes\n").is_none());
