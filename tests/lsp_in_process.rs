@@ -939,7 +939,20 @@ async fn history_lenses_hover_and_unused_rules() {
         json!({"textDocument": {"uri": uri, "languageId": "json", "version": 1, "text": unsaved}}),
     )
     .await;
-    let d = c.diagnostics(&uri, Some(1)).await;
+    // Published at once without the history findings, and again with them
+    // when the replay of the logs (in the background) is done.
+    let mut d = c.diagnostics(&uri, Some(1)).await;
+    for _ in 0..5 {
+        if d["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|x| x["code"] == "unused-in-history")
+        {
+            break;
+        }
+        d = c.diagnostics(&uri, Some(1)).await;
+    }
     let unused: Vec<&serde_json::Value> = d["diagnostics"]
         .as_array()
         .unwrap()
@@ -1105,4 +1118,105 @@ async fn fix_all_applies_every_safe_fix_to_the_buffer() {
         "{\n  \"permissions\": {\n    \"allow\": [\n      \"Bash(npm:*)\",\n      \"Bash(git status)\"\n    ],\n    \"deny\": [\"Bash(rm:*)\"]\n  }\n}\n"
     );
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Fast typing with a large decision log configured: each document state
+/// gets one replay at most, shared by the diagnostics, lenses and hovers
+/// that ask for it, and a replay still running for a superseded state is
+/// stopped — the replays that run to the end are far fewer than the edits
+/// (each edit replayed the whole log, for every lens and hover, before).
+/// The diagnostics never wait for a replay: they come without the history
+/// findings first.
+#[tokio::test]
+async fn fast_edits_share_and_stop_the_history_replay() {
+    let dir = std::env::temp_dir().join(format!("pl-history-fast-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let cfg_dir = dir.join(".pi/extensions/pi-permission-system");
+    std::fs::create_dir_all(&cfg_dir).unwrap();
+    std::fs::create_dir_all(dir.join("home")).unwrap();
+    let path = cfg_dir.join("config.json");
+    let saved = "{\n  \"permission\": {\n    \"bash\": {\n      \"*\": \"ask\",\n      \"rm *\": \"deny\"\n    }\n  }\n}\n";
+    std::fs::write(&path, saved).unwrap();
+    let logs = dir.join("logs");
+    std::fs::create_dir_all(&logs).unwrap();
+    let mut log = json!({"extension": "pi-permission-system", "event": "config.resolved",
+        "projectConfigPath": path.display().to_string()})
+    .to_string();
+    for i in 0..20_000 {
+        log.push('\n');
+        log.push_str(
+            &json!({"extension": "pi-permission-system", "event": "permission_request.blocked",
+                "toolName": "bash", "command": format!("rm -rf build{i}"), "toolCallId": i.to_string(),
+                "resolution": "policy_denied", "agentName": null})
+            .to_string(),
+        );
+    }
+    std::fs::write(logs.join("review.jsonl"), log + "\n").unwrap();
+    let uri = format!("file://{}", path.display());
+    let mut c = start();
+    c.initialize(&[]).await;
+    c.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"permissionLsp": {"targetVersion": "20.7.3",
+            "home": dir.join("home").display().to_string(),
+            "history": {"logs": [format!("{}/*.jsonl", logs.display())], "unusedRules": true}}}}),
+    )
+    .await;
+    c.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri, "languageId": "json", "version": 1, "text": saved}}),
+    )
+    .await;
+    let edits = 30;
+    for v in 2..=edits + 1 {
+        let text = saved.replace(
+            "\"*\": \"ask\"",
+            &format!("\"*\": \"ask\", \"x{v} *\": \"allow\""),
+        );
+        c.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": uri, "version": v}, "contentChanges": [{"text": text}]}),
+        )
+        .await;
+    }
+    let last = edits as i64 + 1;
+    // The final state's lens waits for its replay (shared with the
+    // diagnostics' background replay of the same state).
+    let lens = c
+        .request(
+            "textDocument/codeLens",
+            json!({"textDocument": {"uri": uri}}),
+        )
+        .await;
+    assert!(
+        lens["result"].as_array().is_some_and(|l| !l.is_empty()),
+        "{lens}"
+    );
+    let mut d = c.diagnostics(&uri, Some(last)).await;
+    for _ in 0..5 {
+        if d["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|x| x["code"] == "unused-in-history")
+        {
+            break;
+        }
+        d = c.diagnostics(&uri, Some(last)).await;
+    }
+    assert!(
+        d["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|x| x["code"] == "unused-in-history"),
+        "{d}"
+    );
+    let (started, finished) = permission_lsp::lsp::history::replay_counts(&uri);
+    eprintln!("{started} replays started, {finished} ran to the end, for {edits} edits");
+    assert!(
+        finished <= 3 && started <= edits + 1,
+        "{started} replays started, {finished} ran to the end, for {edits} edits"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

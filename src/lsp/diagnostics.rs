@@ -24,8 +24,9 @@ const INLINE_ANALYSIS_BYTES: usize = 16 * 1024;
 /// What was published per document, and which analyses are running.
 #[derive(Debug, Default)]
 pub struct Publisher {
-    /// The (version, session generation) last published per document.
-    published: Mutex<HashMap<Uri, (i32, u64)>>,
+    /// The (version, session generation, with the history findings) last
+    /// published per document.
+    published: Mutex<HashMap<Uri, (i32, u64, bool)>>,
     /// Documents with an analysis in flight; `true`: another refresh was
     /// asked for meanwhile and runs when this one ends (newest state).
     running: std::sync::Mutex<HashMap<Uri, bool>>,
@@ -193,9 +194,11 @@ fn unused_in_history(
     index: &LineIndex,
     path: &str,
 ) -> Vec<Diagnostic> {
+    // Only a replay that is done: diagnostics never wait for one (they are
+    // published again when it ends).
     let (Some(kind), Some(view)) = (
         snapshot.kind,
-        crate::lsp::history::view(session, snapshot, settings),
+        crate::lsp::history::view_ready(session, snapshot, settings),
     ) else {
         return Vec::new();
     };
@@ -279,11 +282,22 @@ pub async fn refresh(client: Client, session: Arc<Session>, publisher: Arc<Publi
     }
 }
 
-async fn refresh_once(client: &Client, session: &Arc<Session>, publisher: &Publisher, uri: &Uri) {
+async fn refresh_once(
+    client: &Client,
+    session: &Arc<Session>,
+    publisher: &Arc<Publisher>,
+    uri: &Uri,
+) {
     let Some(snapshot) = session.snapshot(uri) else {
         return;
     };
     let settings = session.settings();
+    // The history findings wait for the replay of the logs, which runs in
+    // the background: published now without them, again when it is done.
+    let history_pending = settings.history.unused_rules
+        && !settings.history.logs.is_empty()
+        && snapshot.kind.is_some()
+        && crate::lsp::history::view_ready(session, &snapshot, &settings).is_none();
     let snap = snapshot.clone();
     let sess = session.clone();
     // A small document is analysed in place (well under a millisecond:
@@ -292,7 +306,8 @@ async fn refresh_once(client: &Client, session: &Arc<Session>, publisher: &Publi
     let diagnostics = if snap.text.len() <= INLINE_ANALYSIS_BYTES {
         compute(&sess, &snap, &settings)
     } else {
-        match tokio::task::spawn_blocking(move || compute(&sess, &snap, &settings)).await {
+        let set = settings.clone();
+        match tokio::task::spawn_blocking(move || compute(&sess, &snap, &set)).await {
             Ok(d) => d,
             Err(_) => return,
         }
@@ -301,17 +316,40 @@ async fn refresh_once(client: &Client, session: &Arc<Session>, publisher: &Publi
     if session.version(uri) != Some(snapshot.version) {
         return; // stale: the newer version gets its own run
     }
-    let this = (snapshot.version, snapshot.generation);
+    let this = (snapshot.version, snapshot.generation, !history_pending);
     if published
         .get(uri)
-        .is_some_and(|v| v.0 > this.0 || *v == this)
+        .is_some_and(|v| v.0 > this.0 || *v == this || (v.0 == this.0 && v.1 == this.1 && v.2))
     {
         return; // newer already out, or this very state already published
     }
     published.insert(uri.clone(), this);
+    drop(published);
     client
         .publish_diagnostics(uri.clone(), diagnostics, Some(snapshot.version))
         .await;
+    if history_pending {
+        let (client, session, uri) = (client.clone(), session.clone(), uri.clone());
+        let publisher = publisher.clone();
+        tokio::spawn(async move {
+            let (s, snap, set) = (session.clone(), snapshot.clone(), settings.clone());
+            let replayed = tokio::task::spawn_blocking(move || {
+                crate::lsp::history::view(&s, &snap, &set).is_some()
+            })
+            .await
+            .unwrap_or(false);
+            // (Superseded meanwhile: the newer state's refresh publishes.)
+            if replayed && session.version(&uri) == Some(snapshot.version) {
+                refresh_later(client, session, publisher, uri);
+            }
+        });
+    }
+}
+
+/// Starts a refresh from a task a refresh started (a plain function: the
+/// task's future does not contain the refresh's own).
+fn refresh_later(client: Client, session: Arc<Session>, publisher: Arc<Publisher>, uri: Uri) {
+    tokio::spawn(refresh(client, session, publisher, uri));
 }
 
 /// Clears a closed document's diagnostics.

@@ -18,7 +18,8 @@ use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::io::{BufRead, Seek};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
 
 /// The history settings.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -177,10 +178,119 @@ fn cache() -> &'static Cache {
     CACHE.get_or_init(Default::default)
 }
 
+/// A replay in progress for a document: the state it is for, a flag that
+/// stops it when a newer state's replay starts, and where its result goes
+/// (every request for the same state waits for this one run).
+struct Flight {
+    key: u64,
+    cancel: Arc<AtomicBool>,
+    done: Arc<Outcome>,
+}
+
+/// A replay's result once it ends (`Some(None)`: stopped, or no result),
+/// and the signal that it did.
+type Outcome = (Mutex<Option<Option<Arc<View>>>>, Condvar);
+
+fn flights() -> &'static Mutex<HashMap<String, Flight>> {
+    static FLIGHTS: std::sync::OnceLock<Mutex<HashMap<String, Flight>>> =
+        std::sync::OnceLock::new();
+    FLIGHTS.get_or_init(Default::default)
+}
+
+/// A log read that ends (as at the end of the file) once its replay is
+/// superseded.
+struct Cancellable<R> {
+    inner: R,
+    cancel: Arc<AtomicBool>,
+}
+
+impl<R: std::io::Read> std::io::Read for Cancellable<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.cancel.load(Ordering::Relaxed) {
+            return Ok(0);
+        }
+        self.inner.read(buf)
+    }
+}
+
+/// The state of the logs and the document a replay is for.
+fn state_key(snapshot: &Snapshot, h: &HistorySettings, files: &[PathBuf]) -> u64 {
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    (snapshot.version, snapshot.generation, h.max_bytes).hash(&mut hasher);
+    for f in files {
+        f.hash(&mut hasher);
+        if let Ok(m) = std::fs::metadata(f) {
+            m.len().hash(&mut hasher);
+            m.modified().ok().hash(&mut hasher);
+        }
+    }
+    hasher.finish()
+}
+
+/// Replays started and replays that ran to the end, per document (the
+/// server's own account of the work the history costs: superseded states
+/// are stopped, concurrent requests share one run).
+pub fn replay_counts(uri: &str) -> (usize, usize) {
+    counts()
+        .lock()
+        .ok()
+        .and_then(|c| c.get(uri).copied())
+        .unwrap_or_default()
+}
+
+fn counts() -> &'static Mutex<HashMap<String, (usize, usize)>> {
+    static COUNTS: std::sync::OnceLock<Mutex<HashMap<String, (usize, usize)>>> =
+        std::sync::OnceLock::new();
+    COUNTS.get_or_init(Default::default)
+}
+
+fn count(uri: &str, finished: bool) {
+    if let Ok(mut c) = counts().lock() {
+        if c.len() > 1024 {
+            c.clear();
+        }
+        let e = c.entry(uri.to_string()).or_default();
+        if finished {
+            e.1 += 1;
+        } else {
+            e.0 += 1;
+        }
+    }
+}
+
+/// The replay of the document's current state when it is done already
+/// (never waits); `None` without logs or while it runs.
+pub fn view_ready(
+    session: &Session,
+    snapshot: &Snapshot,
+    settings: &Settings,
+) -> Option<Arc<View>> {
+    let _ = session;
+    let h = &settings.history;
+    if h.logs.is_empty() || snapshot.kind.is_none() {
+        return None;
+    }
+    let files = log_files(
+        &h.logs,
+        settings.workspace_root.as_deref(),
+        &settings.analysis.home,
+    );
+    let key = state_key(snapshot, h, &files);
+    let cached = cache().lock().ok()?;
+    cached
+        .get(snapshot.uri.as_str())
+        .filter(|(k, _)| *k == key)
+        .map(|(_, v)| v.clone())
+}
+
 /// The replay of the configured logs against the document's policy (its
-/// unsaved text and the other open buffers); `None` without logs.
+/// unsaved text and the other open buffers); `None` without logs, or when
+/// a newer state of the document superseded this one meanwhile. One replay
+/// runs per document state — concurrent requests (lenses, hover,
+/// diagnostics) wait for it and share its result — and a replay still
+/// running for an older state is stopped.
 pub fn view(session: &Session, snapshot: &Snapshot, settings: &Settings) -> Option<Arc<View>> {
-    let kind = snapshot.kind?;
+    snapshot.kind?;
     let h = &settings.history;
     if h.logs.is_empty() {
         return None;
@@ -190,22 +300,81 @@ pub fn view(session: &Session, snapshot: &Snapshot, settings: &Settings) -> Opti
         settings.workspace_root.as_deref(),
         &settings.analysis.home,
     );
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    (snapshot.version, snapshot.generation, h.max_bytes).hash(&mut hasher);
-    for f in &files {
-        f.hash(&mut hasher);
-        if let Ok(m) = std::fs::metadata(f) {
-            m.len().hash(&mut hasher);
-            m.modified().ok().hash(&mut hasher);
-        }
-    }
-    let key = hasher.finish();
+    let key = state_key(snapshot, h, &files);
     let id = snapshot.uri.as_str().to_string();
     if let Some((k, v)) = cache().lock().ok()?.get(&id)
         && *k == key
     {
         return Some(v.clone());
     }
+    let (done, cancel, mine) = {
+        let mut f = flights().lock().ok()?;
+        match f.get(&id) {
+            Some(fl) if fl.key == key => (fl.done.clone(), fl.cancel.clone(), false),
+            other => {
+                if let Some(old) = other {
+                    old.cancel.store(true, Ordering::Relaxed);
+                }
+                let fl = Flight {
+                    key,
+                    cancel: Arc::default(),
+                    done: Arc::default(),
+                };
+                let out = (fl.done.clone(), fl.cancel.clone(), true);
+                f.insert(id.clone(), fl);
+                out
+            }
+        }
+    };
+    if !mine {
+        let (lock, ready) = &*done;
+        let mut slot = lock.lock().ok()?;
+        while slot.is_none() {
+            slot = ready.wait(slot).ok()?;
+        }
+        return slot.clone().flatten();
+    }
+    count(&id, false);
+    // A replay that panics answers nothing (and frees its waiters).
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        replay_view(session, snapshot, settings, files, &cancel)
+    }))
+    .ok()
+    .flatten();
+    if result.is_some() {
+        count(&id, true);
+    }
+    if let Some(v) = &result
+        && let Ok(mut c) = cache().lock()
+    {
+        if c.len() > 64 {
+            c.clear();
+        }
+        c.insert(id.clone(), (key, v.clone()));
+    }
+    if let Ok(mut f) = flights().lock()
+        && f.get(&id).is_some_and(|fl| fl.key == key)
+    {
+        f.remove(&id);
+    }
+    let (lock, ready) = &*done;
+    if let Ok(mut slot) = lock.lock() {
+        *slot = Some(result.clone());
+    }
+    ready.notify_all();
+    result
+}
+
+/// One replay of the logs; `None` when stopped.
+fn replay_view(
+    session: &Session,
+    snapshot: &Snapshot,
+    settings: &Settings,
+    files: Vec<PathBuf>,
+    cancel: &Arc<AtomicBool>,
+) -> Option<Arc<View>> {
+    let kind = snapshot.kind?;
+    let h = &settings.history;
     let open = |p: &Path| session.open_text_by_path(p);
     let ctx = context(settings, &snapshot.uri, &Default::default(), &open);
     let collector = std::cell::RefCell::new(crate::history::suggest::Collector::default());
@@ -219,6 +388,9 @@ pub fn view(session: &Session, snapshot: &Snapshot, settings: &Settings) -> Opti
         let Ok((mut file, _)) = crate::fsio::open(f, false) else {
             continue;
         };
+        if cancel.load(Ordering::Relaxed) {
+            return None;
+        }
         // Only the end of a long log: the newest records.
         let len = file.metadata().map(|m| m.len()).unwrap_or(0);
         let mut skip_partial = false;
@@ -229,7 +401,13 @@ pub fn view(session: &Session, snapshot: &Snapshot, settings: &Settings) -> Opti
         {
             skip_partial = true;
         }
-        let mut reader = std::io::BufReader::with_capacity(1 << 16, file);
+        let mut reader = std::io::BufReader::with_capacity(
+            1 << 16,
+            Cancellable {
+                inner: file,
+                cancel: cancel.clone(),
+            },
+        );
         if skip_partial {
             let mut scratch = Vec::new();
             let _ = reader.read_until(b'\n', &mut scratch);
@@ -256,20 +434,17 @@ pub fn view(session: &Session, snapshot: &Snapshot, settings: &Settings) -> Opti
         .collect();
     let summary = std::mem::take(&mut replayer.summary);
     drop(replayer);
-    let view = Arc::new(View {
+    if cancel.load(Ordering::Relaxed) {
+        // Stopped part-way: not the replay of anything.
+        return None;
+    }
+    Some(Arc::new(View {
         summary,
         counts,
         changes,
         files,
         approvals: collector.into_inner(),
-    });
-    if let Ok(mut c) = cache().lock() {
-        if c.len() > 64 {
-            c.clear();
-        }
-        c.insert(id, (key, view.clone()));
-    }
-    Some(view)
+    }))
 }
 
 /// The comparison of the document with its text at HEAD (`None` when it
