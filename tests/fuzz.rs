@@ -56,8 +56,29 @@ fn corpus() -> Vec<Vec<u8>> {
     more.push(oc.join("opencode/mistakes/project/opencode.jsonc"));
     more.push(oc.join("opencode/mistakes/project/.opencode/agents/star.md"));
     files.extend(more);
+    // Codex rules and config, Gemini CLI policies and settings, Qwen Code
+    // settings from public repositories, and the hand-written fixes
+    // fixtures (YAML frontmatter in block and flow style).
+    for (dir, exts) in [
+        ("codex/corpus", &["rules", "toml"][..]),
+        ("gemini/corpus", &["toml", "json"][..]),
+        ("qwen/corpus", &["json"][..]),
+    ] {
+        let mut more: Vec<_> = std::fs::read_dir(oc.join(dir))
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| exts.iter().any(|e| x == *e)))
+            .collect();
+        more.sort();
+        files.extend(more.into_iter().step_by(3));
+    }
+    files.push(oc.join("fix-safety/opencode-agent/.opencode/agents/rev.md"));
+    files.push(oc.join("fix-safety/opencode-agent-flow/.opencode/agents/flow.md"));
     let mut out: Vec<Vec<u8>> = files.iter().map(|p| std::fs::read(p).unwrap()).collect();
     out.push(b"---\nname: dev\npermission:\n  bash:\n    \"rm *\": deny\n---\nBody\n".to_vec());
+    // YAML that js-yaml reads in its own way: anchors, merges, tags, tabs.
+    out.push(b"---\nb: &b {\"git *\": ask}\npermission:\n  bash:\n    <<: *b\n    012: !!str allow\n\t\"*\": deny\n---\n".to_vec());
     out
 }
 
@@ -66,7 +87,17 @@ const TOKENS: &[&[u8]] = &[
     b"\"permission\"",
     b"\"external_directory\"",
     b"{file:./x}",
+    b"{env:X}",
     b"*: ask",
+    b"&a ",
+    b"*a",
+    b"<<: *a\n",
+    b"!!str ",
+    b"!!map\n",
+    b"\n\t",
+    b"[[[[[[",
+    b"prefix_rule(pattern=[\"git\"], decision=\"forbidden\")\n",
+    b"[[rule]]\ntoolName = \"run_shell_command\"\n",
     b"\"Bash(npm run:*)\"",
     b"\"permissions\"",
     b"(",
