@@ -249,3 +249,16 @@ fn the_settings_flag_probes() {
 fn the_differential_shapes() {
     replay("observed-differential-shapes.json", 220);
 }
+
+/// Shapes where the simulator was laxer than the CLI (recorded on it for
+/// the hostile-input work): `$[…]` arithmetic and other expansions, a
+/// command over 10,000 characters (the CLI's parser gives up and asks),
+/// `sed` writes with no rule, variables between a command's words (`git
+/// $EMPTY push` is denied by `Bash(git push:*)`), and file rules matched
+/// without regard to case (`Read(./.env)` denies `.ENV`; `Edit(./Docs/**)`
+/// allows `docs/`); wrappers before a denied command (`builtin`, `command
+/// -p`, `exec -a`, `sudo -u`, `env -i`, `/usr/bin/env`).
+#[test]
+fn the_hostile_input_shapes() {
+    replay("observed-issue32.json", 61);
+}

@@ -473,6 +473,22 @@ impl Policy {
                         v.push(t);
                     }
                 }
+                // Deny and ask rules see the command without its unquoted
+                // variable words after the first (observed: `git $EMPTY
+                // push`, `git ${X} push`, `git $HOME push` are denied by
+                // `Bash(git push:*)`; `git "$EMPTY" push` and `$EMPTY rm
+                // x` ask).
+                let behind_wrappers = (!stripped.is_empty() && !c.text.contains(['"', '\'', '\\']))
+                    .then(|| without_variable_words(&stripped.join(" ")))
+                    .flatten();
+                for t in [without_variable_words(&c.text), behind_wrappers]
+                    .into_iter()
+                    .flatten()
+                {
+                    if !v.contains(&t) {
+                        v.push(t);
+                    }
+                }
                 v
             })
             .collect();
@@ -1070,6 +1086,34 @@ fn shell_script(words: &[String]) -> Option<&str> {
 /// apart. `sudo nice rm`, `nice -n 5 sudo rm`, `timeout 5 sudo rm`,
 /// `command env rm` are `rm`; `nice sudo rm`, `stdbuf -o0 env rm` and
 /// `xargs sudo rm` are not.
+/// A command's text without its unquoted `$NAME` / `${NAME}` words after
+/// the first word; `None` when there is none, or the text quotes anything.
+fn without_variable_words(text: &str) -> Option<String> {
+    if text.contains(['"', '\'', '\\']) {
+        return None;
+    }
+    let is_var = |w: &str| {
+        let name = w
+            .strip_prefix("${")
+            .and_then(|r| r.strip_suffix('}'))
+            .or_else(|| w.strip_prefix('$'));
+        name.is_some_and(|n| {
+            n.chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        })
+    };
+    let words: Vec<&str> = text.split(' ').collect();
+    if words.len() < 2 || !words[1..].iter().any(|w| is_var(w)) || is_var(words[0]) {
+        return None;
+    }
+    let kept: Vec<&str> = std::iter::once(words[0])
+        .chain(words[1..].iter().copied().filter(|w| !is_var(w)))
+        .collect();
+    Some(kept.join(" "))
+}
+
 fn strip_for_deny(words: &[String]) -> Vec<String> {
     let mut w: Vec<String> = words.to_vec();
     let mut front = true;

@@ -76,7 +76,11 @@ impl PathPattern {
         if rel.is_empty() {
             return false;
         }
-        gitignore_matches(&self.pattern, &rel)
+        // Without regard to case (observed on Linux: `Read(./.env)` denies
+        // `.ENV`, `Edit(./Docs/**)` allows `docs/a.md`).
+        let rel: Vec<String> = rel.iter().map(|s| s.to_lowercase()).collect();
+        let rel: Vec<&str> = rel.iter().map(String::as_str).collect();
+        gitignore_matches(&self.pattern.to_lowercase(), &rel)
     }
 }
 
