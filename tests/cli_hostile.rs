@@ -384,3 +384,108 @@ fn huge_and_empty_names_are_shown_readably() {
         assert!(err.len() < 2_000, "{runtime}: {} bytes", err.len());
     }
 }
+
+/// Runs the binary in `dir` with `home` as its home, killed after 60 s:
+/// `None` when it had to be (a hang).
+#[cfg(unix)]
+fn run_bounded(dir: &Path, home: &Path, args: &[&str]) -> Option<(i32, String)> {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_permission-lsp"))
+        .args(args)
+        .current_dir(dir)
+        .env("HOME", home)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        if let Ok(Some(_)) = child.try_wait() {
+            let out = child.wait_with_output().unwrap();
+            let text = String::from_utf8_lossy(&out.stdout).into_owned()
+                + &String::from_utf8_lossy(&out.stderr);
+            return Some((out.status.code().unwrap_or(-1), text));
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// FIFOs, device links and symlink loops in every place an agent's files
+/// are found — project and home, every format — are reported or skipped,
+/// never read into a hang: `check` with no flags and every runtime's
+/// `simulate` finish.
+#[cfg(unix)]
+#[test]
+fn fifos_and_links_in_every_discovered_place_never_hang() {
+    let dir = scratch("every-place");
+    let (project, home) = (dir.join("project"), dir.join("home"));
+    std::fs::create_dir_all(project.join(".git")).unwrap();
+    let fifo_at = |rel: &str, base: &Path| {
+        let p = base.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        mkfifo(&p);
+    };
+    let link_at = |rel: &str, base: &Path, to: &str| {
+        let p = base.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::os::unix::fs::symlink(to, &p).unwrap();
+    };
+    for rel in [
+        ".claude/settings.json",
+        "opencode.json",
+        ".opencode/agents/x.md",
+        ".pi/extensions/pi-permission-system/config.json",
+        ".pi/agents/y.md",
+        ".qwen/settings.json",
+        ".gemini/settings.json",
+    ] {
+        fifo_at(rel, &project);
+    }
+    link_at(".claude/settings.local.json", &project, "/dev/zero");
+    link_at(".opencode/agents/loop", &project, ".");
+    link_at(".opencode/agents/z.md", &project, "/dev/zero");
+    for rel in [
+        ".claude/settings.json",
+        ".config/opencode/opencode.json",
+        ".config/opencode/agents/a.md",
+        ".codex/config.toml",
+        ".codex/rules/default.rules",
+        ".gemini/policies/p.toml",
+        ".gemini/settings.json",
+        ".qwen/settings.json",
+        ".pi/agent/extensions/pi-permission-system/config.json",
+    ] {
+        fifo_at(rel, &home);
+    }
+    link_at(".codex/rules/zero.rules", &home, "/dev/zero");
+    link_at(".gemini/policies/loop", &home, "..");
+    let home_s = home.display().to_string();
+    let (code, out) = run_bounded(&project, &home, &["check", "--home", &home_s])
+        .expect("check hung on a FIFO or a link");
+    assert!((0..=2).contains(&code), "{code}: {out}");
+    // (Each is passed over as no file: nothing is read from it.)
+    assert!(!out.contains("~//"), "{out}");
+    for runtime in ["pi", "claude", "opencode", "codex", "qwen", "gemini"] {
+        let (code, out) = run_bounded(
+            &project,
+            &home,
+            &[
+                "simulate",
+                "--runtime",
+                runtime,
+                "--home",
+                &home_s,
+                "--command",
+                "ls",
+            ],
+        )
+        .unwrap_or_else(|| panic!("simulate --runtime {runtime} hung"));
+        assert!((0..=2).contains(&code), "{runtime}: {code}: {out}");
+    }
+}

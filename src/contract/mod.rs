@@ -122,7 +122,11 @@ pub struct SessionOption {
 pub fn tilde(path: &std::path::Path, home: &std::path::Path) -> String {
     match path.strip_prefix(home) {
         Ok(rest) if home != std::path::Path::new("/") && home != std::path::Path::new("~") => {
-            format!("~/{}", rest.display())
+            if rest.as_os_str().is_empty() {
+                "~".to_string()
+            } else {
+                format!("~/{}", rest.display())
+            }
         }
         _ => path.display().to_string(),
     }
