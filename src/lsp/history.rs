@@ -213,6 +213,22 @@ impl<R: std::io::Read> std::io::Read for Cancellable<R> {
     }
 }
 
+/// The configured log files and the state a replay of them for this
+/// document is for; `None` without logs.
+fn logs_state(snapshot: &Snapshot, settings: &Settings) -> Option<(Vec<PathBuf>, u64)> {
+    let h = &settings.history;
+    if h.logs.is_empty() {
+        return None;
+    }
+    let files = log_files(
+        &h.logs,
+        settings.workspace_root.as_deref(),
+        &settings.analysis.home,
+    );
+    let key = state_key(snapshot, h, &files);
+    Some((files, key))
+}
+
 /// The state of the logs and the document a replay is for.
 fn state_key(snapshot: &Snapshot, h: &HistorySettings, files: &[PathBuf]) -> u64 {
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
@@ -266,16 +282,8 @@ pub fn view_ready(
     settings: &Settings,
 ) -> Option<Arc<View>> {
     let _ = session;
-    let h = &settings.history;
-    if h.logs.is_empty() || snapshot.kind.is_none() {
-        return None;
-    }
-    let files = log_files(
-        &h.logs,
-        settings.workspace_root.as_deref(),
-        &settings.analysis.home,
-    );
-    let key = state_key(snapshot, h, &files);
+    snapshot.kind?;
+    let (_, key) = logs_state(snapshot, settings)?;
     let cached = cache().lock().ok()?;
     cached
         .get(snapshot.uri.as_str())
@@ -291,16 +299,7 @@ pub fn view_ready(
 /// running for an older state is stopped.
 pub fn view(session: &Session, snapshot: &Snapshot, settings: &Settings) -> Option<Arc<View>> {
     snapshot.kind?;
-    let h = &settings.history;
-    if h.logs.is_empty() {
-        return None;
-    }
-    let files = log_files(
-        &h.logs,
-        settings.workspace_root.as_deref(),
-        &settings.analysis.home,
-    );
-    let key = state_key(snapshot, h, &files);
+    let (files, key) = logs_state(snapshot, settings)?;
     let id = snapshot.uri.as_str().to_string();
     if let Some((k, v)) = cache().lock().ok()?.get(&id)
         && *k == key

@@ -280,16 +280,8 @@ pub fn read_config_with(text: &str, refs: Option<&super::refs::Resolver<'_>>) ->
 /// `without_frontmatter`, and the read has the agent with no rules); when
 /// the sanitized text does not parse either, the agent is skipped (`Err`).
 pub fn read_agent(text: &str, name: &str) -> Result<Read, super::yaml::YamlError> {
-    let mut out = Read::default();
     let Some((block, at)) = super::yaml::frontmatter(text) else {
-        out.agents.push(AgentBlock {
-            name: name.to_string(),
-            name_range: 0..0,
-            permission: PermMap::default(),
-            disable: false,
-            mode: None,
-        });
-        return Ok(out);
+        return Ok(agent_without_frontmatter(name));
     };
     let root = match super::yaml::parse(block, at) {
         Ok(root) => root,
@@ -320,16 +312,11 @@ pub fn read_agent(text: &str, name: &str) -> Result<Read, super::yaml::YamlError
     };
     if !matches!(root.value, Value::Object(_)) {
         // Data that is not a mapping sets no field of the agent.
-        out.agents.push(AgentBlock {
-            name: name.to_string(),
-            name_range: 0..0,
-            permission: PermMap::default(),
-            disable: false,
-            mode: None,
-        });
+        let mut out = agent_without_frontmatter(name);
         out.root = Some(root);
         return Ok(out);
     }
+    let mut out = Read::default();
     let agent = agent_block(name, 0..0, &root, "", &mut out.issues);
     if let Some(m) = root.value.as_object()
         && m.iter().any(|m| m.key == "permissions")
