@@ -236,11 +236,15 @@ impl Diagnostic {
         message: String,
     ) -> Diagnostic {
         let code = code.into();
+        let clipped = match crate::text::clip_spans(&message) {
+            std::borrow::Cow::Owned(m) => Some(m),
+            std::borrow::Cow::Borrowed(_) => None,
+        };
         Diagnostic {
             code,
             severity: code.default_severity(),
             range,
-            message: crate::text::clip_spans(&message),
+            message: clipped.unwrap_or(message),
             runtime_issue: None,
             related: Vec::new(),
             fixes: Vec::new(),

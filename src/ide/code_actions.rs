@@ -5,7 +5,7 @@
 pub use crate::core::diagnostic::TextEdit;
 use crate::core::diagnostic::{Diagnostic, Fix};
 use crate::ide::block_edits;
-use crate::syntax::{Member, Node, Value};
+use crate::syntax::{Node, Value};
 use std::ops::Range;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -138,18 +138,7 @@ fn fix(text: &str, root: Option<&Node>, d: &Diagnostic, f: &Fix) -> Option<Actio
         Fix::MoveAfter { after, overriders } => move_after(text, root?, d, after, overriders),
         Fix::RemoveArrayItem { title } => {
             let (array, i) = array_item_at(root?, &d.range)?;
-            let Value::Array(items) = &array.value else {
-                return None;
-            };
-            let edits = if block_edits::is_block(text, &array.range) && items.len() == 1 {
-                block_edits::removal_of_only(text, &items[i].range, "[]")?
-            } else if block_edits::is_block(text, &array.range) {
-                block_edits::removal(text, &items[i].range)?
-            } else {
-                let spans: Vec<Range<usize>> = items.iter().map(|n| n.range.clone()).collect();
-                span_removal_edits(text, &spans, i)
-            };
-            Some(action(title.clone(), edits, d))
+            Some(action(title.clone(), removal_edits(text, array, i)?, d))
         }
     }
 }
@@ -202,7 +191,7 @@ fn move_after(
             &target_span,
         )?
     } else {
-        let mut edits = member_removal_edits(text, members, i);
+        let mut edits = span_removal_edits(text, &item_spans(holder)?, i);
         edits.extend(insert_after_span(text, target_span, moved));
         edits
     };
@@ -340,31 +329,64 @@ fn comma_after(text: &str, after: usize) -> Option<usize> {
     }
 }
 
-/// Edits that remove member `i` of the object `holder`, in its own style:
-/// with its comma between braces, with its lines in a block mapping.
-pub fn removal_edits(text: &str, holder: &Node, i: usize) -> Option<Vec<TextEdit>> {
-    let members = holder.value.as_object()?;
-    let m = members.get(i)?;
-    if block_edits::is_block(text, &holder.range) {
-        let span = m.key_range.start..m.value.range.end;
-        if members.len() == 1 {
-            block_edits::removal_of_only(text, &span, "{}")
-        } else {
-            block_edits::removal(text, &span)
-        }
-    } else {
-        Some(member_removal_edits(text, members, i))
+/// The spans of a collection's items (an object's members, key to value;
+/// an array's elements).
+fn item_spans(holder: &Node) -> Option<Vec<Range<usize>>> {
+    match &holder.value {
+        Value::Object(members) => Some(
+            members
+                .iter()
+                .map(|m| m.key_range.start..m.value.range.end)
+                .collect(),
+        ),
+        Value::Array(items) => Some(items.iter().map(|n| n.range.clone()).collect()),
+        _ => None,
     }
 }
 
-/// Edits that remove member `i` with its comma, keeping every comment and
-/// the other members' lines as they are.
-pub fn member_removal_edits(text: &str, members: &[Member], i: usize) -> Vec<TextEdit> {
-    let spans: Vec<Range<usize>> = members
-        .iter()
-        .map(|m| m.key_range.start..m.value.range.end)
-        .collect();
-    span_removal_edits(text, &spans, i)
+/// Edits that remove item `i` of the collection `holder` (object or
+/// array), in its own style: with its comma between brackets, with its
+/// lines in a block collection (an emptied one left as `{}` or `[]`).
+pub fn removal_edits(text: &str, holder: &Node, i: usize) -> Option<Vec<TextEdit>> {
+    let spans = item_spans(holder)?;
+    let span = spans.get(i)?;
+    if !block_edits::is_block(text, &holder.range) {
+        return Some(span_removal_edits(text, &spans, i));
+    }
+    if spans.len() > 1 {
+        return block_edits::removal(text, span);
+    }
+    let empty = if matches!(holder.value, Value::Array(_)) {
+        "[]"
+    } else {
+        "{}"
+    };
+    block_edits::removal_of_only(text, span, empty)
+}
+
+/// Edits that insert `item` (a member or element, one line of text) into
+/// the collection `holder` right after item `after`, or first (`None`), in
+/// its own style.
+pub fn insertion_edits(
+    text: &str,
+    holder: &Node,
+    after: Option<usize>,
+    item: &str,
+) -> Option<Vec<TextEdit>> {
+    let spans = item_spans(holder)?;
+    if block_edits::is_block(text, &holder.range) {
+        // (An empty block collection is not written in block style.)
+        return match after {
+            Some(a) => block_edits::insert_after(text, spans.get(a)?, item),
+            None => block_edits::insert_before(text, spans.first()?, item),
+        };
+    }
+    let open = holder.range.start + 1;
+    Some(match (after, spans.is_empty()) {
+        (Some(a), false) => insert_after_span(text, spans.get(a)?.clone(), item),
+        (_, true) => vec![replace(open..open, format!(" {item} "))],
+        (None, false) => vec![replace(open..open, format!(" {item},"))],
+    })
 }
 
 /// The edits removing element `i` of a comma-separated list (object members

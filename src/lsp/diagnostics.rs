@@ -111,8 +111,14 @@ pub fn analysis(
     Some(a)
 }
 
-/// The LSP diagnostics of a snapshot.
-pub fn compute(session: &Session, snapshot: &Snapshot, settings: &Settings) -> Vec<Diagnostic> {
+/// The LSP diagnostics of a snapshot; `history`: the replay of the logs
+/// for it, when done (the history findings come from it).
+pub fn compute(
+    session: &Session,
+    snapshot: &Snapshot,
+    settings: &Settings,
+    history: Option<&crate::lsp::history::View>,
+) -> Vec<Diagnostic> {
     let enc = settings.encoding;
     let text: &str = &snapshot.text;
     let Some(analysis) = analysis(session, snapshot, settings) else {
@@ -174,9 +180,11 @@ pub fn compute(session: &Session, snapshot: &Snapshot, settings: &Settings) -> V
             }
         })
         .collect();
-    if settings.history.unused_rules {
+    if settings.history.unused_rules
+        && let Some(view) = history
+    {
         out.extend(unused_in_history(
-            session, snapshot, settings, &index, &path,
+            session, snapshot, settings, view, &index, &path,
         ));
     }
     out
@@ -191,15 +199,11 @@ fn unused_in_history(
     session: &Session,
     snapshot: &Snapshot,
     settings: &Settings,
+    view: &crate::lsp::history::View,
     index: &LineIndex,
     path: &str,
 ) -> Vec<Diagnostic> {
-    // Only a replay that is done: diagnostics never wait for one (they are
-    // published again when it ends).
-    let (Some(kind), Some(view)) = (
-        snapshot.kind,
-        crate::lsp::history::view_ready(session, snapshot, settings),
-    ) else {
+    let Some(kind) = snapshot.kind else {
         return Vec::new();
     };
     if view.summary.calls == 0 {
@@ -294,20 +298,28 @@ async fn refresh_once(
     let settings = session.settings();
     // The history findings wait for the replay of the logs, which runs in
     // the background: published now without them, again when it is done.
+    // (Only a replay that is done: diagnostics never wait for one.)
+    let history = settings
+        .history
+        .unused_rules
+        .then(|| crate::lsp::history::view_ready(&snapshot, &settings))
+        .flatten();
     let history_pending = settings.history.unused_rules
         && !settings.history.logs.is_empty()
         && snapshot.kind.is_some()
-        && crate::lsp::history::view_ready(session, &snapshot, &settings).is_none();
+        && history.is_none();
     let snap = snapshot.clone();
     let sess = session.clone();
     // A small document is analysed in place (well under a millisecond:
     // a hop to the blocking pool would cost more than the work); a larger
     // one off the async workers.
     let diagnostics = if snap.text.len() <= INLINE_ANALYSIS_BYTES {
-        compute(&sess, &snap, &settings)
+        compute(&sess, &snap, &settings, history.as_deref())
     } else {
         let set = settings.clone();
-        match tokio::task::spawn_blocking(move || compute(&sess, &snap, &set)).await {
+        match tokio::task::spawn_blocking(move || compute(&sess, &snap, &set, history.as_deref()))
+            .await
+        {
             Ok(d) => d,
             Err(_) => return,
         }
@@ -317,9 +329,10 @@ async fn refresh_once(
         return; // stale: the newer version gets its own run
     }
     let this = (snapshot.version, snapshot.generation, !history_pending);
+    // (Out already: a newer version, or this state with at least as much.)
     if published
         .get(uri)
-        .is_some_and(|v| v.0 > this.0 || *v == this || (v.0 == this.0 && v.1 == this.1 && v.2))
+        .is_some_and(|v| v.0 > this.0 || (v.0 == this.0 && v.1 == this.1 && (v.2 || !this.2)))
     {
         return; // newer already out, or this very state already published
     }

@@ -276,12 +276,7 @@ fn count(uri: &str, finished: bool) {
 
 /// The replay of the document's current state when it is done already
 /// (never waits); `None` without logs or while it runs.
-pub fn view_ready(
-    session: &Session,
-    snapshot: &Snapshot,
-    settings: &Settings,
-) -> Option<Arc<View>> {
-    let _ = session;
+pub fn view_ready(snapshot: &Snapshot, settings: &Settings) -> Option<Arc<View>> {
     snapshot.kind?;
     let (_, key) = logs_state(snapshot, settings)?;
     let cached = cache().lock().ok()?;

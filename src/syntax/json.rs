@@ -22,6 +22,26 @@ pub struct Node {
     pub value: Value,
 }
 
+impl Node {
+    /// Every range of the tree (each node's and each key's) through `f`.
+    pub fn map_ranges(&mut self, f: impl Fn(&Range<usize>) -> Range<usize>) {
+        let mut stack = vec![self];
+        while let Some(n) = stack.pop() {
+            n.range = f(&n.range);
+            match &mut n.value {
+                Value::Array(items) => stack.extend(items.iter_mut()),
+                Value::Object(members) => {
+                    for m in members {
+                        m.key_range = f(&m.key_range);
+                        stack.push(&mut m.value);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum Value {
     Null,

@@ -229,47 +229,126 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
     prev[b.len()]
 }
 
+/// Where the parts of a text went when some of its spans were replaced:
+/// each replacement's range before and after, in order.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct EditMap {
+    moved: Vec<(Range<usize>, Range<usize>)>,
+}
+
+impl EditMap {
+    /// No span was replaced.
+    pub fn is_empty(&self) -> bool {
+        self.moved.is_empty()
+    }
+
+    /// How many spans were replaced.
+    pub fn len(&self) -> usize {
+        self.moved.len()
+    }
+
+    /// Offset `at` of the edited text in the text before; `end` picks the
+    /// end of a replacement `at` falls inside (else its start).
+    pub fn original(&self, at: usize, end: bool) -> usize {
+        // A start belongs to what begins at it; an end to what ends at it.
+        let i = self
+            .moved
+            .partition_point(|(_, new)| new.start < at || (!end && new.start == at));
+        if i == 0 {
+            return at;
+        }
+        let (old, new) = &self.moved[i - 1];
+        if at < new.end || (end && at == new.end) {
+            return if end { old.end } else { old.start };
+        }
+        at - new.end + old.end
+    }
+
+    /// A range of the edited text in the text before (a range inside a
+    /// replacement covers what it replaced).
+    pub fn range(&self, r: &Range<usize>) -> Range<usize> {
+        let start = self.original(r.start, false);
+        start..self.original(r.end, true).max(start)
+    }
+
+    /// The same map for both texts placed `by` bytes further into larger
+    /// ones.
+    pub fn shifted(mut self, by: usize) -> EditMap {
+        for (old, new) in &mut self.moved {
+            *old = old.start + by..old.end + by;
+            *new = new.start + by..new.end + by;
+        }
+        self
+    }
+}
+
+/// `text` with each of `edits` (ranges that do not overlap, in any order)
+/// replaced, and where everything went.
+pub fn replace_spans(text: &str, edits: &[(Range<usize>, String)]) -> (String, EditMap) {
+    let mut sorted: Vec<&(Range<usize>, String)> = edits.iter().collect();
+    sorted.sort_by_key(|(r, _)| r.start);
+    let mut out = String::with_capacity(text.len());
+    let mut moved = Vec::with_capacity(sorted.len());
+    let mut at = 0;
+    for (r, v) in sorted {
+        out.push_str(&text[at..r.start]);
+        let start = out.len();
+        out.push_str(v);
+        moved.push((r.clone(), start..out.len()));
+        at = r.end;
+    }
+    out.push_str(&text[at..]);
+    (out, EditMap { moved })
+}
+
 /// A message as people read it: each `` `code` `` span longer than
 /// [`SPAN_MAX`] characters clipped to its start and end with its length
 /// (a 40 KB tool name is not echoed whole), and an empty span written as
 /// the empty string it is (`""`, not ``` `` ```).
-pub fn clip_spans(message: &str) -> String {
-    if !message.contains('`') {
-        return message.to_string();
-    }
-    let mut out = String::with_capacity(message.len().min(4096));
-    let mut rest = message;
-    while let Some(open) = rest.find('`') {
-        out.push_str(&rest[..open]);
-        let run = rest[open..].len() - rest[open..].trim_start_matches('`').len();
-        let after = &rest[open + run..];
-        if run == 2 {
+pub fn clip_spans(message: &str) -> std::borrow::Cow<'_, str> {
+    // Built only when a span changes (most messages stay as they are).
+    let mut out: Option<String> = None;
+    let mut copied = 0;
+    let mut at = 0;
+    while let Some(rel) = message[at..].find('`') {
+        let open = at + rel;
+        let run = message[open..].len() - message[open..].trim_start_matches('`').len();
+        let after = open + run;
+        let fence = &message[open..after];
+        let (replacement, next) = if run == 2 {
             // An empty span: the empty string it stands for.
-            out.push_str("`\"\"`");
-            rest = after;
-            continue;
-        }
-        let fence = &rest[open..open + run];
-        let Some(close) = after.find(fence) else {
-            out.push_str(fence);
-            rest = after;
-            continue;
-        };
-        let span = &after[..close];
-        let n = span.chars().count();
-        if run == 1 && n > SPAN_MAX {
-            let head: String = span.chars().take(120).collect();
-            let tail: String = span.chars().skip(n - 40).collect();
-            out.push_str(&format!("`{head}…{tail}` ({n} characters)"));
+            (Some("`\"\"`".to_string()), after)
         } else {
-            out.push_str(fence);
-            out.push_str(span);
-            out.push_str(fence);
+            match message[after..].find(fence) {
+                // (A run of backticks, a fence, is left as written.)
+                None => (None, after),
+                Some(close) => {
+                    let span = &message[after..after + close];
+                    let n = span.chars().count();
+                    let clipped = (run == 1 && n > SPAN_MAX).then(|| {
+                        let head: String = span.chars().take(120).collect();
+                        let tail: String = span.chars().skip(n - 40).collect();
+                        format!("`{head}…{tail}` ({n} characters)")
+                    });
+                    (clipped, after + close + run)
+                }
+            }
+        };
+        if let Some(r) = replacement {
+            let o = out.get_or_insert_with(|| String::with_capacity(message.len().min(4096)));
+            o.push_str(&message[copied..open]);
+            o.push_str(&r);
+            copied = next;
         }
-        rest = &after[close + run..];
+        at = next;
     }
-    out.push_str(rest);
-    out
+    match out {
+        None => std::borrow::Cow::Borrowed(message),
+        Some(mut o) => {
+            o.push_str(&message[copied..]);
+            std::borrow::Cow::Owned(o)
+        }
+    }
 }
 
 /// The longest code span a message shows whole.
@@ -290,9 +369,24 @@ mod tests {
     use super::*;
 
     #[test]
+    fn replaced_spans_map_back() {
+        let (t, map) = replace_spans(
+            "a {x} b {y}",
+            &[(8..11, String::new()), (2..5, "XYZW".into())],
+        );
+        assert_eq!(t, "a XYZW b ");
+        assert_eq!(map.range(&(2..6)), 2..5);
+        assert_eq!(map.range(&(7..8)), 6..7);
+        // (A span deleted at the end is not part of a range ending there.)
+        assert_eq!(map.range(&(0..9)), 0..8);
+        assert!(replace_spans("x", &[]).1.is_empty());
+    }
+
+    #[test]
     fn long_and_empty_spans_are_shown_readably() {
         let long = "y".repeat(40_000);
-        let m = clip_spans(&format!("no tool `{long}` here"));
+        let message = format!("no tool `{long}` here");
+        let m = clip_spans(&message);
         assert!(m.len() < 200 && m.contains("(40000 characters)"), "{m}");
         assert_eq!(clip_spans("agent `` has"), "agent `\"\"` has");
         assert_eq!(clip_spans("a `b` and ```c``` `d"), "a `b` and ```c``` `d");

@@ -501,39 +501,30 @@ fn source(
     name: &str,
     env: Option<&scopes::Env>,
 ) -> SourceFile {
-    let mut own = if role == Role::Config {
-        lints::Own {
-            read: Default::default(),
-            yaml_error: None,
+    let own = match (role, env) {
+        // References resolve from the file's folder, with the session's
+        // variables.
+        (Role::Config, Some(env)) => {
+            let at = std::path::absolute(&path).unwrap_or_else(|_| path.clone());
+            let dir = at.parent().unwrap_or(Path::new("/")).to_path_buf();
+            lints::Own {
+                read: scopes::read_with_refs(
+                    text,
+                    &dir,
+                    env,
+                    &crate::contract::context::no_buffers,
+                ),
+                yaml_error: None,
+            }
         }
-    } else {
-        lints::read(role, text, name)
+        // A file read alone: no variable, no other file (each reference is
+        // said to read as empty).
+        (Role::Config, None) => lints::Own {
+            read: model::config::read_config_alone(text),
+            yaml_error: None,
+        },
+        _ => lints::read(role, text, name),
     };
-    if role == Role::Config {
-        own.read = match env {
-            // References resolve from the file's folder, with the
-            // session's variables.
-            Some(env) => {
-                let at = std::path::absolute(&path).unwrap_or_else(|_| path.clone());
-                let dir = at.parent().unwrap_or(Path::new("/")).to_path_buf();
-                scopes::read_with_refs(text, &dir, env, &crate::contract::context::no_buffers)
-            }
-            // A file read alone: no variable, no other file (each reference
-            // is said to read as empty).
-            None => {
-                use model::refs;
-                let var = |_: &str| None;
-                let read = |_: &Path| Err(refs::Unreadable::NotRead);
-                let resolver = refs::Resolver {
-                    dir: Path::new("/"),
-                    home: Path::new("/"),
-                    var: &var,
-                    read: &read,
-                };
-                model::config::read_config_with(text, Some(&resolver))
-            }
-        };
-    }
     SourceFile {
         path,
         layer: if role == Role::Agent {

@@ -264,7 +264,8 @@ pub fn session_files(ctx: &Context<'_>) -> (Env, Vec<SourceFile>) {
     }
     // 4. Inline content, 5. managed files.
     if let Some(c) = env.var("OPENCODE_CONFIG_CONTENT") {
-        // Its relative references are the working directory's.
+        // Its relative references are the working directory's (read from
+        // the CLI's bundle: `dir: directory`; not recorded).
         let read = read_with_refs(c, &env.directory, &env, loader.ctx.open);
         loader.files.push(SourceFile {
             path: PathBuf::from("OPENCODE_CONFIG_CONTENT"),

@@ -307,35 +307,8 @@ fn external_rewrite(
             let after = obj
                 .iter()
                 .rposition(|m| super::engine::wildcard::matches(&example, &m.key));
-            let span = |m: &crate::syntax::Member| m.key_range.start..m.value.range.end;
-            let insert = match (after, obj.first()) {
-                (_, None) if !crate::ide::block_edits::is_block(text, &ext.value.range) => {
-                    let at = ext.value.range.start + 1;
-                    vec![crate::core::diagnostic::TextEdit::replace(
-                        at..at,
-                        format!(" {entry} "),
-                    )]
-                }
-                (_, None) => return None,
-                (Some(a), _) if crate::ide::block_edits::is_block(text, &ext.value.range) => {
-                    crate::ide::block_edits::insert_after(text, &span(&obj[a]), &entry)?
-                }
-                (None, Some(first))
-                    if crate::ide::block_edits::is_block(text, &ext.value.range) =>
-                {
-                    crate::ide::block_edits::insert_before(text, &span(first), &entry)?
-                }
-                (Some(a), _) => {
-                    crate::ide::code_actions::insert_after_span(text, span(&obj[a]), &entry)
-                }
-                (None, Some(_)) => {
-                    let at = ext.value.range.start + 1;
-                    vec![crate::core::diagnostic::TextEdit::replace(
-                        at..at,
-                        format!(" {entry},"),
-                    )]
-                }
-            };
+            let insert =
+                crate::ide::code_actions::insertion_edits(text, &ext.value, after, &entry)?;
             edits.extend(insert);
         }
         None if block => {
@@ -360,7 +333,6 @@ fn external_rewrite(
     if edits.windows(2).any(|w| w[0].range.end > w[1].range.start) {
         return None;
     }
-    edits.sort_by_key(|e| e.range.start);
     Some(Fix::Edit {
         title: format!(
             "Move to `external_directory` (`{pat}` then applies to every tool in that folder)"

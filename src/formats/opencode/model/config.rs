@@ -189,6 +189,20 @@ pub fn read_config(text: &str) -> Read {
     read_config_with(text, None)
 }
 
+/// Reads a config with no session around it: its references resolve to
+/// nothing, and each is said to read as empty.
+pub fn read_config_alone(text: &str) -> Read {
+    let var = |_: &str| None;
+    let read = |_: &std::path::Path| Err(super::refs::Unreadable::NotRead);
+    let resolver = super::refs::Resolver {
+        dir: std::path::Path::new("/"),
+        home: std::path::Path::new("/"),
+        var: &var,
+        read: &read,
+    };
+    read_config_with(text, Some(&resolver))
+}
+
 /// Reads a config as OpenCode does, its `{env:…}`/`{file:…}` references
 /// replaced first when a resolver says how (else they stay as written).
 /// Every range is in `text` as written.
@@ -204,7 +218,7 @@ pub fn read_config_with(text: &str, refs: Option<&super::refs::Resolver<'_>>) ->
     let stripped = crate::syntax::strip::strip_json_comments(body);
     let mut parsed = crate::syntax::json::parse(&stripped);
     let back = |r: &Range<usize>| match &substituted {
-        Some(s) => s.range(r),
+        Some(s) => s.map.range(r),
         None => r.clone(),
     };
     let shift = |r: Range<usize>| {
@@ -213,7 +227,7 @@ pub fn read_config_with(text: &str, refs: Option<&super::refs::Resolver<'_>>) ->
     };
     if let Some(s) = &substituted {
         if let Some(root) = parsed.root.as_mut() {
-            map_node(root, s);
+            root.map_ranges(|r| s.map.range(r));
         }
         out.substituted = s
             .uses
@@ -246,7 +260,7 @@ pub fn read_config_with(text: &str, refs: Option<&super::refs::Resolver<'_>>) ->
     if base > 0
         && let Some(root) = parsed.root.as_mut()
     {
-        shift_node(root, base);
+        root.map_ranges(|r| r.start + base..r.end + base);
     }
     out.root = parsed.root;
     if out.fatal.is_some() {
@@ -302,11 +316,7 @@ pub fn read_agent(text: &str, name: &str) -> Result<Read, super::yaml::YamlError
             let Ok(mut root) = super::yaml::parse(block2, at2) else {
                 return Err(e);
             };
-            let map = super::refs::Substituted {
-                map: changed,
-                ..Default::default()
-            };
-            map_node(&mut root, &map);
+            root.map_ranges(|r| changed.range(r));
             root
         }
     };
@@ -346,35 +356,6 @@ pub fn agent_without_frontmatter(name: &str) -> Read {
         mode: None,
     });
     out
-}
-
-/// The ranges of a tree read from substituted text, in the text as written.
-fn map_node(n: &mut Node, s: &super::refs::Substituted) {
-    n.range = s.range(&n.range);
-    match &mut n.value {
-        Value::Array(items) => items.iter_mut().for_each(|i| map_node(i, s)),
-        Value::Object(ms) => {
-            for m in ms {
-                m.key_range = s.range(&m.key_range);
-                map_node(&mut m.value, s);
-            }
-        }
-        _ => {}
-    }
-}
-
-fn shift_node(n: &mut Node, by: usize) {
-    n.range = n.range.start + by..n.range.end + by;
-    match &mut n.value {
-        Value::Array(items) => items.iter_mut().for_each(|i| shift_node(i, by)),
-        Value::Object(ms) => {
-            for m in ms {
-                m.key_range = m.key_range.start + by..m.key_range.end + by;
-                shift_node(&mut m.value, by);
-            }
-        }
-        _ => {}
-    }
 }
 
 fn v2_issue(m: &Member, path: &str) -> Issue {

@@ -12,6 +12,7 @@
 //! back onto the file as written (a range inside a replacement covers the
 //! reference).
 
+use crate::text::{EditMap, replace_spans};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
@@ -56,37 +57,12 @@ pub struct Use {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Substituted {
     pub text: String,
-    /// Each replacement: its range in the file and in `text`, in order.
-    pub map: Vec<(Range<usize>, Range<usize>)>,
+    /// Where each part of the file as written is in `text`.
+    pub map: EditMap,
     pub uses: Vec<Use>,
     /// The reference OpenCode cannot resolve (it refuses to start), with
     /// its message.
     pub error: Option<(Range<usize>, String)>,
-}
-
-impl Substituted {
-    /// Offset `at` of the substituted text in the file as written; `end`
-    /// picks the end of a reference that `at` falls inside.
-    pub fn original(&self, at: usize, end: bool) -> usize {
-        // A start belongs to what begins at it; an end to what ends at it.
-        let i = self
-            .map
-            .partition_point(|(_, new)| new.start < at || (!end && new.start == at));
-        if i == 0 {
-            return at;
-        }
-        let (old, new) = &self.map[i - 1];
-        if at < new.end || (end && at == new.end) {
-            return if end { old.end } else { old.start };
-        }
-        at - new.end + old.end
-    }
-
-    /// A range of the substituted text in the file as written.
-    pub fn range(&self, r: &Range<usize>) -> Range<usize> {
-        let start = self.original(r.start, false);
-        start..self.original(r.end, true).max(start)
-    }
 }
 
 fn env_refs() -> &'static regex::Regex {
@@ -136,12 +112,8 @@ pub fn substitute(text: &str, r: &Resolver<'_>) -> Substituted {
         });
         edits.push((m.range(), value.unwrap_or_default()));
     }
-    let after_env = apply(text, &edits);
     // Then the files, found in the text with the variables replaced.
-    let env_map = Substituted {
-        map: mapping(&edits),
-        ..Default::default()
-    };
+    let (after_env, env_map) = replace_spans(text, &edits);
     for m in file_refs().find_iter(&after_env) {
         let line_start = after_env[..m.start()].rfind('\n').map_or(0, |n| n + 1);
         if after_env[line_start..m.start()]
@@ -183,40 +155,9 @@ pub fn substitute(text: &str, r: &Resolver<'_>) -> Substituted {
             }
         }
     }
-    edits.sort_by_key(|(e, _)| e.start);
     out.uses.sort_by_key(|u| u.range.start);
-    out.text = apply(text, &edits);
-    out.map = mapping(&edits);
+    (out.text, out.map) = replace_spans(text, &edits);
     out
-}
-
-fn apply(text: &str, edits: &[(Range<usize>, String)]) -> String {
-    let mut sorted: Vec<&(Range<usize>, String)> = edits.iter().collect();
-    sorted.sort_by_key(|(e, _)| e.start);
-    let mut out = String::with_capacity(text.len());
-    let mut at = 0;
-    for (e, v) in sorted {
-        out.push_str(&text[at..e.start]);
-        out.push_str(v);
-        at = e.end;
-    }
-    out.push_str(&text[at..]);
-    out
-}
-
-/// Each edit's range in the text and in the edited text.
-fn mapping(edits: &[(Range<usize>, String)]) -> Vec<(Range<usize>, Range<usize>)> {
-    let mut sorted: Vec<&(Range<usize>, String)> = edits.iter().collect();
-    sorted.sort_by_key(|(e, _)| e.start);
-    let mut shift: isize = 0;
-    sorted
-        .into_iter()
-        .map(|(e, v)| {
-            let start = (e.start as isize + shift) as usize;
-            shift += v.len() as isize - e.len() as isize;
-            (e.clone(), start..start + v.len())
-        })
-        .collect()
 }
 
 #[cfg(test)]
@@ -253,10 +194,10 @@ mod tests {
         );
         // Ranges map back: "deny" is where `{env:MODE}` was.
         let deny = s.text.find("deny").unwrap();
-        let back = s.range(&(deny..deny + 4));
+        let back = s.map.range(&(deny..deny + 4));
         assert_eq!(&text[back], "{env:MODE}");
         let c = s.text.find("\"c\"").unwrap();
-        assert_eq!(&text[s.range(&(c..c + 3))], "\"c\"");
+        assert_eq!(&text[s.map.range(&(c..c + 3))], "\"c\"");
         assert_eq!(s.uses.len(), 4);
         assert_eq!(s.uses.iter().filter(|u| u.value.is_none()).count(), 1);
     }

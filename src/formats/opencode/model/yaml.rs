@@ -12,9 +12,11 @@
 //! Iterative, bounded in depth and in the nodes aliases can expand to: a
 //! hostile file is an error with a reason, never a crash.
 
+use crate::syntax::frontmatter::{is_js_whitespace, js_trim};
 use crate::syntax::{Member, Node, Value};
+use crate::text::{EditMap, replace_spans};
 use saphyr_parser::{Event, Parser as Events, ScalarStyle};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
 /// A YAML error: where, and why.
@@ -34,14 +36,7 @@ pub struct YamlError {
 /// with `---` and a line break, the block ends at the next line that is
 /// `---`.
 pub fn frontmatter(text: &str) -> Option<(&str, usize)> {
-    let rest = text.strip_prefix("---")?;
-    let start = if rest.starts_with("\r\n") {
-        5
-    } else if rest.starts_with('\n') {
-        4
-    } else {
-        return None;
-    };
+    let start = opening(text)?;
     let mut off = start;
     for line in text[start..].split_inclusive('\n') {
         if line.trim_end_matches(['\r', '\n']) == "---" {
@@ -52,80 +47,55 @@ pub fn frontmatter(text: &str) -> Option<(&str, usize)> {
     None
 }
 
-/// A span of the text and where it is in an edited copy.
-pub type Moved = (Range<usize>, Range<usize>);
+/// Where a frontmatter's block starts: after `---` and a line break.
+fn opening(text: &str) -> Option<usize> {
+    let rest = text.strip_prefix("---")?;
+    if rest.starts_with("\r\n") {
+        Some(5)
+    } else if rest.starts_with('\n') {
+        Some(4)
+    } else {
+        None
+    }
+}
 
 /// OpenCode's second try at a frontmatter that does not parse: each
 /// top-level `key: value` line whose unquoted value holds a `:` becomes a
 /// block scalar (`key: |-` and the value indented). Returns the text and
 /// each line changed: its range in the text and in the result.
-pub fn sanitize(text: &str) -> (String, Vec<Moved>) {
+pub fn sanitize(text: &str) -> (String, EditMap) {
     static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
     let kv = RE.get_or_init(|| {
         regex::Regex::new(r"^([a-zA-Z_][a-zA-Z0-9_]*)\s*:\s*(.*)$").expect("valid")
     });
     // `^---\r?\n([\s\S]*?)\r?\n---`: the block up to the first `\n---`.
-    let Some(rest) = text.strip_prefix("---") else {
-        return (text.to_string(), Vec::new());
-    };
-    let open = if rest.starts_with("\r\n") {
-        5
-    } else if rest.starts_with('\n') {
-        4
-    } else {
-        return (text.to_string(), Vec::new());
+    let Some(open) = opening(text) else {
+        return (text.to_string(), EditMap::default());
     };
     let Some(close) = text[open..].find("\n---") else {
-        return (text.to_string(), Vec::new());
+        return (text.to_string(), EditMap::default());
     };
-    let mut block_end = open + close;
-    if text[..block_end].ends_with('\r') && block_end > open {
-        block_end -= 1;
-    }
-    let mut out = String::with_capacity(text.len() + 64);
-    out.push_str(&text[..open]);
-    let mut changed = Vec::new();
+    let mut edits = Vec::new();
     let mut at = open;
-    let block = &text[open..block_end];
-    let mut first = true;
-    for line in block.split('\n') {
-        if !first {
-            out.push('\n');
-            at += 1;
-        }
-        first = false;
+    for line in text[open..open + close].split('\n') {
         let body = line.strip_suffix('\r').unwrap_or(line);
-        let t = crate::syntax::frontmatter::js_trim(body);
-        let keep = t.starts_with('#')
-            || t.is_empty()
-            || body.starts_with(crate::syntax::frontmatter::is_js_whitespace);
-        let replaced = if keep {
-            None
-        } else {
-            kv.captures(body).and_then(|c| {
-                let v = crate::syntax::frontmatter::js_trim(c.get(2).map_or("", |m| m.as_str()));
-                (!(v.is_empty()
-                    || v == ">"
-                    || v == "|"
-                    || v.starts_with('"')
-                    || v.starts_with('\'')
-                    || !v.contains(':')))
-                .then(|| format!("{}: |-\n  {v}", &c[1]))
-            })
-        };
-        match replaced {
-            Some(new) => {
-                let from = out.len();
-                out.push_str(&new);
-                changed.push((at..at + body.len(), from..out.len()));
-                out.push_str(&line[body.len()..]);
+        let t = js_trim(body);
+        let keep = t.starts_with('#') || t.is_empty() || body.starts_with(is_js_whitespace);
+        if !keep && let Some(c) = kv.captures(body) {
+            let v = js_trim(c.get(2).map_or("", |m| m.as_str()));
+            if !(v.is_empty()
+                || v == ">"
+                || v == "|"
+                || v.starts_with('"')
+                || v.starts_with('\'')
+                || !v.contains(':'))
+            {
+                edits.push((at..at + body.len(), format!("{}: |-\n  {v}", &c[1])));
             }
-            None => out.push_str(line),
         }
-        at += line.len();
+        at += line.len() + 1;
     }
-    out.push_str(&text[block_end..]);
-    (out, changed)
+    replace_spans(text, &edits)
 }
 
 /// The deepest nesting read; deeper is an error, never a stack overflow.
@@ -151,8 +121,8 @@ enum Frame {
         members: Vec<Member>,
         /// Keys written in this mapping (a second one is refused) and keys
         /// a merge brought (an explicit key may override them).
-        written: HashMap<String, ()>,
-        merged: HashMap<String, ()>,
+        written: HashSet<String>,
+        merged: HashSet<String>,
         key: Option<Key>,
         /// No key was read yet.
         first: bool,
@@ -183,67 +153,33 @@ pub fn parse(block: &str, base: usize) -> Result<Node, YamlError> {
     // js-yaml skips tabs before a line's content as separation, not as
     // indentation (`\tkey: v` is a key at the line's start): the tabs are
     // taken out, and positions mapped back.
-    let untabbed = untab(block);
-    if let Some((text, map)) = untabbed {
-        let mut node = parse_spaces(&text, base)?;
-        let shifted = super::refs::Substituted {
-            map: map
-                .into_iter()
-                .map(|(old, new)| {
-                    (
-                        old.start + base..old.end + base,
-                        new.start + base..new.end + base,
-                    )
-                })
-                .collect(),
-            ..Default::default()
-        };
-        map_ranges(&mut node, &shifted);
-        return Ok(node);
+    match untab(block) {
+        Some((text, map)) => {
+            let mut node = parse_spaces(&text, base)?;
+            let map = map.shifted(base);
+            node.map_ranges(|r| map.range(r));
+            Ok(node)
+        }
+        None => parse_spaces(block, base),
     }
-    parse_spaces(block, base)
 }
 
 /// The block without the tabs that start its lines (after any spaces),
-/// with each removal: `None` when no line starts so.
-fn untab(block: &str) -> Option<(String, Vec<Moved>)> {
-    let mut out = String::with_capacity(block.len());
-    let mut map = Vec::new();
+/// and where everything went: `None` when no line starts so.
+fn untab(block: &str) -> Option<(String, EditMap)> {
+    let mut edits = Vec::new();
     let mut at = 0;
     for line in block.split_inclusive('\n') {
         let spaces = line.len() - line.trim_start_matches(' ').len();
         let rest = &line[spaces..];
-        let tabs = rest.len() - rest.trim_start_matches(['\t', ' ']).len();
-        let lead = &rest[..tabs];
-        out.push_str(&line[..spaces]);
-        if lead.contains('\t') {
-            // (Spaces after the first tab are separation too.)
-            let from = out.len();
-            map.push((at + spaces..at + spaces + tabs, from..from));
-        } else {
-            out.push_str(lead);
+        let lead = rest.len() - rest.trim_start_matches(['\t', ' ']).len();
+        // (Spaces after the first tab are separation too.)
+        if rest[..lead].contains('\t') {
+            edits.push((at + spaces..at + spaces + lead, String::new()));
         }
-        out.push_str(&rest[tabs..]);
         at += line.len();
     }
-    (!map.is_empty()).then_some((out, map))
-}
-
-fn map_ranges(n: &mut Node, s: &super::refs::Substituted) {
-    let mut stack = vec![n];
-    while let Some(n) = stack.pop() {
-        n.range = s.range(&n.range);
-        match &mut n.value {
-            Value::Array(items) => stack.extend(items.iter_mut()),
-            Value::Object(ms) => {
-                for m in ms {
-                    m.key_range = s.range(&m.key_range);
-                    stack.push(&mut m.value);
-                }
-            }
-            _ => {}
-        }
-    }
+    (!edits.is_empty()).then(|| replace_spans(block, &edits))
 }
 
 /// [`parse`], for a block whose lines start with spaces only.
@@ -300,8 +236,7 @@ fn parse_spaces(block: &str, base: usize) -> Result<Node, YamlError> {
             }
             Event::MappingStart(anchor, tag) => {
                 if let Some(t) = &tag
-                    && !(t.suffix == "map"
-                        && (t.handle == "!!" || t.handle == "tag:yaml.org,2002:"))
+                    && !(t.suffix == "map" && core_tag(&t.handle))
                 {
                     return Err(err(range, unknown_tag(t)));
                 }
@@ -315,8 +250,8 @@ fn parse_spaces(block: &str, base: usize) -> Result<Node, YamlError> {
                         .get(range.start - base..)
                         .is_some_and(|t| t.starts_with('{')),
                     members: Vec::new(),
-                    written: HashMap::new(),
-                    merged: HashMap::new(),
+                    written: HashSet::new(),
+                    merged: HashSet::new(),
                     key: None,
                     first: true,
                 });
@@ -324,8 +259,7 @@ fn parse_spaces(block: &str, base: usize) -> Result<Node, YamlError> {
             }
             Event::SequenceStart(anchor, tag) => {
                 if let Some(t) = &tag
-                    && !(t.suffix == "seq"
-                        && (t.handle == "!!" || t.handle == "tag:yaml.org,2002:"))
+                    && !(t.suffix == "seq" && core_tag(&t.handle))
                 {
                     return Err(err(range, unknown_tag(t)));
                 }
@@ -467,11 +401,11 @@ fn parse_spaces(block: &str, base: usize) -> Result<Node, YamlError> {
                 }
                 Some(k) if k.merge => merge_into(members, written, merged, &node, &k.range)?,
                 Some(k) => {
-                    if written.contains_key(&k.text) && !merged.contains_key(&k.text) {
+                    if written.contains(&k.text) && !merged.contains(&k.text) {
                         return Err(err(k.range, "duplicated mapping key".into()));
                     }
                     merged.remove(&k.text);
-                    written.insert(k.text.clone(), ());
+                    written.insert(k.text.clone());
                     members.push(Member {
                         key: k.text,
                         key_range: k.range,
@@ -491,8 +425,8 @@ fn parse_spaces(block: &str, base: usize) -> Result<Node, YamlError> {
 /// not already in this one.
 fn merge_into(
     members: &mut Vec<Member>,
-    written: &mut HashMap<String, ()>,
-    merged: &mut HashMap<String, ()>,
+    written: &mut HashSet<String>,
+    merged: &mut HashSet<String>,
     source: &Node,
     at: &Range<usize>,
 ) -> Result<(), YamlError> {
@@ -510,11 +444,10 @@ fn merge_into(
     }
     for s in sources {
         for m in s.value.as_object().into_iter().flatten() {
-            if written.contains_key(&m.key) {
+            if !written.insert(m.key.clone()) {
                 continue;
             }
-            written.insert(m.key.clone(), ());
-            merged.insert(m.key.clone(), ());
+            merged.insert(m.key.clone());
             members.push(m.clone());
         }
     }
@@ -538,6 +471,11 @@ fn count(n: &Node) -> usize {
     total
 }
 
+/// A tag of YAML's own schema (`!!str`, `!!map`, …).
+fn core_tag(handle: &str) -> bool {
+    handle == "!!" || handle == "tag:yaml.org,2002:"
+}
+
 fn unknown_tag(t: &saphyr_parser::Tag) -> String {
     format!("unknown tag !<{}{}>", t.handle, t.suffix)
 }
@@ -545,7 +483,7 @@ fn unknown_tag(t: &saphyr_parser::Tag) -> String {
 /// A value with an explicit tag, as js-yaml's default schema reads it;
 /// `None` for a tag it does not know or a value the tag cannot take.
 fn tagged(text: &str, handle: &str, suffix: &str) -> Option<Value> {
-    if handle != "!!" && handle != "tag:yaml.org,2002:" {
+    if !core_tag(handle) {
         return None;
     }
     match suffix {
