@@ -448,14 +448,25 @@ enum Command {
     },
     /// Decide every past call of the runtimes' decision logs again with the
     /// current config and print the calls whose decision changes (exit
-    /// status 1 when any does). Logs: pi-permission-system's review log,
-    /// Claude Code's stream-json / SDK messages; the kind is recognised per
-    /// file. Each call is decided in its recorded session's working
+    /// status 1 when any does). Logs: Claude Code's session files and
+    /// stream-json / SDK messages, Codex's rollouts, pi-permission-system's
+    /// review log, the pi-toolkits approval log (documented, not verified);
+    /// the kind is recognised per file. Each call is decided in its recorded session's working
     /// directory (and agent, and permission mode) unless given here.
+    /// Without a file: the logs the runtimes wrote for this project's
+    /// sessions (Claude Code's session files, Codex's rollouts,
+    /// pi-permission-system's review log), newest first.
     Replay {
-        /// Log files (`-` for stdin), read as streams.
-        #[arg(required = true)]
+        /// Log files (`-` for stdin), read as streams (default: this
+        /// project's session logs, found where each runtime writes them).
         logs: Vec<PathBuf>,
+        /// Without a file: only logs written since this date (`2026-11-30`)
+        /// or for this long (`7d`, `12h`).
+        #[arg(long, value_name = "WHEN")]
+        since: Option<String>,
+        /// Without a file: at most this many logs, the newest.
+        #[arg(long, value_name = "N")]
+        limit: Option<usize>,
         #[command(flatten)]
         scope: ScopeArgs,
         #[arg(long, value_enum, default_value = "human")]
@@ -629,9 +640,11 @@ fn main() {
         }) => diff(file.as_deref(), &base, &scope, format, budget),
         Some(Command::Replay {
             logs,
+            since,
+            limit,
             scope,
             format,
-        }) => replay(&logs, &scope, format),
+        }) => replay(&logs, since.as_deref(), limit, &scope, format),
         Some(Command::Suggest {
             logs,
             min,
@@ -775,16 +788,41 @@ fn suggest(
 
 fn replay(
     logs: &[PathBuf],
+    since: Option<&str>,
+    limit: Option<usize>,
     scope: &ScopeArgs,
     format: cli::replay::Format,
 ) -> Result<i32, UsageError> {
     // Usage errors first (a named directory or file that is not there).
-    scope.context()?;
+    let ctx = scope.context()?;
     let only = scope.only_format()?;
+    if !logs.is_empty() && (since.is_some() || limit.is_some()) {
+        return Err(UsageError(
+            "--since and --limit choose among the logs found for the project; with log files named, name only the ones to replay".into(),
+        ));
+    }
+    let since = since
+        .map(|s| cli::replay::parse_since(s, std::time::SystemTime::now()))
+        .transpose()
+        .map_err(UsageError)?;
+    let which = if logs.is_empty() {
+        cli::replay::Logs::Found {
+            formats: match only {
+                Some(f) => vec![f],
+                None => permission_lsp::formats::all().to_vec(),
+            },
+            project: ctx.cwd.clone(),
+            home: ctx.options.home_dir(),
+            since,
+            limit,
+        }
+    } else {
+        cli::replay::Logs::Named(logs)
+    };
     let context_for = |f: &'static dyn permission_lsp::formats::Format| scope.context_of(f);
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let code = cli::replay::run(
-        logs,
+        which,
         only,
         &context_for,
         format,

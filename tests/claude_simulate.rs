@@ -262,3 +262,14 @@ fn the_differential_shapes() {
 fn the_hostile_input_shapes() {
     replay("observed-issue32.json", 61);
 }
+
+/// Every tool a 2.1.332 session offers, called with no rule: those it runs
+/// without asking (launching a subagent, loading a tool or a skill,
+/// scheduling), those it asks about, those not offered at all ("No such
+/// tool available"), `Monitor` decided as a Bash command, and deny and ask
+/// rules naming a tool that needs no permission (met when replaying real
+/// session files, where such calls are common).
+#[test]
+fn tools_that_need_no_permission() {
+    replay("observed-tools.json", 34);
+}

@@ -736,3 +736,307 @@ fn a_suggestion_in_a_one_line_file_names_its_line() {
     );
     assert_eq!((placed.after_line, placed.in_line), (Some(4), None));
 }
+
+/// A Claude Code session recorded as the CLI writes it
+/// (`claude/sessions/<name>/`, recorded by `claude/record_sessions.py`):
+/// its case materialised in a fresh folder, and its session files put
+/// where the CLI keeps them, under the home's `.claude/projects/<the
+/// project's folder name>/`. Returns the case, the root, the project, the
+/// home and the session files.
+fn claude_session_files(
+    name: &str,
+    tag: &str,
+) -> (harness::Case, PathBuf, PathBuf, PathBuf, Vec<PathBuf>) {
+    let dir = fixtures().join("claude/sessions").join(name);
+    let case = harness::Case::from_fixture(
+        &serde_json::from_str(&std::fs::read_to_string(dir.join("case.json")).unwrap()).unwrap(),
+    );
+    let root = temp(&format!("cs-{name}-{tag}"));
+    let (proj, home) = case.materialise(&root);
+    let (folder, _) =
+        permission_lsp::formats::claude::history::project_folder_name(proj.to_str().unwrap());
+    let target = home.join(".claude/projects").join(folder);
+    let mut files = Vec::new();
+    let mut stack = vec![dir.join("files")];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+                continue;
+            }
+            let rel = p.strip_prefix(dir.join("files")).unwrap();
+            let text = std::fs::read_to_string(&p)
+                .unwrap()
+                .replace("{PROJ}", &proj.display().to_string())
+                .replace("{HOME}", &home.display().to_string());
+            write(&target.join(rel), &text);
+            if rel.extension().is_some_and(|x| x == "jsonl") {
+                files.push(target.join(rel));
+            }
+        }
+    }
+    files.sort();
+    (case, root, proj, home, files)
+}
+
+/// What each recorded call became, as the reader rebuilt it
+/// (`tool outcome[/answer]`), and the summary, with the session's own
+/// settings.
+fn replay_session_files(
+    ctx: &Context<'_>,
+    files: &[PathBuf],
+) -> (Vec<String>, Vec<Change>, Summary) {
+    let seen = std::cell::RefCell::new(Vec::new());
+    let mut replayer = Replayer::new(Box::new(|f: &'static dyn Format, s: &_| {
+        permission_lsp::history::replay::policy_for(ctx, f, s)
+    }));
+    replayer.observer = Some(Box::new(|_, c: &permission_lsp::history::PastCall| {
+        let what = c
+            .input
+            .get("command")
+            .and_then(Value::as_str)
+            .map(String::from)
+            .unwrap_or_else(|| c.tool.clone());
+        seen.borrow_mut().push(format!(
+            "{what} {}{}",
+            c.outcome_label(),
+            c.answer
+                .map(|a| format!("/{}", a.as_str()))
+                .unwrap_or_default()
+        ));
+    }));
+    let mut changes = Vec::new();
+    let mut sink = |c: &Change| changes.push(c.clone());
+    for f in files {
+        let text = std::fs::read(f).unwrap();
+        replayer.replay(&f.display().to_string(), &mut text.as_slice(), &mut sink);
+    }
+    let summary = replayer.summary.clone();
+    drop(replayer);
+    (seen.into_inner(), changes, summary)
+}
+
+/// Session files written by the real CLI (2.1.332) replay unchanged under
+/// the settings that produced them: every call of the main conversation
+/// and of a subagent (its own file, `isSidechain`), across a resumed
+/// session and a compaction (the same file, appended to), with each
+/// outcome the CLI stamped — allowed by a rule or the mode, denied by a
+/// rule, asked and approved, asked and refused at the prompt, asked with
+/// nobody to answer (plain `-p`), the tool removed by a deny — and an edit
+/// refused for its input before any permission check, which is no
+/// decision. Every non-conversation record is read past.
+#[test]
+fn claude_code_session_files_replay_as_recorded() {
+    let expect: &[(&str, &[&str], u64)] = &[
+        (
+            "approvals",
+            &[
+                // The subagent's own file (its folder sorts first), then
+                // the main conversation.
+                "git status allow",
+                "rm y deny",
+                "git status allow",
+                "rm -rf x deny",
+                "git push ask/approved",
+                "Edit ask/approved",
+                "Read allow",
+                "echo a && rm x deny",
+                "Agent allow",
+                "ToolSearch allow",
+                "git push origin main ask/denied",
+                "git status allow",
+                "rm z deny",
+                "echo after allow",
+            ],
+            1,
+        ),
+        (
+            "refusals",
+            &[
+                "git push ask/denied",
+                "Write ask/denied",
+                "WebFetch deny",
+                "npm test ask/denied",
+                "Skill allow",
+            ],
+            0,
+        ),
+        (
+            "headless",
+            &[
+                "git push ask/unavailable",
+                "Write allow",
+                "npm test ask/unavailable",
+            ],
+            0,
+        ),
+    ];
+    for (name, outcomes, before) in expect {
+        let (case, root, proj, home, files) = claude_session_files(name, "asis");
+        let ctx = claude_ctx(&case, &proj, &home);
+        let (seen, changes, summary) = replay_session_files(&ctx, &files);
+        assert_eq!(&seen, outcomes, "{name}");
+        assert!(changes.is_empty(), "{name}: {changes:#?}");
+        assert_eq!(summary.unrebuildable, 0, "{name}: {:?}", summary.skipped);
+        assert_eq!(summary.before_decision, *before, "{name}");
+        assert!(summary.unknown_events.is_empty(), "{name}");
+        assert!(
+            summary.warnings.is_empty(),
+            "{name}: {:?}",
+            summary.warnings
+        );
+        assert!(
+            summary
+                .files
+                .iter()
+                .all(|f| f.kind == Some("Claude Code session file")),
+            "{name}: {:?}",
+            summary.files
+        );
+        let _ = std::fs::remove_dir_all(&root);
+    }
+}
+
+/// `replay` with no file finds the project's session files under the home
+/// (the folder name encodes the project's path), subagents' too; an edit
+/// that turns a deny into an ask shows every call it changes with exit 1,
+/// a compound command credited to the rule that decides it (`echo a && rm
+/// x` to `Bash(rm:*)`, not to `Bash(echo:*)`); `--limit` and `--since`
+/// choose among the logs; a file that is no decision log is exit 2.
+#[test]
+fn replay_finds_the_projects_claude_code_sessions_by_itself() {
+    let (_, root, proj, home, _) = claude_session_files("approvals", "cli");
+    let (p, h) = (proj.to_str().unwrap(), home.to_str().unwrap());
+    let (code, out, err) = cli(&["replay", "--cwd", p, "--home", h]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(err.contains("replaying 2 logs of"), "{err}");
+    assert!(err.contains("(Claude Code 2), newest first"), "{err}");
+    assert!(out.contains("14 calls; none changes"), "{out}");
+    assert!(out.contains("~/.claude/projects/"), "{out}");
+
+    // The deny becomes an ask.
+    let settings = proj.join(".claude/settings.json");
+    let text = std::fs::read_to_string(&settings).unwrap();
+    let mut v: Value = serde_json::from_str(&text).unwrap();
+    v["permissions"]["deny"] = json!(["WebFetch"]);
+    v["permissions"]["ask"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!("Bash(rm:*)"));
+    std::fs::write(&settings, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    let (code, out, err) = cli(&["replay", "--cwd", p, "--home", h]);
+    assert_eq!(code, 1, "{out}{err}");
+    let changed: Vec<&str> = out.lines().filter(|l| l.contains(" -> ")).collect();
+    assert_eq!(changed.len(), 4, "{out}");
+    assert!(changed.iter().all(|l| l.contains("deny -> ask")), "{out}");
+    let compound = changed
+        .iter()
+        .find(|l| l.contains("`echo a && rm x`"))
+        .expect("the compound command");
+    assert!(
+        compound.contains("now by `Bash` `Bash(rm:*)`"),
+        "{compound}"
+    );
+    assert!(out.contains("4 change: 4 newly asked"), "{out}");
+
+    // The newest log alone; none written since a day to come.
+    let (_, out, err) = cli(&["replay", "--cwd", p, "--home", h, "--limit", "1"]);
+    assert!(err.contains("replaying 1 log of"), "{err}");
+    assert_eq!(
+        out.lines().filter(|l| l.contains("session file:")).count(),
+        1
+    );
+    let (code, _, err) = cli(&["replay", "--cwd", p, "--home", h, "--since", "9999-01-01"]);
+    assert_eq!(code, 0);
+    assert!(err.contains("no session logs of"), "{err}");
+    assert!(err.contains("Claude Code: ~/.claude/projects/"), "{err}");
+    let (code, _, err) = cli(&["replay", "--cwd", p, "--home", h, "--since", "soon"]);
+    assert_eq!(code, 2, "{err}");
+
+    // A named file that is no decision log: one error line, exit 2.
+    let (code, _, err) = cli(&[
+        "replay",
+        "--cwd",
+        p,
+        "--home",
+        h,
+        settings.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("error: ") && err.contains("not a decision log"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+/// A session recorded in a folder that is not here is decided in the
+/// replay's folder instead, and the replay says so.
+#[test]
+fn a_recorded_folder_missing_here_is_a_warning() {
+    let (case, root, proj, home, files) = claude_session_files("refusals", "moved");
+    let moved = root.join("gone");
+    let texts: Vec<PathBuf> = files
+        .iter()
+        .map(|f| {
+            let t = std::fs::read_to_string(f)
+                .unwrap()
+                .replace(proj.to_str().unwrap(), moved.to_str().unwrap());
+            std::fs::write(f, t).unwrap();
+            f.clone()
+        })
+        .collect();
+    let ctx = claude_ctx(&case, &proj, &home);
+    let (_, changes, summary) = replay_session_files(&ctx, &texts);
+    assert!(changes.is_empty(), "{changes:#?}");
+    assert_eq!(summary.warnings.len(), 1, "{:?}", summary.warnings);
+    assert!(
+        summary.warnings[0].contains("is not here")
+            && summary.warnings[0].contains(moved.to_str().unwrap()),
+        "{:?}",
+        summary.warnings
+    );
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+/// A damaged session file: a line cut short, binary junk, a line longer
+/// than the cap (a session file embeds whole system prompts) — each is
+/// skipped and counted, and every intact call still replays as recorded.
+#[test]
+fn a_damaged_session_file_loses_only_its_damaged_lines() {
+    let (case, root, proj, home, files) = claude_session_files("refusals", "damaged");
+    let text = std::fs::read_to_string(&files[0]).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    // The api-request-shape record (no call in it) is cut short.
+    let cut = lines
+        .iter()
+        .position(|l| l.contains("\"api-request-shape\""))
+        .expect("an api-request-shape record");
+    let mut damaged = String::new();
+    for (i, l) in lines.iter().enumerate() {
+        if i == cut {
+            damaged.push_str(&l[..l.len() / 2]);
+        } else {
+            damaged.push_str(l);
+        }
+        damaged.push('\n');
+        if i == 2 {
+            damaged.push_str("\u{0}\u{1}\u{2}binary junk\n");
+            damaged.push_str(&format!(
+                "{{\"type\":\"x\",\"pad\":\"{}\"}}\n",
+                "a".repeat(17 << 20)
+            ));
+        }
+    }
+    let mut bytes = damaged.into_bytes();
+    bytes.extend_from_slice(b"\xff\xfe not utf-8\n");
+    std::fs::write(&files[0], &bytes).unwrap();
+    let ctx = claude_ctx(&case, &proj, &home);
+    let (seen, changes, summary) = replay_session_files(&ctx, &files);
+    assert_eq!(seen.len(), 5, "{seen:?}");
+    assert!(changes.is_empty(), "{changes:#?}");
+    assert_eq!(summary.unrebuildable, 4, "{:?}", summary.skipped);
+    let _ = std::fs::remove_dir_all(&root);
+}

@@ -41,10 +41,137 @@ pub fn loader<'a>(
     }
 }
 
+/// Which logs to replay: files named on the command line, or the logs
+/// the runtimes wrote for this project's sessions.
+pub enum Logs<'a> {
+    Named(&'a [PathBuf]),
+    /// Found where each runtime writes them: newest first, written since
+    /// `since`, at most `limit`.
+    Found {
+        formats: Vec<&'static dyn RuntimeFormat>,
+        project: PathBuf,
+        /// The home, for showing paths as `~/…`.
+        home: PathBuf,
+        since: Option<std::time::SystemTime>,
+        limit: Option<usize>,
+    },
+}
+
+/// `--since`: a date (`2026-11-30`, midnight UTC) or a time back from
+/// `now` (`7d`, `12h`, `30m`, `2w`).
+pub fn parse_since(s: &str, now: std::time::SystemTime) -> Result<std::time::SystemTime, String> {
+    let bad = || {
+        format!("--since {s}: a date (2026-11-30) or a time back (7d, 12h, 30m, 2w) is expected")
+    };
+    let s = s.trim();
+    if let Some((num, unit)) = s
+        .find(|c: char| !c.is_ascii_digit())
+        .filter(|&i| i > 0 && i + 1 == s.len())
+        .map(|i| s.split_at(i))
+    {
+        let n: u64 = num.parse().map_err(|_| bad())?;
+        let secs = match unit {
+            "m" => 60,
+            "h" => 3600,
+            "d" => 86_400,
+            "w" => 7 * 86_400,
+            _ => return Err(bad()),
+        };
+        let back = std::time::Duration::from_secs(n.checked_mul(secs).ok_or_else(bad)?);
+        return Ok(now.checked_sub(back).unwrap_or(std::time::UNIX_EPOCH));
+    }
+    let parts: Vec<&str> = s.split('-').collect();
+    let [y, m, d] = parts.as_slice() else {
+        return Err(bad());
+    };
+    let (Ok(y), Ok(m), Ok(d)) = (y.parse::<i64>(), m.parse::<u32>(), d.parse::<u32>()) else {
+        return Err(bad());
+    };
+    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    let days_in = [
+        31,
+        if leap { 29 } else { 28 },
+        31,
+        30,
+        31,
+        30,
+        31,
+        31,
+        30,
+        31,
+        30,
+        31,
+    ];
+    if !(1970..=9999).contains(&y)
+        || !(1..=12).contains(&m)
+        || d == 0
+        || d > days_in[m as usize - 1]
+    {
+        return Err(bad());
+    }
+    // Days from 1970-01-01 to the date (the civil calendar).
+    let (y, m) = if m <= 2 { (y - 1, m + 9) } else { (y, m - 3) };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let doy = (153 * m as i64 + 2) / 5 + d as i64 - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Ok(std::time::UNIX_EPOCH + std::time::Duration::from_secs(days as u64 * 86_400))
+}
+
+/// A log found for the project, with its runtime.
+struct FoundLog {
+    path: PathBuf,
+    modified: std::time::SystemTime,
+}
+
+/// Each runtime's name, how many logs were found, and where it looked.
+type Places = Vec<(&'static str, usize, Vec<String>)>;
+
+/// The logs of this project's sessions, newest first, and where each
+/// runtime keeps them.
+fn find_logs(
+    formats: &[&'static dyn RuntimeFormat],
+    context_for: &ContextFor<'_>,
+    since: Option<std::time::SystemTime>,
+    limit: Option<usize>,
+) -> (Vec<FoundLog>, Places) {
+    let mut all = Vec::new();
+    let mut places = Vec::new();
+    for f in formats {
+        let Ok(ctx) = context_for(*f) else {
+            continue;
+        };
+        let found = f.session_logs(&ctx);
+        if found.looked_in.is_empty() {
+            continue;
+        }
+        let n = found.files.len();
+        places.push((f.display_name(), n, found.looked_in));
+        all.extend(
+            found
+                .files
+                .into_iter()
+                .map(|(path, modified)| FoundLog { path, modified }),
+        );
+    }
+    all.retain(|l| since.is_none_or(|s| l.modified >= s));
+    all.sort_by(|a, b| {
+        b.modified
+            .cmp(&a.modified)
+            .then_with(|| a.path.cmp(&b.path))
+    });
+    all.dedup_by(|a, b| a.path == b.path);
+    if let Some(n) = limit {
+        all.truncate(n);
+    }
+    (all, places)
+}
+
 /// Runs the replay; the exit status is 1 when any decision changes, 2 when
-/// no log could be read.
+/// a named log cannot be read or is no decision log.
 pub fn run(
-    logs: &[PathBuf],
+    logs: Logs<'_>,
     only: Option<&'static dyn RuntimeFormat>,
     context_for: &ContextFor<'_>,
     format: Format,
@@ -54,6 +181,57 @@ pub fn run(
     let loader = loader(context_for);
     let mut replayer = Replayer::new(Box::new(loader));
     replayer.only = only;
+    // Each log with how it is shown.
+    let (paths, named): (Vec<(String, PathBuf)>, bool) = match logs {
+        Logs::Named(p) => (
+            p.iter()
+                .map(|p| (p.display().to_string(), p.clone()))
+                .collect(),
+            true,
+        ),
+        Logs::Found {
+            formats,
+            project,
+            home,
+            since,
+            limit,
+        } => {
+            let (found, places) = find_logs(&formats, context_for, since, limit);
+            let tilde = |p: &str| crate::contract::tilde(std::path::Path::new(p), &home);
+            if found.is_empty() {
+                let _ = writeln!(
+                    err,
+                    "no session logs of {} found; looked in:",
+                    tilde(&project.display().to_string())
+                );
+                for (name, _, looked) in &places {
+                    for l in looked {
+                        let _ = writeln!(err, "  {name}: {}", tilde(l));
+                    }
+                }
+            } else {
+                let counts: Vec<String> = places
+                    .iter()
+                    .filter(|(_, n, _)| *n > 0)
+                    .map(|(name, n, _)| format!("{name} {n}"))
+                    .collect();
+                let _ = writeln!(
+                    err,
+                    "replaying {} log{} of {} ({}), newest first",
+                    found.len(),
+                    if found.len() == 1 { "" } else { "s" },
+                    tilde(&project.display().to_string()),
+                    counts.join(", ")
+                );
+            }
+            replayer.project = Some(project);
+            let shown = found
+                .into_iter()
+                .map(|l| (tilde(&l.path.display().to_string()), l.path))
+                .collect();
+            (shown, false)
+        }
+    };
     if format == Format::Json {
         let _ = write!(
             out,
@@ -62,9 +240,8 @@ pub fn run(
         );
     }
     let mut first = true;
-    let mut read_any = false;
-    for path in logs {
-        let label = path.display().to_string();
+    let mut failed = false;
+    for (label, path) in &paths {
         let opened: Result<Box<dyn std::io::Read + Send>, String> = if path.as_os_str() == "-" {
             Ok(Box::new(std::io::stdin()))
         } else {
@@ -76,10 +253,10 @@ pub fn run(
             Ok(f) => f,
             Err(e) => {
                 let _ = writeln!(err, "error: {label}: {e}");
+                failed |= named;
                 continue;
             }
         };
-        read_any = true;
         let mut reader = std::io::BufReader::with_capacity(1 << 16, file);
         let mut sink = |c: &Change| {
             match format {
@@ -97,9 +274,21 @@ pub fn run(
             }
             first = false;
         };
-        replayer.replay(&label, &mut reader, &mut sink);
+        replayer.replay(label, &mut reader, &mut sink);
+        if named
+            && let Some(f) = replayer.summary.files.last()
+            && f.kind.is_none()
+            && let Some(e) = &f.error
+        {
+            // Not a decision log (or one not read): an input error.
+            let _ = writeln!(err, "error: {label}: {e}");
+            failed = true;
+        }
     }
     let summary = &replayer.summary;
+    for w in &summary.warnings {
+        let _ = writeln!(err, "warning: {w}");
+    }
     match format {
         Format::Json => {
             let s = serde_json::to_string(summary).unwrap_or_else(|_| "{}".into());
@@ -108,7 +297,7 @@ pub fn run(
         }
         Format::Human => human_summary(summary, out),
     }
-    if !read_any {
+    if failed {
         return 2;
     }
     i32::from(summary.changed > 0)
@@ -172,4 +361,33 @@ fn human_summary(s: &Summary, out: &mut dyn Write) {
         let _ = writeln!(out, "unknown event `{event}`: {n} record(s), not replayed");
     }
     let _ = writeln!(out, "{}", s.headline());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, UNIX_EPOCH};
+
+    #[test]
+    fn since_takes_a_date_or_a_time_back() {
+        let now = UNIX_EPOCH + Duration::from_secs(1_800_000_000);
+        let at = |s| parse_since(s, now).map(|t| t.duration_since(UNIX_EPOCH).unwrap().as_secs());
+        assert_eq!(at("1970-01-01"), Ok(0));
+        assert_eq!(at("2026-11-30"), Ok(1_795_996_800));
+        assert_eq!(at("2024-02-29"), Ok(1_709_164_800));
+        assert_eq!(at("7d"), Ok(1_800_000_000 - 7 * 86_400));
+        assert_eq!(at("12h"), Ok(1_800_000_000 - 12 * 3600));
+        for bad in [
+            "",
+            "d",
+            "7x",
+            "2023-02-29",
+            "2026-13-01",
+            "yesterday",
+            "1-2",
+            "99999999999999999999w",
+        ] {
+            assert!(at(bad).is_err(), "{bad}");
+        }
+    }
 }

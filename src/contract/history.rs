@@ -75,14 +75,71 @@ pub struct PastCall {
     /// How the call was rebuilt when it is not the whole call (pi logs one
     /// record per gated unit of a bash command).
     pub note: Option<&'static str>,
+    /// The outcome as the log tells it, when that is not one decision
+    /// (`ran`: allowed, or approved after an ask — the log cannot tell
+    /// which, so neither is claimed).
+    pub outcome: Option<&'static str>,
+    /// The runtime's id of the call (a tool_use id), when it has one: a
+    /// call met again (a resumed session's copy of its history) is
+    /// replayed once.
+    pub id: Option<String>,
+}
+
+impl PastCall {
+    /// A call decided `recorded` at `line` of a session, nothing else
+    /// known yet.
+    pub fn new(
+        tool: String,
+        input: Value,
+        recorded: Decision,
+        session: Session,
+        line: u64,
+    ) -> Self {
+        PastCall {
+            tool,
+            input,
+            recorded,
+            or: None,
+            answer: None,
+            session,
+            line,
+            note: None,
+            outcome: None,
+            id: None,
+        }
+    }
+
+    /// A call that ran: allowed, or asked and approved (the log does not
+    /// say which).
+    pub fn ran(tool: String, input: Value, session: Session, line: u64) -> Self {
+        PastCall {
+            or: Some(Decision::Ask),
+            outcome: Some("ran"),
+            ..PastCall::new(tool, input, Decision::Allow, session, line)
+        }
+    }
+
+    /// The outcome for people: `ran`, or the recorded decision.
+    pub fn outcome_label(&self) -> &'static str {
+        self.outcome.unwrap_or(self.recorded.as_str())
+    }
 }
 
 /// What a log reader makes of its records.
+// Items are handed on one record's worth at a time: their size is no
+// concern, and calls, the common item, would each pay for a box.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum Item {
     Call(PastCall),
     /// A decision record the reader cannot turn into a call.
     Unrebuildable {
+        line: u64,
+        why: String,
+    },
+    /// A tool call that never reached a permission decision (its input
+    /// was refused first, or it was interrupted): nothing to replay.
+    BeforeDecision {
         line: u64,
         why: String,
     },
@@ -177,6 +234,48 @@ fn memchr(bytes: &[u8]) -> Option<usize> {
 /// A string field of a record (`None` when absent, null or not a string).
 pub fn str_field<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
     v.get(key).and_then(Value::as_str)
+}
+
+/// The logs a runtime wrote for the sessions of a project, found where it
+/// writes them.
+#[derive(Debug, Clone, Default)]
+pub struct SessionLogs {
+    /// Each log and when it was last written.
+    pub files: Vec<(std::path::PathBuf, std::time::SystemTime)>,
+    /// Where the runtime writes them (said when none is found).
+    pub looked_in: Vec<String>,
+}
+
+/// Folders and files looked at at most when finding a project's logs.
+pub const MAX_LOG_ENTRIES: usize = 100_000;
+
+/// The regular files named `*.jsonl` under `dir`, `depth` folders deep at
+/// most (symlinks are not followed), with their modification times; at
+/// most `budget` entries are looked at.
+pub fn jsonl_files(
+    dir: &std::path::Path,
+    depth: usize,
+    out: &mut Vec<(std::path::PathBuf, std::time::SystemTime)>,
+    budget: &mut usize,
+) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        if *budget == 0 {
+            return;
+        }
+        *budget -= 1;
+        let path = e.path();
+        let Ok(meta) = std::fs::symlink_metadata(&path) else {
+            continue;
+        };
+        if meta.is_file() && path.extension().is_some_and(|x| x == "jsonl") {
+            out.push((path, meta.modified().unwrap_or(std::time::UNIX_EPOCH)));
+        } else if meta.is_dir() && depth > 0 {
+            jsonl_files(&path, depth - 1, out, budget);
+        }
+    }
 }
 
 /// Where a suggested rule goes in a config file, as the format writes it.

@@ -331,6 +331,12 @@ pub trait History: Describe {
         None
     }
 
+    /// The logs the runtime wrote for sessions in `ctx.cwd` (or folders
+    /// below it), where it writes them; none when it writes no such logs.
+    fn session_logs(&self, _ctx: &Context<'_>) -> history::SessionLogs {
+        history::SessionLogs::default()
+    }
+
     /// For rule suggestions: the surface of a call, the value its rules
     /// match, and where that value may be cut to generalise (`' '` between
     /// the words of a command, `'/'` between path segments); `None` when

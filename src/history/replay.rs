@@ -10,7 +10,7 @@ use serde::Serialize;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 use std::io::BufRead;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// A call whose decision changes.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -94,6 +94,18 @@ pub struct Summary {
     pub unknown_events: BTreeMap<String, u64>,
     /// Calls that could not be decided (the policy could not be loaded).
     pub undecided: u64,
+    /// Tool calls that never reached a permission decision (refused for
+    /// their input first, interrupted): nothing to replay.
+    pub before_decision: u64,
+    /// Calls met again (a resumed session's copy of earlier records),
+    /// replayed once.
+    pub repeated: u64,
+    /// Calls of sessions in other projects, left out (`project`).
+    pub other_projects: u64,
+    /// What the reader should know about how calls were decided (a
+    /// recorded folder that is not here).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
     pub files: Vec<FileSummary>,
 }
 
@@ -132,6 +144,18 @@ impl Summary {
         }
         if self.undecided > 0 {
             s.push_str(&format!("; {} undecided", thousands(self.undecided)));
+        }
+        if self.before_decision > 0 {
+            s.push_str(&format!(
+                "; {} ended before any permission decision",
+                thousands(self.before_decision)
+            ));
+        }
+        if self.other_projects > 0 {
+            s.push_str(&format!(
+                "; {} of other projects left out",
+                thousands(self.other_projects)
+            ));
         }
         s
     }
@@ -275,6 +299,13 @@ pub struct Replayer<'a> {
     pub only: Option<&'static dyn Format>,
     /// Sees every past call before it is decided (rule suggestions).
     pub observer: Option<Box<Observer<'a>>>,
+    /// Only calls of sessions in this folder (or below it) are replayed;
+    /// calls whose session names no folder are replayed too.
+    pub project: Option<PathBuf>,
+    /// Call ids met (by format), for the calls a log repeats.
+    seen: std::collections::HashSet<(&'static str, String)>,
+    /// Recorded folders found missing here (warned about once each).
+    missing: std::collections::HashSet<String>,
     policies: HashMap<(&'static str, Session), Policy>,
     next_policy: usize,
     memo: Memo,
@@ -290,6 +321,9 @@ impl<'a> Replayer<'a> {
             loader,
             only: None,
             observer: None,
+            project: None,
+            seen: Default::default(),
+            missing: Default::default(),
             policies: HashMap::new(),
             next_policy: 0,
             memo: HashMap::new(),
@@ -332,7 +366,7 @@ impl<'a> Replayer<'a> {
             None => {
                 if fs.error.is_none() {
                     fs.error = Some(if fs.records == 0 {
-                        "no records".to_string()
+                        "not a decision log (no JSON records)".to_string()
                     } else {
                         "not a decision log of a known kind (no format reads its first records)"
                             .to_string()
@@ -420,6 +454,7 @@ impl<'a> Replayer<'a> {
                     self.decide(format, file, call, sink);
                 }
                 Item::Unrebuildable { line, why } => self.summary.skip(file, line, why),
+                Item::BeforeDecision { .. } => self.summary.before_decision += 1,
                 Item::Unknown { event, .. } => {
                     let known = self.summary.unknown_events.len() < 256
                         || self.summary.unknown_events.contains_key(&event);
@@ -439,6 +474,21 @@ impl<'a> Replayer<'a> {
         call: PastCall,
         sink: &mut dyn Sink,
     ) {
+        if let (Some(project), Some(cwd)) = (&self.project, &call.session.cwd)
+            && !Path::new(cwd).starts_with(project)
+        {
+            self.summary.other_projects += 1;
+            return;
+        }
+        if let Some(id) = &call.id {
+            if self.seen.len() >= MAX_MEMO {
+                self.seen.clear();
+            }
+            if !self.seen.insert((format.id(), id.clone())) {
+                self.summary.repeated += 1;
+                return;
+            }
+        }
         self.summary.calls += 1;
         if let Some(o) = &mut self.observer {
             o(format, &call);
@@ -449,7 +499,19 @@ impl<'a> Replayer<'a> {
                 self.policies.clear();
                 self.memo.clear();
             }
-            let loaded = (self.loader)(format, &call.session);
+            let mut session = call.session.clone();
+            if let Some(cwd) = &session.cwd
+                && !Path::new(cwd).is_dir()
+            {
+                if self.missing.len() < 64 && self.missing.insert(cwd.clone()) {
+                    self.summary.warnings.push(format!(
+                        "{file}:{}: the session's folder {cwd} is not here: its calls are decided in this replay's folder, against a different project than the one they were made in",
+                        call.line
+                    ));
+                }
+                session.cwd = None;
+            }
+            let loaded = (self.loader)(format, &session);
             self.next_policy += 1;
             self.policies
                 .insert(key.clone(), (self.next_policy, loaded));
@@ -513,19 +575,20 @@ impl<'a> Replayer<'a> {
         *self
             .summary
             .transitions
-            .entry(format!("{} -> {}", call.recorded.as_str(), now.as_str()))
+            .entry(format!("{} -> {}", call.outcome_label(), now.as_str()))
             .or_default() += 1;
         match now {
             Decision::Allow => self.summary.newly_allowed += 1,
             Decision::Ask => self.summary.newly_asked += 1,
             Decision::Deny => self.summary.newly_denied += 1,
         }
+        let recorded = call.outcome_label();
         sink.change(&Change {
             file: file.to_string(),
             line: call.line,
             tool: call.tool,
             input: call.input,
-            recorded: call.recorded.as_str(),
+            recorded,
             answer: call.answer.map(Answer::as_str),
             now: now.as_str(),
             rule,

@@ -481,6 +481,8 @@ mod tests {
             session: Session::default(),
             line: 1,
             note: None,
+            outcome: None,
+            id: None,
         }
     }
 

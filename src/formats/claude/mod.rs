@@ -13,8 +13,9 @@
 //! - `lints/`: the findings of one file;
 //! - `ide/`: what the editor and the CLI show (`hover`, `completion`,
 //!   `symbols`, `simulation`);
-//! - `scopes.rs` (the files and the trust state), `history.rs` (the
-//!   session logs), `codes.rs`.
+//! - `scopes.rs` (the files and the trust state), `history/` (session
+//!   files and stream-json messages, read back as past decisions),
+//!   `codes.rs`.
 
 pub mod codes;
 pub mod engine;
@@ -449,6 +450,10 @@ impl History for Claude {
         record: &serde_json::Value,
     ) -> Option<Box<dyn crate::contract::history::LogReader>> {
         history::reader(record)
+    }
+
+    fn session_logs(&self, ctx: &Context<'_>) -> crate::contract::history::SessionLogs {
+        history::session_logs(ctx)
     }
 
     fn suggestion_value(&self, call: &CallRequest) -> Option<(String, String, char)> {

@@ -9,7 +9,10 @@
 //! A call that ran may have been asked about and approved: the rollouts
 //! seen do not mark that, so such a call is recorded as allowed, or asked.
 
-use crate::contract::history::{Answer, Decision, Item, LogReader, PastCall, Session, str_field};
+use crate::contract::history::{
+    Answer, Decision, Item, LogReader, MAX_LOG_ENTRIES, PastCall, Session, SessionLogs,
+    jsonl_files, str_field,
+};
 use serde_json::{Value, json};
 use std::collections::{HashMap, VecDeque};
 
@@ -37,6 +40,48 @@ struct Rollout {
     order: VecDeque<String>,
 }
 
+/// The rollouts of sessions in `codex_home` whose working directory is
+/// `project` or a folder below it (the first record, `session_meta`, names
+/// it; a rollout whose first 256 KiB do not is kept, and its calls are
+/// filtered as they are replayed).
+pub fn session_logs(codex_home: &std::path::Path, project: &std::path::Path) -> SessionLogs {
+    let mut found = SessionLogs::default();
+    let dir = codex_home.join("sessions");
+    found
+        .looked_in
+        .push(format!("{}/YYYY/MM/DD/rollout-*.jsonl", dir.display()));
+    let mut all = Vec::new();
+    let mut budget = MAX_LOG_ENTRIES;
+    jsonl_files(&dir, 3, &mut all, &mut budget);
+    for (path, modified) in all {
+        let named = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.starts_with("rollout-"));
+        if !named {
+            continue;
+        }
+        let ours = match first_cwd(&path) {
+            Some(cwd) => std::path::Path::new(&cwd).starts_with(project),
+            None => true,
+        };
+        if ours {
+            found.files.push((path, modified));
+        }
+    }
+    found
+}
+
+/// The first `"cwd": "…"` member in the head of a rollout.
+fn first_cwd(path: &std::path::Path) -> Option<String> {
+    let head = crate::fsio::read_head(path, 256 << 10).ok()?;
+    let text = String::from_utf8_lossy(&head);
+    let at = text.find("\"cwd\":")? + "\"cwd\":".len();
+    let mut values =
+        serde_json::Deserializer::from_str(text[at..].trim_start()).into_iter::<String>();
+    values.next()?.ok()
+}
+
 /// The shell tools a model calls, and where their command is.
 fn command_of(name: &str, args: &Value) -> Option<Value> {
     match name {
@@ -53,24 +98,24 @@ impl Rollout {
         };
         self.order.retain(|id| id != call_id);
         let rejected = output.starts_with("exec_command failed") && output.contains("Rejected(");
-        let (recorded, or, answer) = if rejected && output.contains("rejected by user") {
-            (Decision::Ask, None, Some(Answer::Denied))
-        } else if rejected {
-            (Decision::Deny, None, None)
+        let mut call = if rejected {
+            PastCall::new(
+                "shell".into(),
+                p.input,
+                Decision::Deny,
+                self.session.clone(),
+                p.line,
+            )
         } else {
-            (Decision::Allow, Some(Decision::Ask), None)
+            PastCall::ran("shell".into(), p.input, self.session.clone(), p.line)
         };
+        if rejected && output.contains("rejected by user") {
+            call.recorded = Decision::Ask;
+            call.answer = Some(Answer::Denied);
+        }
+        call.id = Some(call_id.to_string());
         let _ = line;
-        out.push(Item::Call(PastCall {
-            tool: "shell".into(),
-            input: p.input,
-            recorded,
-            or,
-            answer,
-            session: self.session.clone(),
-            line: p.line,
-            note: None,
-        }));
+        out.push(Item::Call(call));
     }
 }
 

@@ -548,6 +548,11 @@ impl History for Codex {
     ) -> Option<Box<dyn crate::contract::history::LogReader>> {
         history::reader(record)
     }
+
+    fn session_logs(&self, ctx: &Context<'_>) -> crate::contract::history::SessionLogs {
+        let env = engine::policy::Env::from_context(ctx);
+        history::session_logs(&env.codex_home, &ctx.cwd)
+    }
 }
 
 impl Editor for Codex {

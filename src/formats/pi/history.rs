@@ -13,6 +13,38 @@ use std::collections::HashMap;
 /// Where the project config sits under the session's working directory.
 const PROJECT_CONFIG_SUFFIX: &str = "/.pi/extensions/pi-permission-system/config.json";
 
+/// The review log's name in the logs folder (the debug log beside it
+/// records no decisions).
+pub const REVIEW_LOG: &str = "pi-permission-system-permission-review.jsonl";
+
+/// The review log of the agent directory and the pi-toolkits approval log
+/// (`approval-log/audit-NNNNNN.jsonl`): one of each for every project (their
+/// calls are filtered by their project as they are replayed).
+pub fn session_logs(agent_dir: &std::path::Path) -> crate::contract::history::SessionLogs {
+    use crate::contract::history::{MAX_LOG_ENTRIES, SessionLogs, jsonl_files};
+    let logs = agent_dir.join("extensions/pi-permission-system/logs");
+    let audit = agent_dir.join("approval-log");
+    let mut found = SessionLogs::default();
+    found
+        .looked_in
+        .push(logs.join(REVIEW_LOG).display().to_string());
+    found
+        .looked_in
+        .push(format!("{}/audit-*.jsonl", audit.display()));
+    let mut budget = MAX_LOG_ENTRIES;
+    let mut all = Vec::new();
+    jsonl_files(&logs, 0, &mut all, &mut budget);
+    jsonl_files(&audit, 0, &mut all, &mut budget);
+    found.files = all
+        .into_iter()
+        .filter(|(p, _)| {
+            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+            name == REVIEW_LOG || name.starts_with("audit-")
+        })
+        .collect();
+    found
+}
+
 /// The reader, if `record` is a line of the review log.
 pub fn reader(record: &Value) -> Option<Box<dyn LogReader>> {
     (str_field(record, "extension") == Some("pi-permission-system")
@@ -175,6 +207,8 @@ impl ReviewLog {
                 },
                 line,
                 note,
+                outcome: None,
+                id: None,
             })),
             Err(why) => out.push(Item::Unrebuildable { line, why }),
         }

@@ -1,6 +1,7 @@
 //! pi-permission-system (`@gotgenes/pi-permission-system`): its model,
 //! runtime versions, engine, lints, file locations and editor answers.
 
+pub mod approval_log;
 pub mod codes;
 pub mod effective;
 pub mod engine;
@@ -444,7 +445,11 @@ impl History for Pi {
         &self,
         record: &serde_json::Value,
     ) -> Option<Box<dyn crate::contract::history::LogReader>> {
-        history::reader(record)
+        history::reader(record).or_else(|| approval_log::reader(record))
+    }
+
+    fn session_logs(&self, ctx: &Context<'_>) -> crate::contract::history::SessionLogs {
+        history::session_logs(&scopes::locations(ctx).agent_dir)
     }
 
     fn suggestion_value(&self, call: &CallRequest) -> Option<(String, String, char)> {

@@ -43,6 +43,9 @@ pub enum Why {
     NoRule,
     /// The session has no such tool.
     Unavailable,
+    /// A tool the CLI runs without asking (launching a subagent, whose
+    /// calls are decided one by one; loading a tool or a skill).
+    NoPermission,
 }
 
 /// What lifts a safety check.
@@ -106,6 +109,43 @@ fn outcome(decision: Decision, why: Why) -> Outcome {
     }
 }
 
+/// Tools a 2.1.332 session does not offer ("No such tool available").
+const UNAVAILABLE: &[&str] = &[
+    "TodoWrite",
+    "LSP",
+    "TaskCreate",
+    "TaskList",
+    "TaskGet",
+    "TaskUpdate",
+    "TaskOutput",
+    "ListMcpResourcesTool",
+    "ReadMcpResourceTool",
+    "WaitForMcpServers",
+    "PushNotification",
+    "SendUserFile",
+    "RemoteTrigger",
+    "Artifact",
+    "EndConversation",
+];
+
+/// Tools a 2.1.332 session runs without asking (observed; a deny or ask
+/// rule naming the tool still applies).
+const NO_PERMISSION: &[&str] = &[
+    "Agent",
+    "Task",
+    "ToolSearch",
+    "ListAgents",
+    "Skill",
+    "CronList",
+    "CronCreate",
+    "CronDelete",
+    "EnterPlanMode",
+    "EnterWorktree",
+    "ReportFindings",
+    "ScheduleWakeup",
+    "SendMessage",
+];
+
 /// Old tool names the CLI still accepts in rules.
 fn same_tool(rule_tool: &str, tool: &str) -> bool {
     rule_tool == tool
@@ -159,7 +199,14 @@ impl Policy {
             // available: Glob. Glob is not available in this session — find
             // files with `find` via the Bash tool instead.").
             "Glob" | "Grep" => return outcome(Decision::Deny, Why::Unavailable),
-            "Bash" => self.bash(input),
+            // Observed on 2.1.332 (`observed-tools.json`): not offered in a
+            // `-p` session either.
+            t if UNAVAILABLE.contains(&t) => return outcome(Decision::Deny, Why::Unavailable),
+            // Run without asking (observed, in default and dontAsk mode).
+            t if NO_PERMISSION.contains(&t) => outcome(Decision::Allow, Why::NoPermission),
+            // A background command: decided as a Bash command (observed:
+            // `npm test` asks; `Bash(npm test)` allows it).
+            "Bash" | "Monitor" => self.bash(input),
             "Read" | "LS" | "NotebookRead" => self.read(tool, input),
             "Edit" | "Write" | "MultiEdit" | "NotebookEdit" => self.edit(tool, input),
             "WebFetch" => self.fetch(input),

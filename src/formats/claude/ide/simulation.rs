@@ -85,7 +85,8 @@ pub fn reason(policy: &Policy, why: &Why) -> String {
             m.name()
         ),
         Why::NoRule => "no rule allows it: Claude Code asks".into(),
-        Why::Unavailable => "Claude Code 2.1.332 offers no such tool in a session (\"No such tool available\"): Glob and Grep are done with `find` and `grep` through Bash".into(),
+        Why::Unavailable => "Claude Code 2.1.332 offers no such tool in a session (\"No such tool available\"; Glob and Grep are done with `find` and `grep` through Bash)".into(),
+        Why::NoPermission => "a tool Claude Code runs without asking (no rule needed)".into(),
     }
 }
 
@@ -102,6 +103,7 @@ fn why_kind(why: &Why) -> &'static str {
         Why::Classifier(_) => "classifier",
         Why::NoRule => "default",
         Why::Unavailable => "unavailable",
+        Why::NoPermission => "noPermission",
     }
 }
 

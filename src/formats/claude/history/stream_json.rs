@@ -1,4 +1,4 @@
-//! Claude Code's decision records: the messages of `claude -p
+//! The messages of `claude -p
 //! --output-format stream-json` and of the Agent SDK, one JSON object per
 //! line. A call is the `tool_use` block of an `assistant` message (or the
 //! input of a `can_use_tool` control request); its decision is the
@@ -6,12 +6,13 @@
 //! `can_use_tool` request (the CLI asked), `system/permission_denied`
 //! messages and the result message's `permission_denials`.
 
+use super::{Open, array, tool_uses};
 use crate::contract::history::{Answer, Decision, Item, LogReader, PastCall, Session, str_field};
 use serde_json::Value;
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::HashSet;
 
 /// The reader, if `record` is a stream-json / SDK message.
-pub fn reader(record: &Value) -> Option<Box<dyn LogReader>> {
+pub(super) fn reader(record: &Value) -> Option<Box<dyn LogReader>> {
     let t = str_field(record, "type")?;
     let ours = match t {
         "control_request" | "control_response" => {
@@ -23,13 +24,6 @@ pub fn reader(record: &Value) -> Option<Box<dyn LogReader>> {
         _ => false,
     };
     ours.then(|| Box::new(StreamJson::default()) as Box<dyn LogReader>)
-}
-
-/// The items of an array field (none when absent or not an array).
-fn array(v: Option<&Value>) -> &[Value] {
-    v.and_then(Value::as_array)
-        .map(Vec::as_slice)
-        .unwrap_or_default()
 }
 
 #[derive(Default)]
@@ -47,9 +41,7 @@ struct Pending {
 #[derive(Default)]
 struct StreamJson {
     session: Session,
-    pending: HashMap<String, Pending>,
-    /// Arrival order of the ids (for a bounded, ordered flush).
-    order: VecDeque<String>,
+    open: Open<Pending>,
     /// Ids already settled since the last flush.
     settled: HashSet<String>,
 }
@@ -73,19 +65,7 @@ impl LogReader for StreamJson {
                 };
             }
             (Some("assistant"), _) => {
-                let blocks = array(r.pointer("/message/content"));
-                for b in blocks {
-                    if str_field(b, "type") != Some("tool_use") {
-                        continue;
-                    }
-                    let (Some(id), Some(name)) = (str_field(b, "id"), str_field(b, "name")) else {
-                        out.push(Item::Unrebuildable {
-                            line,
-                            why: "a tool_use block without its id or name".into(),
-                        });
-                        continue;
-                    };
-                    let input = b.get("input").cloned().unwrap_or(Value::Null);
+                for (id, name, input) in tool_uses(r, line, out) {
                     self.open(id, name, input, line, out);
                 }
             }
@@ -103,17 +83,16 @@ impl LogReader for StreamJson {
                     });
                     return;
                 };
-                if !self.pending.contains_key(id) {
+                if !self.open.contains(id) {
                     let input = req.get("input").cloned().unwrap_or(Value::Null);
                     self.open(id, name, input, line, out);
                 }
-                if let Some(p) = self.pending.get_mut(id) {
+                if let Some(p) = self.open.get_mut(id) {
                     p.asked = true;
                 }
             }
             (Some("system"), Some("permission_denied")) => {
-                if let Some(p) = str_field(r, "tool_use_id").and_then(|id| self.pending.get_mut(id))
-                {
+                if let Some(p) = str_field(r, "tool_use_id").and_then(|id| self.open.get_mut(id)) {
                     p.denied = true;
                 }
             }
@@ -126,7 +105,7 @@ impl LogReader for StreamJson {
                     let Some(d) = m.get("permission_decision") else {
                         continue;
                     };
-                    if let Some(p) = self.pending.remove(id) {
+                    if let Some((_, p)) = self.open.take(id) {
                         self.settled.insert(id.to_string());
                         self.settle_meta(p, d, m, out);
                     }
@@ -137,7 +116,7 @@ impl LogReader for StreamJson {
                         continue;
                     }
                     if let Some(p) =
-                        str_field(b, "tool_use_id").and_then(|id| self.pending.get_mut(id))
+                        str_field(b, "tool_use_id").and_then(|id| self.open.get_mut(id))
                     {
                         let error = b["is_error"].as_bool().unwrap_or(false);
                         p.result = Some(error);
@@ -157,14 +136,14 @@ impl LogReader for StreamJson {
                     let Some(id) = str_field(d, "tool_use_id") else {
                         continue;
                     };
-                    match self.pending.get_mut(id) {
+                    match self.open.get_mut(id) {
                         Some(p) => p.denied = true,
                         None if !self.settled.contains(id) => {
                             // A denial whose tool_use is not in the log.
                             if let Some(name) = str_field(d, "tool_name") {
                                 let input = d.get("tool_input").cloned().unwrap_or(Value::Null);
                                 self.open(id, name, input, line, out);
-                                if let Some(p) = self.pending.get_mut(id) {
+                                if let Some(p) = self.open.get_mut(id) {
                                     p.denied = true;
                                 }
                             }
@@ -185,81 +164,31 @@ impl LogReader for StreamJson {
 
 impl StreamJson {
     fn open(&mut self, id: &str, name: &str, input: Value, line: u64, out: &mut Vec<Item>) {
-        if self.order.len() >= 2 * crate::contract::history::MAX_PENDING {
-            let pending = &self.pending;
-            self.order.retain(|o| pending.contains_key(o));
+        let p = Pending {
+            tool: name.to_string(),
+            input,
+            line,
+            ..Default::default()
+        };
+        if self.open.open(id, line, p, out) {
             self.settled.clear();
         }
-        while self.pending.len() >= crate::contract::history::MAX_PENDING {
-            let Some(old) = self.order.pop_front() else {
-                break;
-            };
-            if let Some(p) = self.pending.remove(&old) {
-                out.push(Item::Unrebuildable {
-                    line: p.line,
-                    why: "a tool call whose decision never came (too many open calls)".into(),
-                });
-            }
-        }
-        self.order.push_back(id.to_string());
-        self.pending.insert(
-            id.to_string(),
-            Pending {
-                tool: name.to_string(),
-                input,
-                line,
-                ..Default::default()
-            },
-        );
     }
 
     fn call(&self, p: Pending, recorded: Decision, answer: Option<Answer>) -> Item {
-        Item::Call(PastCall {
-            tool: p.tool,
-            input: p.input,
-            recorded,
-            or: None,
-            answer,
-            session: self.session.clone(),
-            line: p.line,
-            note: None,
-        })
+        let mut c = PastCall::new(p.tool, p.input, recorded, self.session.clone(), p.line);
+        c.answer = answer;
+        Item::Call(c)
     }
 
     fn settle_meta(&mut self, p: Pending, d: &Value, meta: &Value, out: &mut Vec<Item>) {
-        let accept = str_field(d, "decision") == Some("accept");
-        let source = str_field(d, "source").unwrap_or("");
-        let answer = |accept: bool| match (accept, source) {
-            (true, "user_permanent") => Answer::ApprovedForSession,
-            (true, _) => Answer::Approved,
-            (false, _) => Answer::Denied,
-        };
-        // `source` names who decided: `config`, or the user's answer
-        // (`user_temporary`, `user_reject`, …) — but with a `reason_type` it
-        // was a rule of the settings (observed: a user-settings allow is
-        // `user_permanent` + `rule`, a local deny `user_reject` + `rule`).
-        let item = if p.asked {
-            let a = answer(accept);
-            self.call(p, Decision::Ask, Some(a))
-        } else if d.get("reason_type").is_some() || source == "config" {
-            if accept {
-                self.call(p, Decision::Allow, None)
-            } else if str_field(meta, "non_execution_kind") == Some("user-rejected")
-                && d.get("reason_type").is_none()
-            {
-                // Headless: an ask nobody could answer is refused.
-                self.call(p, Decision::Ask, Some(Answer::Unavailable))
-            } else {
-                self.call(p, Decision::Deny, None)
-            }
-        } else if source.starts_with("user_") {
-            let a = answer(accept);
-            self.call(p, Decision::Ask, Some(a))
-        } else {
-            Item::Unrebuildable {
+        let kind = str_field(meta, "non_execution_kind");
+        let item = match super::stamped(d, kind, p.asked) {
+            Ok((recorded, answer)) => self.call(p, recorded, answer),
+            Err(why) => Item::Unrebuildable {
                 line: p.line,
-                why: format!("{} was decided by `{source}`, not by the settings", p.tool),
-            }
+                why: format!("{} was {why}", p.tool),
+            },
         };
         out.push(item);
     }
@@ -267,10 +196,7 @@ impl StreamJson {
     /// Settles every call still open (at a result message or the end):
     /// those without a decision on their tool result.
     fn flush(&mut self, out: &mut Vec<Item>) {
-        for id in std::mem::take(&mut self.order) {
-            let Some(p) = self.pending.remove(&id) else {
-                continue;
-            };
+        for (_, _, p) in self.open.drain() {
             let item = match (p.denied, p.asked, p.result) {
                 (true, true, _) => self.call(p, Decision::Ask, Some(Answer::Denied)),
                 (true, false, _) => self.call(p, Decision::Deny, None),
@@ -284,7 +210,6 @@ impl StreamJson {
             };
             out.push(item);
         }
-        self.pending.clear();
         self.settled.clear();
     }
 }

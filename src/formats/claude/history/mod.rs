@@ -1,0 +1,162 @@
+//! Claude Code's records of past decisions: the session files the CLI
+//! writes for every session (`session_file`), and the messages of
+//! `claude -p --output-format stream-json` and of the Agent SDK
+//! (`stream_json`).
+
+mod session_file;
+mod stream_json;
+
+use crate::contract::history::{Answer, Decision, Item, LogReader, MAX_PENDING, str_field};
+use serde_json::Value;
+use std::collections::{HashMap, VecDeque};
+
+pub use session_file::{project_folder_name, session_logs};
+
+/// The reader for a log that `record` starts (or belongs to).
+pub fn reader(record: &Value) -> Option<Box<dyn LogReader>> {
+    session_file::reader(record).or_else(|| stream_json::reader(record))
+}
+
+/// What a permission decision the CLI stamped on a tool result says: the
+/// decision and the answer to an ask, or who decided instead of the
+/// settings. `decision` is `{decision, source, reasonType, …}` (the session
+/// file's `permissionDecision`; stream-json's `permission_decision` spells
+/// the reason `reason_type`); `denial_kind` is the result's
+/// `toolDenialKind` (`non_execution_kind` in stream-json).
+///
+/// `source` names who decided: `config`, or the user's answer
+/// (`user_temporary`, `user_permanent`, `user_reject`) — but with a reason
+/// type it was a rule of the settings (observed: a user-settings allow is
+/// `user_permanent` + `rule`, a local deny `user_reject` + `rule`). An ask
+/// nobody could answer (headless) is `config` + `user-rejected` without a
+/// reason type.
+pub(crate) fn stamped(
+    decision: &Value,
+    denial_kind: Option<&str>,
+    asked: bool,
+) -> Result<(Decision, Option<Answer>), String> {
+    let accept = str_field(decision, "decision") == Some("accept");
+    let source = str_field(decision, "source").unwrap_or("");
+    let reason = decision
+        .get("reasonType")
+        .or_else(|| decision.get("reason_type"));
+    let answer = || match (accept, source) {
+        (true, "user_permanent") => Answer::ApprovedForSession,
+        (true, _) => Answer::Approved,
+        (false, _) => Answer::Denied,
+    };
+    if let Some(kind) = denial_kind.filter(|k| k.starts_with("automode")) {
+        return Err(format!(
+            "decided by auto mode's classifier ({kind}), not by the settings"
+        ));
+    }
+    Ok(if asked {
+        (Decision::Ask, Some(answer()))
+    } else if reason.is_some() || source == "config" {
+        if accept {
+            (Decision::Allow, None)
+        } else if denial_kind == Some("user-rejected") && reason.is_none() {
+            (Decision::Ask, Some(Answer::Unavailable))
+        } else {
+            (Decision::Deny, None)
+        }
+    } else if source.starts_with("user_") {
+        (Decision::Ask, Some(answer()))
+    } else {
+        return Err(format!("decided by `{source}`, not by the settings"));
+    })
+}
+
+/// The items of an array field (none when absent or not an array).
+fn array(v: Option<&Value>) -> &[Value] {
+    v.and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+}
+
+/// The `tool_use` blocks of an assistant message: id, name and input each;
+/// a block without its id or name is reported.
+fn tool_uses<'a>(r: &'a Value, line: u64, out: &mut Vec<Item>) -> Vec<(&'a str, &'a str, Value)> {
+    let mut uses = Vec::new();
+    for b in array(r.pointer("/message/content")) {
+        if str_field(b, "type") != Some("tool_use") {
+            continue;
+        }
+        match (str_field(b, "id"), str_field(b, "name")) {
+            (Some(id), Some(name)) => {
+                uses.push((id, name, b.get("input").cloned().unwrap_or(Value::Null)))
+            }
+            _ => out.push(Item::Unrebuildable {
+                line,
+                why: "a tool_use block without its id or name".into(),
+            }),
+        }
+    }
+    uses
+}
+
+/// Calls waiting for what became of them, by id, in arrival order: at most
+/// [`MAX_PENDING`]; when more come the oldest is given up (and reported).
+struct Open<P> {
+    pending: HashMap<String, (u64, P)>,
+    order: VecDeque<String>,
+}
+
+impl<P> Default for Open<P> {
+    fn default() -> Self {
+        Open {
+            pending: HashMap::new(),
+            order: VecDeque::new(),
+        }
+    }
+}
+
+impl<P> Open<P> {
+    /// Opens the call `id` of `line`; true when the arrival list was
+    /// compacted (ids settled since are forgotten).
+    fn open(&mut self, id: &str, line: u64, p: P, out: &mut Vec<Item>) -> bool {
+        let compacted = self.order.len() >= 2 * MAX_PENDING;
+        if compacted {
+            let pending = &self.pending;
+            self.order.retain(|o| pending.contains_key(o));
+        }
+        while self.pending.len() >= MAX_PENDING {
+            let Some(old) = self.order.pop_front() else {
+                break;
+            };
+            if let Some((line, _)) = self.pending.remove(&old) {
+                out.push(Item::Unrebuildable {
+                    line,
+                    why: "a tool call whose outcome never came (too many open calls)".into(),
+                });
+            }
+        }
+        self.order.push_back(id.to_string());
+        self.pending.insert(id.to_string(), (line, p));
+        compacted
+    }
+
+    fn get_mut(&mut self, id: &str) -> Option<&mut P> {
+        self.pending.get_mut(id).map(|(_, p)| p)
+    }
+
+    fn contains(&self, id: &str) -> bool {
+        self.pending.contains_key(id)
+    }
+
+    fn take(&mut self, id: &str) -> Option<(u64, P)> {
+        self.pending.remove(id)
+    }
+
+    /// Every call still open, in arrival order.
+    fn drain(&mut self) -> Vec<(String, u64, P)> {
+        let mut all = Vec::with_capacity(self.pending.len());
+        for id in std::mem::take(&mut self.order) {
+            if let Some((line, p)) = self.pending.remove(&id) {
+                all.push((id, line, p));
+            }
+        }
+        self.pending.clear();
+        all
+    }
+}
