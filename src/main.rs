@@ -435,12 +435,16 @@ enum Command {
     /// again and again, never one matching a call the history refused, with
     /// where it goes so that it takes effect.
     Suggest {
-        /// Log files, as for `replay`.
-        #[arg(required = true)]
+        /// Log files, as for `replay` (default: this project's session
+        /// logs, found where each runtime writes them).
         logs: Vec<PathBuf>,
         /// Approvals a rule must cover.
         #[arg(long, default_value_t = 2)]
         min: u64,
+        /// Write each suggestion into the file it names (every other byte
+        /// kept; a missing file is created) and check it again from there.
+        #[arg(long)]
+        apply: bool,
         #[command(flatten)]
         scope: ScopeArgs,
         #[arg(long, value_enum, default_value = "human")]
@@ -648,9 +652,10 @@ fn main() {
         Some(Command::Suggest {
             logs,
             min,
+            apply,
             scope,
             format,
-        }) => suggest(&logs, min, &scope, format),
+        }) => suggest(&logs, min, apply, &scope, format),
     };
     let code = match result {
         Ok(code) => code,
@@ -766,18 +771,34 @@ fn diff(
 fn suggest(
     logs: &[PathBuf],
     min: u64,
+    apply: bool,
     scope: &ScopeArgs,
     format: cli::suggest::Format,
 ) -> Result<i32, UsageError> {
-    scope.context()?;
+    let ctx = scope.context()?;
     let only = scope.only_format()?;
+    let which = if logs.is_empty() {
+        cli::replay::Logs::Found {
+            formats: match only {
+                Some(f) => vec![f],
+                None => permission_lsp::formats::all().to_vec(),
+            },
+            project: ctx.cwd.clone(),
+            home: ctx.options.home_dir(),
+            since: None,
+            limit: None,
+        }
+    } else {
+        cli::replay::Logs::Named(logs)
+    };
     let context_for = |f: &'static dyn permission_lsp::formats::Format| scope.context_of(f);
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let code = cli::suggest::run(
-        logs,
+        which,
         only,
         &context_for,
         min.max(1),
+        apply,
         format,
         &mut out,
         &mut std::io::stderr(),

@@ -563,7 +563,8 @@ fn suggested_rules_cover_repeated_approvals_and_take_effect_where_inserted() {
 /// times and `make deploy` once, and a deny rule refused `npm run build`
 /// (recorded with the CLI: `claude/approvals/`): replayed as recorded, and
 /// the rule suggested from it is `Bash(npm run test *)`, placed in the
-/// project's settings, allowing the approved calls and not the refused one.
+/// project's local settings, allowing the approved calls and not the
+/// refused one.
 #[test]
 fn claude_code_approvals_suggest_a_rule_that_takes_effect() {
     let (case, root, proj, home, log) = recorded_claude_session("approvals");
@@ -599,18 +600,17 @@ fn claude_code_approvals_suggest_a_rule_that_takes_effect() {
     );
     assert_eq!(s.rule, "\"Bash(npm run test *)\" in `permissions.allow`");
     let placed = permission_lsp::history::suggest::place(cc, &ctx, s, &approved, &denied).unwrap();
-    assert_eq!(
-        placed.file.as_deref(),
-        Some(proj.join(".claude/settings.json").to_str().unwrap())
-    );
+    // No rule order in Claude Code: the allow goes where the CLI's own
+    // "always allow" writes, the project's local settings (a new file).
+    let local = proj.join(".claude/settings.local.json");
+    assert_eq!(placed.file.as_deref(), Some(local.to_str().unwrap()));
+    assert!(!placed.ordered && placed.creates, "{placed:?}");
+    assert_eq!(placed.list, "permissions.allow");
     assert_eq!(placed.allowed_now, 3, "{placed:?}");
     let text = placed.new_text.unwrap();
     let v: Value = serde_json::from_str(&text).unwrap();
-    assert_eq!(
-        v["permissions"]["allow"],
-        json!(["Bash(git status)", "Bash(npm run test *)"])
-    );
-    std::fs::write(proj.join(".claude/settings.json"), &text).unwrap();
+    assert_eq!(v["permissions"]["allow"], json!(["Bash(npm run test *)"]));
+    std::fs::write(&local, &text).unwrap();
     let sim = cc.simulator(&ctx).unwrap();
     let decide = |cmd: &str| {
         sim.simulate(&formats::CallRequest {
@@ -668,7 +668,8 @@ fn a_headless_claude_code_session_replays_its_unanswerable_ask_as_an_ask() {
 }
 
 /// The approvals session's suggestion placed with other project settings
-/// (`settings`, the project file's text).
+/// (`settings`, the text of the local settings, where Claude Code's
+/// suggestions go; the shared project file is left out).
 fn approvals_placed(tag: &str, settings: &str) -> permission_lsp::history::suggest::Placed {
     let dir = fixtures().join("claude").join("approvals");
     let fixture: Value =
@@ -676,7 +677,8 @@ fn approvals_placed(tag: &str, settings: &str) -> permission_lsp::history::sugge
     let case = harness::Case::from_fixture(&fixture);
     let root = temp(tag);
     let (proj, home) = case.materialise(&root);
-    std::fs::write(proj.join(".claude/settings.json"), settings).unwrap();
+    std::fs::remove_file(proj.join(".claude/settings.json")).unwrap();
+    std::fs::write(proj.join(".claude/settings.local.json"), settings).unwrap();
     let log = std::fs::read_to_string(dir.join("transcript.jsonl"))
         .unwrap()
         .replace("{PROJ}", &proj.display().to_string())
@@ -1038,5 +1040,61 @@ fn a_damaged_session_file_loses_only_its_damaged_lines() {
     assert_eq!(seen.len(), 5, "{seen:?}");
     assert!(changes.is_empty(), "{changes:#?}");
     assert_eq!(summary.unrebuildable, 4, "{:?}", summary.skipped);
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+/// `suggest` with no file mines the project's session files; `--apply`
+/// writes the rule into the file it names — keeping every other byte —
+/// and checks it again from there; an untrusted project is named as the
+/// reason an allow would not take effect.
+#[test]
+fn suggest_applies_its_rule_and_names_trust_as_the_cause() {
+    let (_, root, proj, home, _) = claude_session_files("approvals", "suggest");
+    let (p, h) = (proj.to_str().unwrap(), home.to_str().unwrap());
+    // Without the ask rule on `git push`, the approved push is a suggestion.
+    let settings = proj.join(".claude/settings.json");
+    let mut v: Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    v["permissions"].as_object_mut().unwrap().remove("ask");
+    std::fs::write(&settings, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    let local = proj.join(".claude/settings.local.json");
+    let before = "{\n    \"model\": \"x\" ,\"permissions\": {\"allow\": [\"Bash(ls)\"]}\n}\n";
+    std::fs::write(&local, before).unwrap();
+
+    // Not trusted: the allow would be ignored, and the note says why.
+    let state = home.join(".claude.json");
+    let trust = std::fs::read_to_string(&state).unwrap();
+    std::fs::remove_file(&state).unwrap();
+    let (code, out, err) = cli(&["suggest", "--cwd", p, "--home", h, "--min", "1"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("\"Bash(git push)\" in `permissions.allow`"),
+        "{out}"
+    );
+    assert!(
+        out.contains("not added:") && out.contains("not trusted"),
+        "{out}"
+    );
+    std::fs::write(&state, trust).unwrap();
+
+    let (code, out, err) = cli(&["suggest", "--cwd", p, "--home", h, "--min", "1"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("add to `permissions.allow` in .claude/settings.local.json (Claude Code has no rule order"),
+        "{out}"
+    );
+    let (code, out, err) = cli(&["suggest", "--cwd", p, "--home", h, "--min", "1", "--apply"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("applied: .claude/settings.local.json written; checked again, it allows 1 of the 1 approved call"),
+        "{out}"
+    );
+    let after = std::fs::read_to_string(&local).unwrap();
+    assert_eq!(
+        after,
+        "{\n    \"model\": \"x\" ,\"permissions\": {\"allow\": [\"Bash(ls)\", \"Bash(git push)\"]}\n}\n"
+    );
+    // Applied: nothing left to suggest, and the replay still matches.
+    let (_, out, _) = cli(&["suggest", "--cwd", p, "--home", h, "--min", "1"]);
+    assert!(out.contains("0 suggestions"), "{out}");
     let _ = std::fs::remove_dir_all(&root);
 }

@@ -168,27 +168,27 @@ fn find_logs(
     (all, places)
 }
 
-/// Runs the replay; the exit status is 1 when any decision changes, 2 when
-/// a named log cannot be read or is no decision log.
-pub fn run(
-    logs: Logs<'_>,
-    only: Option<&'static dyn RuntimeFormat>,
-    context_for: &ContextFor<'_>,
-    format: Format,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-) -> i32 {
-    let loader = loader(context_for);
-    let mut replayer = Replayer::new(Box::new(loader));
-    replayer.only = only;
-    // Each log with how it is shown.
-    let (paths, named): (Vec<(String, PathBuf)>, bool) = match logs {
-        Logs::Named(p) => (
-            p.iter()
+/// The logs to read, each with how it is shown.
+pub struct LogList {
+    pub paths: Vec<(String, PathBuf)>,
+    /// Named on the command line (a bad one is an input error).
+    pub named: bool,
+    /// Found for this project: only its sessions' calls count.
+    pub project: Option<PathBuf>,
+}
+
+/// The logs `logs` names, or those found for the project (saying where,
+/// or where none was found, on `err`).
+pub fn log_list(logs: Logs<'_>, context_for: &ContextFor<'_>, err: &mut dyn Write) -> LogList {
+    match logs {
+        Logs::Named(p) => LogList {
+            paths: p
+                .iter()
                 .map(|p| (p.display().to_string(), p.clone()))
                 .collect(),
-            true,
-        ),
+            named: true,
+            project: None,
+        },
         Logs::Found {
             formats,
             project,
@@ -224,14 +224,35 @@ pub fn run(
                     counts.join(", ")
                 );
             }
-            replayer.project = Some(project);
-            let shown = found
+            let paths = found
                 .into_iter()
                 .map(|l| (tilde(&l.path.display().to_string()), l.path))
                 .collect();
-            (shown, false)
+            LogList {
+                paths,
+                named: false,
+                project: Some(project),
+            }
         }
-    };
+    }
+}
+
+/// Runs the replay; the exit status is 1 when any decision changes, 2 when
+/// a named log cannot be read or is no decision log.
+pub fn run(
+    logs: Logs<'_>,
+    only: Option<&'static dyn RuntimeFormat>,
+    context_for: &ContextFor<'_>,
+    format: Format,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> i32 {
+    let loader = loader(context_for);
+    let mut replayer = Replayer::new(Box::new(loader));
+    replayer.only = only;
+    let list = log_list(logs, context_for, err);
+    replayer.project = list.project;
+    let (paths, named) = (list.paths, list.named);
     if format == Format::Json {
         let _ = write!(
             out,

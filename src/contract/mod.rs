@@ -344,6 +344,13 @@ pub trait History: Describe {
     fn suggestion_value(&self, _call: &CallRequest) -> Option<(String, String, char)> {
         None
     }
+    /// For rule suggestions in a format without rule order (where an allow
+    /// takes effect wherever it is written): the file a new allow rule goes
+    /// in (Claude Code: the project's `.claude/settings.local.json`, where
+    /// its own "always allow" writes), which need not exist yet.
+    fn suggestion_file(&self, _ctx: &Context<'_>) -> Option<std::path::PathBuf> {
+        None
+    }
     /// For rule suggestions: the rule `pattern` → `action` on `surface` as
     /// the config writes it, and where it goes.
     fn suggested_rule(

@@ -180,21 +180,49 @@ pub use crate::contract::history::RuleText;
 
 /// The edits inserting `rule` into the config `text`: right after the
 /// member or element whose span holds `after` (the rule the new one must
-/// override), else after the last one; `None` when the object or array
-/// the rule belongs in is not there (or the text is not JSON).
+/// override), else after the last one. An object or list on the rule's
+/// path that is not there is added with it (`"allow": [ … ]` into
+/// `permissions`); an empty text becomes a file holding the rule alone.
+/// `None` when the text is not JSON, or a key on the path holds something
+/// else than an object.
 pub fn insertion_edits(
     text: &str,
     rule: &RuleText,
     after: Option<usize>,
 ) -> Option<Vec<crate::ide::code_actions::TextEdit>> {
     use crate::syntax::Value;
+    if text.trim().is_empty() {
+        let member = nest(&rule.path, &rule.item)?;
+        let value: serde_json::Value = serde_json::from_str(&format!("{{{member}}}")).ok()?;
+        let mut whole = serde_json::to_string_pretty(&value).ok()?;
+        whole.push('\n');
+        return Some(vec![crate::ide::code_actions::replace(
+            0..text.len(),
+            whole,
+        )]);
+    }
     let stripped = crate::syntax::strip::strip_json_comments(text);
     let parsed = crate::syntax::json::parse(&stripped);
     let mut node = parsed.root.as_ref()?;
-    for key in &rule.path {
+    for (depth, key) in rule.path.iter().enumerate() {
         let members = node.value.as_object()?;
         // The last of repeated keys is the one the runtimes read.
-        node = &members.iter().rev().find(|m| &m.key == key)?.value;
+        match members.iter().rev().find(|m| &m.key == key) {
+            Some(m) => node = &m.value,
+            None => {
+                if !parsed.errors.is_empty() {
+                    // Never new structure in text read with recovery.
+                    return None;
+                }
+                // The rest of the path goes in as one member here.
+                let parent = RuleText {
+                    path: rule.path[..depth].to_vec(),
+                    item: nest(&rule.path[depth..], &rule.item)?,
+                    display: rule.display.clone(),
+                };
+                return insertion_edits(text, &parent, None);
+            }
+        }
     }
     let spans: Vec<std::ops::Range<usize>> = match &node.value {
         Value::Object(members) => members
@@ -225,6 +253,23 @@ pub fn insertion_edits(
     ))
 }
 
+/// The member `"k1": { "k2": … [item] }` holding `item` under the keys
+/// (its innermost container a list when `item` is a value, an object when
+/// it is a member); `None` without keys.
+fn nest(keys: &[String], item: &str) -> Option<String> {
+    let (first, rest) = keys.split_first()?;
+    let element = serde_json::from_str::<serde_json::Value>(item).is_ok();
+    let mut value = if element {
+        format!("[ {item} ]")
+    } else {
+        format!("{{ {item} }}")
+    };
+    for key in rest.iter().rev() {
+        value = format!("{{ {}: {value} }}", serde_json::to_string(key).ok()?);
+    }
+    Some(format!("{}: {value}", serde_json::to_string(first).ok()?))
+}
+
 /// A suggestion placed in a file and checked.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Placed {
@@ -244,11 +289,52 @@ pub struct Placed {
     /// the file's).
     #[serde(skip)]
     pub edits: Vec<crate::ide::code_actions::TextEdit>,
+    /// The keys of the object or list the rule goes in
+    /// (`permissions.allow`).
+    pub list: String,
+    /// Where the rule goes in its list matters (the format's rules are
+    /// ordered: the last that matches decides); without order an allow
+    /// takes effect wherever it is written, unless a deny or ask matches.
+    pub ordered: bool,
+    /// The file does not exist yet: applying creates it.
+    pub creates: bool,
     /// Approved calls the rule now allows (of those rebuilt).
     pub allowed_now: usize,
     pub checked_calls: usize,
     /// Why the rule would not take effect where it is placed, if so.
     pub note: Option<String>,
+}
+
+/// The message of a finding the format makes on the file with the rule
+/// (`new_text`) that it does not make on the file without it (`old_text`),
+/// if any: why the rule would not take effect there.
+fn finding_on_insert(
+    file: &str,
+    old_text: &str,
+    new_text: &str,
+    ctx: &Context<'_>,
+) -> Option<String> {
+    let kind = crate::formats::detect(file, new_text)?;
+    let mut c = ctx.with(&Default::default());
+    c.document = Some(PathBuf::from(file));
+    let findings = |text: &str| {
+        kind.format
+            .analyse(kind.role, text, &c)
+            .diagnostics
+            .into_iter()
+            .filter(|d| d.severity <= crate::core::diagnostic::Severity::Warning)
+            .map(|d| (d.code, d.message))
+            .collect::<Vec<_>>()
+    };
+    let before = if old_text.trim().is_empty() {
+        Vec::new()
+    } else {
+        findings(old_text)
+    };
+    findings(new_text)
+        .into_iter()
+        .find(|f| !before.contains(f))
+        .map(|(_, m)| m)
 }
 
 /// The byte offset of a 1-based line and character column.
@@ -284,6 +370,9 @@ pub fn place(
         in_line: None,
         new_text: None,
         edits: Vec::new(),
+        list: String::new(),
+        ordered: format.diff_precedence() == crate::core::precedence::Precedence::LastMatchWins,
+        creates: false,
         allowed_now: 0,
         checked_calls: approved.len(),
         note: None,
@@ -310,33 +399,48 @@ pub fn place(
         &placed.suggestion.pattern,
         "allow",
     )?;
-    // The file whose rule decides the calls now (inserted right after that
-    // rule); else, when the runtime's default decides them, the project's
-    // file (at the end of its list).
-    let target = deciding
-        .filter(|(f, _, _)| Path::new(f).is_file())
-        .map(|(f, l, c)| (f, Some((l, c))))
-        .or_else(|| {
-            let policy = format.effective_policy(ctx).ok()?;
-            let files: Vec<_> = policy
-                .files
-                .iter()
-                .filter(|f| f.present && f.accepted != Some(false))
-                .collect();
-            files
-                .iter()
-                .find(|f| f.scope == "project")
-                .or_else(|| files.first())
-                .and_then(|f| f.path.clone())
-                .map(|p| (p, None))
-        });
+    placed.list = rule.path.join(".");
+    // Without rule order, the format's own file for new allow rules. With
+    // order, the file whose rule decides the calls now (inserted right
+    // after that rule); else, when the runtime's default decides them, the
+    // project's file (at the end of its list).
+    let preferred = (!placed.ordered)
+        .then(|| format.suggestion_file(ctx))
+        .flatten()
+        .map(|p| (p.display().to_string(), None));
+    let target = preferred.or_else(|| {
+        deciding
+            .filter(|(f, _, _)| Path::new(f).is_file())
+            .map(|(f, l, c)| (f, Some((l, c))))
+            .or_else(|| {
+                let policy = format.effective_policy(ctx).ok()?;
+                let files: Vec<_> = policy
+                    .files
+                    .iter()
+                    .filter(|f| f.present && f.accepted != Some(false))
+                    .collect();
+                files
+                    .iter()
+                    .find(|f| f.scope == "project")
+                    .or_else(|| files.first())
+                    .and_then(|f| f.path.clone())
+                    .map(|p| (p, None))
+            })
+    });
     let Some((file, place)) = target else {
         placed.note = Some("no config file to put it in: add the rule by hand".into());
         return Some(placed);
     };
-    // The open buffer's text (the editor's unsaved one), else the file's.
-    let text = (ctx.open)(Path::new(&file))
-        .or_else(|| crate::workspace::read_text(Path::new(&file), 64 << 20))?;
+    // The open buffer's text (the editor's unsaved one), else the file's;
+    // a file not there yet is created holding the rule.
+    let text = match (ctx.open)(Path::new(&file)) {
+        Some(t) => t,
+        None if !Path::new(&file).exists() => {
+            placed.creates = true;
+            String::new()
+        }
+        None => crate::workspace::read_text(Path::new(&file), 64 << 20)?,
+    };
     let after = place.and_then(|(line, column)| offset_of(&text, line, column));
     let Some(edits) = insertion_edits(&text, &rule, after) else {
         placed.note = Some(format!(
@@ -373,6 +477,15 @@ pub fn place(
         }
     }
     if placed.allowed_now == 0 && !approved.is_empty() {
+        // The format's own finding on the inserted rule says why it would
+        // not take effect (an untrusted project's allow rules are ignored).
+        if let Some(why) = finding_on_insert(&file, &text, &new_text, &with) {
+            placed.note = Some(format!(
+                "not added: {why} — the rule would not let these calls through in {file}"
+            ));
+            placed.edits.clear();
+            return Some(placed);
+        }
         // Nowhere it would take effect: a rule the runtime ranks above
         // every allow rule (a deny) still decides the approved calls.
         let r = after.simulate(&approved[0]);
@@ -466,8 +579,28 @@ mod tests {
             insert(cc, &rule(&["permissions", "deny"], "\"Bash(rm *)\""), None).unwrap(),
             r#"{"permissions": {"allow": ["Bash(ls)"], "deny": [ "Bash(rm *)" ]}}"#
         );
+        // A list or object on the path that is not there comes with it.
+        let allow = rule(&["permissions", "allow"], "\"Bash(npm *)\"");
+        assert_eq!(
+            insert(r#"{"model": "x"}"#, &allow, None).unwrap(),
+            r#"{"model": "x", "permissions": { "allow": [ "Bash(npm *)" ] }}"#
+        );
+        assert_eq!(
+            insert(r#"{"permissions": {"deny": []}}"#, &allow, None).unwrap(),
+            r#"{"permissions": {"deny": [], "allow": [ "Bash(npm *)" ]}}"#
+        );
+        assert_eq!(
+            insert("{}", &r, None).unwrap(),
+            r#"{ "permission": { "bash": { "npm *": "allow" } } }"#
+        );
+        // An empty (or missing) file: the rule alone.
+        assert_eq!(
+            insert("", &allow, None).unwrap(),
+            "{\n  \"permissions\": {\n    \"allow\": [\n      \"Bash(npm *)\"\n    ]\n  }\n}\n"
+        );
         // Nowhere to put it: no edit, never a reformatted file.
         assert!(insert(r#"{"permission": {"bash": "ask"}}"#, &r, None).is_none());
+        assert!(insert(r#"{"permission": []}"#, &r, None).is_none());
         assert!(insert("{ not json", &r, None).is_none());
     }
 

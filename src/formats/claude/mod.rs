@@ -465,6 +465,20 @@ impl History for Claude {
         (!v.is_empty()).then(|| ("Bash".to_string(), v.to_string(), ' '))
     }
 
+    fn suggestion_file(&self, ctx: &Context<'_>) -> Option<std::path::PathBuf> {
+        // The settings file being edited, when it is one the CLI reads
+        // (an allow takes effect in any of them); else the local settings,
+        // where the CLI's own "always allow" writes.
+        let home = scopes::home(ctx);
+        if let Some(doc) = &ctx.document
+            && scopes::source_of(doc, home.as_deref())
+                .is_some_and(|(source, _)| source != scopes::Source::Managed)
+        {
+            return Some(doc.clone());
+        }
+        Some(ctx.cwd.join(".claude/settings.local.json"))
+    }
+
     fn suggested_rule(
         &self,
         surface: &str,
