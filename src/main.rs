@@ -453,13 +453,14 @@ enum Command {
     /// Decide every past call of the runtimes' decision logs again with the
     /// current config and print the calls whose decision changes (exit
     /// status 1 when any does). Logs: Claude Code's session files and
-    /// stream-json / SDK messages, Codex's rollouts, pi-permission-system's
-    /// review log, the pi-toolkits approval log (documented, not verified);
-    /// the kind is recognised per file. Each call is decided in its recorded session's working
+    /// stream-json / SDK messages, Codex's rollouts, OpenCode's session
+    /// database, pi-permission-system's review log, the pi-toolkits
+    /// approval log (documented, not verified); the kind is recognised per
+    /// file. Each call is decided in its recorded session's working
     /// directory (and agent, and permission mode) unless given here.
     /// Without a file: the logs the runtimes wrote for this project's
-    /// sessions (Claude Code's session files, Codex's rollouts,
-    /// pi-permission-system's review log), newest first.
+    /// sessions (Claude Code's session files, Codex's rollouts, OpenCode's
+    /// database, pi-permission-system's review log), newest first.
     Replay {
         /// Log files (`-` for stdin), read as streams (default: this
         /// project's session logs, found where each runtime writes them).

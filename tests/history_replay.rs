@@ -811,8 +811,10 @@ fn replay_session_files(
     let mut changes = Vec::new();
     let mut sink = |c: &Change| changes.push(c.clone());
     for f in files {
-        let text = std::fs::read(f).unwrap();
-        replayer.replay(&f.display().to_string(), &mut text.as_slice(), &mut sink);
+        // As `replay` opens a log (OpenCode's database is streamed).
+        let log = permission_lsp::cli::replay::open_log(f).unwrap();
+        let mut reader = std::io::BufReader::new(log);
+        replayer.replay(&f.display().to_string(), &mut reader, &mut sink);
     }
     let summary = replayer.summary.clone();
     drop(replayer);
@@ -1096,5 +1098,115 @@ fn suggest_applies_its_rule_and_names_trust_as_the_cause() {
     // Applied: nothing left to suggest, and the replay still matches.
     let (_, out, _) = cli(&["suggest", "--cwd", p, "--home", h, "--min", "1"]);
     assert!(out.contains("0 suggestions"), "{out}");
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+/// OpenCode's session database as the real CLI wrote it
+/// (`opencode/opencode.db`, recorded by `opencode/record.py`), put where
+/// OpenCode keeps it under a fresh home (its folders written back in), and
+/// the project it ran in: the case, the root, the project and the home.
+fn opencode_sessions(tag: &str) -> (Value, PathBuf, PathBuf, PathBuf) {
+    let dir = fixtures().join("opencode");
+    let case: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("case.json")).unwrap()).unwrap();
+    let root = temp(&format!("oc-{tag}"));
+    let (proj, home) = (root.join("proj"), root.join("home"));
+    std::fs::create_dir_all(proj.join(".git")).unwrap();
+    write(
+        &proj.join("opencode.json"),
+        &serde_json::to_string_pretty(&case["config"]).unwrap(),
+    );
+    for (rel, text) in case["files"].as_object().unwrap() {
+        write(&proj.join(rel), text.as_str().unwrap());
+    }
+    let db = home.join(".local/share/opencode/opencode.db");
+    std::fs::create_dir_all(db.parent().unwrap()).unwrap();
+    std::fs::copy(dir.join("opencode.db"), &db).unwrap();
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    for (table, col) in [
+        ("session", "directory"),
+        ("message", "data"),
+        ("part", "data"),
+        ("project", "worktree"),
+    ] {
+        conn.execute(
+            &format!(
+                "UPDATE {table} SET {col} = replace(replace({col}, '{{PROJ}}', ?1), '{{HOME}}', ?2)"
+            ),
+            [proj.to_str().unwrap(), home.to_str().unwrap()],
+        )
+        .unwrap();
+    }
+    drop(conn);
+    (case, root, proj, home)
+}
+
+/// Every tool call of the sessions OpenCode 1.18.33 kept in its database
+/// replays unchanged under the config that produced them, each with what
+/// the database tells of it: a rule's deny, a refusal at the prompt, or a
+/// call that ran (allowed, or asked and approved once or always: OpenCode
+/// keeps no record of the ask, so the replay claims neither) — across the
+/// build and plan agents.
+#[test]
+fn opencode_sessions_replay_as_recorded() {
+    let (case, root, proj, home) = opencode_sessions("asis");
+    let oc = formats::by_id("opencode").unwrap();
+    let mut options = AnalysisOptions::for_profile(oc.default_profile());
+    options.home = home.display().to_string();
+    let ctx = resolve(&options, Some(&proj), None, &Overrides::default(), None);
+    let db = home.join(".local/share/opencode/opencode.db");
+    let (seen, changes, summary) = replay_session_files(&ctx, &[db]);
+    // What the oracle saw, as the database tells it.
+    let expected: Vec<String> = case["calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            let what = c["args"]["command"]
+                .as_str()
+                .map(String::from)
+                .unwrap_or_else(|| c["tool"].as_str().unwrap().to_string());
+            let outcome = match (c["verdict"].as_str().unwrap(), c["reply"].as_str().unwrap()) {
+                ("allow", _) => "ran",
+                ("ask", "reject") => "ask/denied",
+                ("ask", _) => "ran",
+                ("deny", _) => "deny",
+                (v, r) => panic!("{v} {r}"),
+            };
+            format!("{what} {outcome}")
+        })
+        .collect();
+    assert_eq!(seen, expected);
+    assert!(changes.is_empty(), "{changes:#?}");
+    assert_eq!(summary.unrebuildable, 0, "{:?}", summary.skipped);
+    assert_eq!(summary.files[0].kind, Some("OpenCode session database"));
+
+    // Found by itself; an edited config shows what it changes.
+    let (p, h) = (proj.to_str().unwrap(), home.to_str().unwrap());
+    let (code, out, err) = cli(&["replay", "--cwd", p, "--home", h]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(err.contains("(OpenCode 1)"), "{err}");
+    assert!(out.contains("9 calls; none changes"), "{out}");
+    let config = proj.join("opencode.json");
+    let text = std::fs::read_to_string(&config)
+        .unwrap()
+        .replace("\"*\": \"ask\"", "\"*\": \"deny\"")
+        .replace("\"rm *\": \"deny\"", "\"rm *\": \"ask\"");
+    std::fs::write(&config, text).unwrap();
+    let (code, out, err) = cli(&["replay", "--cwd", p, "--home", h]);
+    assert_eq!(code, 1, "{out}{err}");
+    for line in [
+        "deny -> ask  bash `rm -rf x`  now by `bash` `rm *`",
+        "ask -> deny  bash `git push`  now by `bash` `*`",
+        "ran -> deny  bash `echo approved`",
+        "ran -> deny  bash `echo always`",
+        "ran -> deny  bash `echo plan`",
+    ] {
+        assert!(out.contains(line), "{line}\n{out}");
+    }
+    assert!(
+        out.contains("5 change: 1 newly asked, 4 newly denied"),
+        "{out}"
+    );
     let _ = std::fs::remove_dir_all(&root);
 }

@@ -57,6 +57,24 @@ pub enum Logs<'a> {
     },
 }
 
+/// A log to read as JSON lines: stdin for `-`, a runtime's log that is
+/// not JSON lines (OpenCode's database) as its format streams it, else the
+/// file (a FIFO read as a stream).
+pub fn open_log(path: &std::path::Path) -> Result<Box<dyn std::io::Read + Send>, String> {
+    if path.as_os_str() == "-" {
+        return Ok(Box::new(std::io::stdin()));
+    }
+    if let Some(streamed) = crate::formats::all()
+        .iter()
+        .find_map(|f| f.log_stream(path))
+    {
+        return streamed;
+    }
+    crate::fsio::open(path, true)
+        .map(|(f, _)| Box::new(f) as Box<dyn std::io::Read + Send>)
+        .map_err(|e| e.to_string())
+}
+
 /// `--since`: a date (`2026-11-30`, midnight UTC) or a time back from
 /// `now` (`7d`, `12h`, `30m`, `2w`).
 pub fn parse_since(s: &str, now: std::time::SystemTime) -> Result<std::time::SystemTime, String> {
@@ -263,14 +281,7 @@ pub fn run(
     let mut first = true;
     let mut failed = false;
     for (label, path) in &paths {
-        let opened: Result<Box<dyn std::io::Read + Send>, String> = if path.as_os_str() == "-" {
-            Ok(Box::new(std::io::stdin()))
-        } else {
-            crate::fsio::open(path, true)
-                .map(|(f, _)| Box::new(f) as Box<dyn std::io::Read + Send>)
-                .map_err(|e| e.to_string())
-        };
-        let file = match opened {
+        let file = match open_log(path) {
             Ok(f) => f,
             Err(e) => {
                 let _ = writeln!(err, "error: {label}: {e}");

@@ -40,8 +40,8 @@ pub fn run(
         replayer.project = list.project.clone();
         replayer.observer = Some(Box::new(|f, call| collector.borrow_mut().add(f, call)));
         for (label, path) in &list.paths {
-            let file = match crate::fsio::open(path, true) {
-                Ok((f, _)) => f,
+            let file = match crate::cli::replay::open_log(path) {
+                Ok(f) => f,
                 Err(e) => {
                     let _ = writeln!(err, "error: {label}: {e}");
                     failed |= list.named;

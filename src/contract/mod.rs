@@ -331,6 +331,16 @@ pub trait History: Describe {
         None
     }
 
+    /// A log of this runtime that is not JSON lines (OpenCode's SQLite
+    /// database), as a stream of JSON lines its `log_reader` reads; `None`
+    /// when `path` is no such log of this runtime.
+    fn log_stream(
+        &self,
+        _path: &std::path::Path,
+    ) -> Option<Result<Box<dyn std::io::Read + Send>, String>> {
+        None
+    }
+
     /// The logs the runtime wrote for sessions in `ctx.cwd` (or folders
     /// below it), where it writes them; none when it writes no such logs.
     fn session_logs(&self, _ctx: &Context<'_>) -> history::SessionLogs {

@@ -17,6 +17,7 @@
 
 pub mod codes;
 pub mod engine;
+pub mod history;
 pub mod ide;
 pub mod lints;
 pub mod model;
@@ -369,6 +370,24 @@ impl Compare for OpenCode {
 }
 
 impl History for OpenCode {
+    fn log_reader(
+        &self,
+        record: &serde_json::Value,
+    ) -> Option<Box<dyn crate::contract::history::LogReader>> {
+        history::reader(record)
+    }
+
+    fn log_stream(
+        &self,
+        path: &std::path::Path,
+    ) -> Option<Result<Box<dyn std::io::Read + Send>, String>> {
+        history::stream(path)
+    }
+
+    fn session_logs(&self, ctx: &Context<'_>) -> crate::contract::history::SessionLogs {
+        history::session_logs(&scopes::Env::from_context(ctx).data_dir)
+    }
+
     fn suggestion_value(&self, call: &CallRequest) -> Option<(String, String, char)> {
         let (surface, field, sep) = match call.tool.as_str() {
             "bash" => ("bash", "command", ' '),
