@@ -156,3 +156,63 @@ fn rollout_files_replay_to_what_codex_recorded() {
     assert!(calls >= 60, "{calls} calls");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// `replay` with no file finds Codex's rollouts of this project under
+/// `$CODEX_HOME/sessions/YYYY/MM/DD/` (a rollout of another project beside
+/// them is left out by its recorded folder) and replays them as Codex
+/// recorded; a config that no longer forbids `git push` shows each of
+/// its recorded rejections as a change, with exit 1.
+#[test]
+fn replay_finds_this_projects_rollouts_by_itself() {
+    let cases: Vec<Value> =
+        serde_json::from_str(include_str!("fixtures/codex/observed-facts.json")).unwrap();
+    let case = cases.iter().find(|c| c["id"] == "strictest-wins").unwrap();
+    let root = scratch("codex-rollouts-found");
+    let (home, chome, proj) = crate::codex_common::setup(&root, case);
+    let case_dir = home.parent().unwrap().to_path_buf();
+    let log = include_str!("fixtures/codex/rollouts/strictest-wins.jsonl")
+        .replace("{ROOT}", &case_dir.display().to_string());
+    let day = chome.join("sessions/2026/12/02");
+    std::fs::create_dir_all(&day).unwrap();
+    std::fs::write(day.join("rollout-2026-12-02T23-36-37-a.jsonl"), &log).unwrap();
+    std::fs::write(
+        day.join("rollout-2026-12-02T23-40-00-b.jsonl"),
+        log.replace(&case_dir.display().to_string(), "/elsewhere"),
+    )
+    .unwrap();
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_permission-lsp"))
+            .args(args)
+            .output()
+            .unwrap();
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (p, h) = (proj.to_str().unwrap(), home.to_str().unwrap());
+    let (code, out, err) = run(&["replay", "--runtime", "codex", "--cwd", p, "--home", h]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        err.contains("replaying 1 log of") && err.contains("(Codex CLI 1)"),
+        "{err}"
+    );
+    assert!(
+        out.contains("Codex rollout file:") && out.contains("none changes"),
+        "{out}"
+    );
+    let denied = out
+        .lines()
+        .find(|l| l.contains(" calls;"))
+        .unwrap_or_default()
+        .to_string();
+    // Every rule file emptied: the recorded rejections change.
+    for f in std::fs::read_dir(chome.join("rules")).unwrap() {
+        std::fs::write(f.unwrap().path(), "").unwrap();
+    }
+    let (code, out, err) = run(&["replay", "--runtime", "codex", "--cwd", p, "--home", h]);
+    assert_eq!(code, 1, "{denied}\n{out}{err}");
+    assert!(out.contains("deny -> "), "{out}");
+    let _ = std::fs::remove_dir_all(&root);
+}

@@ -1210,3 +1210,86 @@ fn opencode_sessions_replay_as_recorded() {
     );
     let _ = std::fs::remove_dir_all(&root);
 }
+
+/// The pi-toolkits approval log (`approval-log/audit-NNNNNN.jsonl`, its
+/// documented fields; the package's writer could not be run): found under
+/// the agent directory with no file named, replayed against the
+/// pi-permission-system config — every call it rebuilds says "documented,
+/// not verified" — and mined by `suggest`; an unknown event is counted,
+/// never an error.
+#[test]
+fn the_pi_toolkits_approval_log_is_read_and_says_it_is_unverified() {
+    let root = temp("pi-toolkits");
+    let (agent, cwd, home) = (root.join("agent"), root.join("proj"), root.join("home"));
+    std::fs::create_dir_all(&cwd).unwrap();
+    std::fs::create_dir_all(&home).unwrap();
+    write(
+        &agent.join("extensions/pi-permission-system/config.json"),
+        r#"{"permission": {"bash": {"*": "ask", "rm *": "deny"}}}"#,
+    );
+    let c = cwd.display().to_string();
+    let line = |ts: u64, event: &str, cmd: &str, answer: Option<&str>| {
+        let mut v = json!({"ts": ts, "event": event, "tool": "bash", "input": {"command": cmd},
+                           "roots": [c], "modes": ["ask"], "units": [cmd],
+                           "verdict": {"layer": "rules", "grantScope": "session", "grantRoot": c}});
+        if let Some(a) = answer {
+            v["answer"] = json!({ "choice": a });
+        }
+        v.to_string()
+    };
+    let first = [
+        line(1, "ask", "npm run test", Some("allow-once")),
+        line(2, "ask", "npm run test -- --watch", Some("allow-session")),
+        line(3, "block", "rm -rf build", None),
+    ]
+    .join("\n");
+    let second = [
+        line(4, "session", "npm run test src", None),
+        json!({"ts": 5, "event": "rotated", "tool": "bash"}).to_string(),
+        line(6, "ask", "git push", Some("deny")),
+    ]
+    .join("\n");
+    write(&agent.join("approval-log/audit-000001.jsonl"), &first);
+    write(&agent.join("approval-log/audit-000002.jsonl"), &second);
+    let args = |cmd: &str| {
+        vec![
+            cmd.to_string(),
+            "--runtime".into(),
+            "pi".into(),
+            "--cwd".into(),
+            c.clone(),
+            "--home".into(),
+            home.display().to_string(),
+            "--agent-dir".into(),
+            agent.display().to_string(),
+        ]
+    };
+    let a = args("replay");
+    let (code, out, err) = cli(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(err.contains("replaying 2 logs of"), "{err}");
+    assert!(
+        out.contains("pi-toolkits approval log (documented, not verified): 3 records, 3 calls"),
+        "{out}"
+    );
+    assert!(out.contains("5 calls; none changes"), "{out}");
+    assert!(out.contains("unknown event `rotated`"), "{out}");
+    // Without the deny, the blocked call changes, and says where it came from.
+    write(
+        &agent.join("extensions/pi-permission-system/config.json"),
+        r#"{"permission": {"bash": {"*": "ask"}}}"#,
+    );
+    let (code, out, _) = cli(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("deny -> ask  bash `rm -rf build`")
+            && out.contains("pi-toolkits approval log: documented, not verified"),
+        "{out}"
+    );
+    // The approvals suggest a rule.
+    let s = args("suggest");
+    let (code, out, err) = cli(&s.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("\"npm run test *\": \"allow\""), "{out}");
+    let _ = std::fs::remove_dir_all(&root);
+}
