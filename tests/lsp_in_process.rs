@@ -759,6 +759,69 @@ async fn opencode_config_diagnostics_simulate_and_hover() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// An OpenCode agent file answers for its own agent: simulate and the
+/// effective policy from `.opencode/agent/review.md` use `review`'s rules,
+/// not `build`'s, unless an agent is named.
+#[tokio::test]
+async fn an_opencode_agent_file_answers_for_its_agent() {
+    let dir = std::env::temp_dir().join(format!("pl-oc-agent-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join(".git")).unwrap();
+    std::fs::create_dir_all(dir.join(".opencode/agent")).unwrap();
+    std::fs::write(
+        dir.join("opencode.json"),
+        "{\"permission\": {\"bash\": {\"*\": \"allow\"}}}",
+    )
+    .unwrap();
+    let path = dir.join(".opencode/agent/review.md");
+    let text =
+        "---\ndescription: Reviews\npermission:\n  bash:\n    \"git log *\": deny\n---\nReview.\n";
+    std::fs::write(&path, text).unwrap();
+    let uri = format!("file://{}", path.display());
+    let mut c = start();
+    c.initialize(&[]).await;
+    c.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri, "languageId": "markdown", "version": 1, "text": text}}),
+    )
+    .await;
+    let _ = c.diagnostics(&uri, Some(1)).await;
+    let sim = |agent: Option<&str>| {
+        let mut a = json!({"uri": uri, "commandLine": "git log -1", "home": "/nonexistent"});
+        if let Some(n) = agent {
+            a["agent"] = json!(n);
+        }
+        json!({"command": "permission-lsp.simulateCommandLine", "arguments": [a]})
+    };
+    let r = c.request("workspace/executeCommand", sim(None)).await;
+    assert_eq!(r["result"]["decision"], "deny", "{r}");
+    let r = c
+        .request("workspace/executeCommand", sim(Some("build")))
+        .await;
+    assert_eq!(r["result"]["decision"], "allow", "{r}");
+    let p = c
+        .request(
+            "workspace/executeCommand",
+            json!({"command": "permission-lsp.effectivePolicy", "arguments": [{"uri": uri, "home": "/nonexistent"}]}),
+        )
+        .await;
+    assert_eq!(p["result"]["agent"], "review", "{p}");
+    // Hover at the rule names the file's agent.
+    let h = c
+        .request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": uri}, "position": {"line": 4, "character": 6}}),
+        )
+        .await;
+    assert!(h.to_string().contains("agent `review`"), "{h}");
+    assert!(
+        p["result"]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("Rules in the order the runtime weighs them")),
+        "{p}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 /// A Codex rules file: diagnostics of the unsaved buffer, a quick fix,
 /// simulate against the unsaved rules, hover and the outline.
 #[tokio::test]

@@ -124,3 +124,68 @@ pub struct EffectivePolicyReport {
     #[serde(flatten)]
     pub details: Map<String, Value>,
 }
+
+impl EffectivePolicyReport {
+    /// The policy for people: the files in the order the runtime reads
+    /// them, the rules in the order it weighs them, and the notes (what
+    /// `explain` prints; the editor's "Effective policy" document).
+    pub fn to_text(&self) -> String {
+        let v = self;
+        let mut out = String::new();
+        let agent = v
+            .agent
+            .as_deref()
+            .map_or("none".to_string(), |a| format!("`{a}`"));
+        out.push_str(&format!(
+            "Effective policy of {} (agent: {agent})\n\nFiles, in the order the runtime reads them ({}):\n",
+            v.runtime, v.precedence
+        ));
+        for f in &v.files {
+            let scope = &f.scope;
+            match (f.present, &f.path) {
+                (true, Some(path)) => {
+                    let state = if f.accepted == Some(false) {
+                        "REJECTED by the runtime: contributes nothing"
+                    } else if f.permission == Some(false) {
+                        "no permission block"
+                    } else {
+                        "read"
+                    };
+                    out.push_str(&format!("  {scope:<14} {path}  ({state})\n"));
+                    for i in f.issues.iter().flatten() {
+                        out.push_str(&format!("      {i}\n"));
+                    }
+                }
+                _ => out.push_str(&format!("  {scope:<14} (none)\n")),
+            }
+        }
+        out.push_str("\nRules in the order the runtime weighs them:\n");
+        for r in &v.rules {
+            let place = match (&r.place.file, r.place.line, r.place.column) {
+                (Some(f), Some(l), Some(c)) => format!("{f}:{l}:{c}"),
+                _ => String::new(),
+            };
+            let reason = r
+                .reason
+                .as_deref()
+                .map_or(String::new(), |s| format!(" “{s}”"));
+            out.push_str(&format!(
+                "  {}  {:<10} {:<20} {:<5}{reason}  [{}] {place}\n",
+                r.index,
+                r.surface,
+                r.pattern,
+                r.action,
+                match r.layer.as_str() {
+                    Some("config") => r.scope.as_str(),
+                    other => other.unwrap_or(""),
+                }
+            ));
+        }
+        out.push('\n');
+        for n in &v.notes {
+            out.push_str(n);
+            out.push('\n');
+        }
+        out
+    }
+}

@@ -149,3 +149,28 @@ export function formatDiff(r: any): string {
   }
   return lines.join("\n");
 }
+
+/** The effective policy (the server's `permission-lsp.effectivePolicy` answer) as a readable document. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function formatEffectivePolicy(r: any): string {
+  if (typeof r?.text === "string" && r.text.length > 0) return r.text;
+  // An older server: the rules from the report itself.
+  const lines = [`Effective policy of ${r?.runtime ?? "?"}`, ""];
+  for (const f of r?.files ?? []) lines.push(`  ${String(f.scope).padEnd(14)} ${f.present ? f.path : "(none)"}`);
+  lines.push("", "Rules in the order the runtime weighs them:");
+  for (const x of r?.rules ?? []) lines.push(`  ${x.index}  ${x.surface}  ${x.pattern}  ${x.action}`);
+  return lines.join("\n");
+}
+
+/** Server commands a code lens runs, and the extension's command that runs each instead (one that asks for
+ * what the lens needs, or shows the answer). */
+export const LENS_COMMANDS: Record<string, string> = {
+  "permission-lsp.simulateCommandLine": "permissionLsp.simulate",
+  "permission-lsp.effectivePolicy": "permissionLsp.effectivePolicy",
+};
+
+/** A code lens's command, routed to the extension's own command where it has one (keeping its arguments). */
+export function routeLensCommand<T extends { command: string }>(c: T): T {
+  const ours = LENS_COMMANDS[c.command];
+  return ours ? { ...c, command: ours } : c;
+}

@@ -1,8 +1,13 @@
 import * as vscode from "vscode";
 import { LanguageClient, type LanguageClientOptions, type ServerOptions, TransportKind } from "vscode-languageclient/node";
-import { DOCUMENT_SELECTOR, FORMAT_IDS, formatDiff, formatReplay, formatSimulation, initializationOptions, resolveServerPath, simulateArguments, type Settings } from "./config";
+import { DOCUMENT_SELECTOR, FORMAT_IDS, formatDiff, formatEffectivePolicy, formatReplay, formatSimulation, initializationOptions, resolveServerPath, routeLensCommand, simulateArguments, type Settings } from "./config";
 
 let client: LanguageClient | undefined;
+
+/** The effective-policy documents: read-only, by URI (`permission-lsp-policy:…`). */
+const POLICY_SCHEME = "permission-lsp-policy";
+const policies = new Map<string, string>();
+const policyChanged = new vscode.EventEmitter<vscode.Uri>();
 
 function settings(): Settings {
   const c = vscode.workspace.getConfiguration("permissionLsp");
@@ -37,6 +42,18 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     initializationOptions: initializationOptions(s),
     outputChannel: output,
     middleware: {
+      // The "Simulate…" and "Effective policy" lenses need the extension (an input box, a document):
+      // they run its commands. The client registers the server's own command ids itself.
+      provideCodeLenses: async (document, token, next) => {
+        const lenses = await next(document, token);
+        for (const l of lenses ?? []) if (l.command) l.command = routeLensCommand(l.command);
+        return lenses;
+      },
+      resolveCodeLens: async (lens, token, next) => {
+        const l = await next(lens, token);
+        if (l?.command) l.command = routeLensCommand(l.command);
+        return l;
+      },
       // The history lenses run server commands: show what they answer.
       executeCommand: async (command, args, next) => {
         const result = await next(command, args);
@@ -52,15 +69,22 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   await client.start();
 
   context.subscriptions.push(
+    vscode.workspace.registerTextDocumentContentProvider(POLICY_SCHEME, {
+      onDidChange: policyChanged.event,
+      provideTextDocumentContent: (uri) => policies.get(uri.toString()) ?? "",
+    }),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration("permissionLsp") && client) {
         void client.sendNotification("workspace/didChangeConfiguration", { settings: initializationOptions(settings()) });
       }
     }),
-    // The "Simulate…" code lens and the palette command both land here.
-    vscode.commands.registerCommand("permission-lsp.simulateCommandLine", (args?: { uri?: string }) => simulate(output, args?.uri)),
-    vscode.commands.registerCommand("permissionLsp.simulate", () => simulate(output, vscode.window.activeTextEditor?.document.uri.toString())),
-    vscode.commands.registerCommand("permissionLsp.effectivePolicy", () => effectivePolicy(output, vscode.window.activeTextEditor?.document.uri.toString())),
+    // The palette commands and the lenses routed to them (a lens passes `{ uri }`).
+    vscode.commands.registerCommand("permissionLsp.simulate", (args?: { uri?: string }) =>
+      simulate(output, args?.uri ?? vscode.window.activeTextEditor?.document.uri.toString()),
+    ),
+    vscode.commands.registerCommand("permissionLsp.effectivePolicy", (args?: { uri?: string }) =>
+      effectivePolicy(output, args?.uri ?? vscode.window.activeTextEditor?.document.uri.toString()),
+    ),
   );
 }
 
@@ -74,9 +98,22 @@ async function effectivePolicy(output: vscode.OutputChannel, uri: string | undef
   const args: Record<string, string> = { uri };
   if (s.agent) args.agent = s.agent;
   if (s.home) args.home = s.home;
-  const result = await client.sendRequest("workspace/executeCommand", { command: "permission-lsp.effectivePolicy", arguments: [args] });
-  output.appendLine(JSON.stringify(result, null, 2));
-  output.show(true);
+  let result: unknown;
+  try {
+    result = await client.sendRequest("workspace/executeCommand", { command: "permission-lsp.effectivePolicy", arguments: [args] });
+  } catch (e) {
+    void vscode.window.showErrorMessage(`Permission LSP: ${e instanceof Error ? e.message : String(e)}`);
+    return;
+  }
+  const text = formatEffectivePolicy(result);
+  output.appendLine(text);
+  // A read-only document beside the config, one per config (shown again, it is brought up to date).
+  const name = decodeURIComponent(uri.split("/").pop() ?? "config");
+  const policyUri = vscode.Uri.from({ scheme: POLICY_SCHEME, path: `/Effective policy (${name})`, query: uri });
+  policies.set(policyUri.toString(), text);
+  policyChanged.fire(policyUri);
+  const doc = await vscode.workspace.openTextDocument(policyUri);
+  await vscode.window.showTextDocument(doc, { preview: true, viewColumn: vscode.ViewColumn.Beside });
 }
 
 async function simulate(output: vscode.OutputChannel, uri: string | undefined): Promise<void> {
@@ -89,10 +126,16 @@ async function simulate(output: vscode.OutputChannel, uri: string | undefined): 
     placeHolder: "git push --force",
   });
   if (!commandLine) return;
-  const result = await client.sendRequest("workspace/executeCommand", {
-    command: "permission-lsp.simulateCommandLine",
-    arguments: [simulateArguments(uri, commandLine, settings())],
-  });
+  let result: unknown;
+  try {
+    result = await client.sendRequest("workspace/executeCommand", {
+      command: "permission-lsp.simulateCommandLine",
+      arguments: [simulateArguments(uri, commandLine, settings())],
+    });
+  } catch (e) {
+    void vscode.window.showErrorMessage(`Permission LSP: ${e instanceof Error ? e.message : String(e)}`);
+    return;
+  }
   output.appendLine(formatSimulation(commandLine, result));
   output.show(true);
 }

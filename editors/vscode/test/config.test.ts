@@ -3,7 +3,7 @@ import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { DOCUMENT_SELECTOR, formatDiff, formatReplay, formatSimulation, initializationOptions, resolveServerPath, simulateArguments } from "../src/config";
+import { DOCUMENT_SELECTOR, formatDiff, formatEffectivePolicy, formatReplay, formatSimulation, initializationOptions, resolveServerPath, routeLensCommand, simulateArguments } from "../src/config";
 
 test("settings become initializationOptions", () => {
   assert.deepEqual(initializationOptions({ targetVersion: " 25.1.0 ", lints: { PL010: "off" } }), {
@@ -81,4 +81,27 @@ test("the history lenses' answers are printed", () => {
     }),
     'Against HEAD: 1 newly allowed, 0 newly asked, 0 newly denied\n  newly allowed: bash `npm` by "npm *"; was ask by "*"',
   );
+});
+
+test("the lenses that need the extension run its commands, with their arguments", () => {
+  const args = [{ uri: "file:///p/.claude/settings.json" }];
+  assert.deepEqual(routeLensCommand({ title: "▶ Simulate", command: "permission-lsp.simulateCommandLine", arguments: args }), {
+    title: "▶ Simulate",
+    command: "permissionLsp.simulate",
+    arguments: args,
+  });
+  assert.equal(routeLensCommand({ command: "permission-lsp.effectivePolicy" }).command, "permissionLsp.effectivePolicy");
+  // The history lenses stay the server's (the client forwards them).
+  assert.equal(routeLensCommand({ command: "permission-lsp.replay" }).command, "permission-lsp.replay");
+});
+
+test("the effective policy reads as the server's text, else as its rules", () => {
+  assert.equal(formatEffectivePolicy({ text: "Effective policy of Claude Code\n" }), "Effective policy of Claude Code\n");
+  const t = formatEffectivePolicy({
+    runtime: "OpenCode 1.18.33",
+    files: [{ scope: "project", path: "/p/opencode.json", present: true }],
+    rules: [{ index: 0, surface: "bash", pattern: "*", action: "ask" }],
+  });
+  assert.match(t, /Effective policy of OpenCode 1\.18\.33/);
+  assert.match(t, /0  bash  \*  ask/);
 });

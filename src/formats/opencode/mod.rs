@@ -418,7 +418,7 @@ impl Editor for OpenCode {
         offset: usize,
         ctx: &Context<'_>,
     ) -> Option<HoverInfo> {
-        ide::hover::hover(role, text, analysis, offset, ctx)
+        ide::hover::hover(role, text, analysis, offset, &with_document_agent(ctx))
     }
 
     fn completions(
@@ -459,10 +459,41 @@ fn document_context<'a>(ctx: &Context<'a>) -> Context<'a> {
         (Some(d), false) => project_of(d, &env.config_dir).unwrap_or_else(|| ctx.cwd.clone()),
         _ => ctx.cwd.clone(),
     };
-    ctx.with(&crate::contract::Overrides {
+    // An agent file answers for its own agent unless one is named.
+    with_document_agent(&ctx.with(&crate::contract::Overrides {
         cwd: Some(cwd),
         ..Default::default()
+    }))
+}
+
+/// `ctx` with the agent of its document when that is an agent file and no
+/// agent is named (hover answers for the file's own agent).
+fn with_document_agent<'a>(ctx: &Context<'a>) -> Context<'a> {
+    let agent = match (&ctx.document, &ctx.options.agent) {
+        (Some(d), None) if !ctx.agent_explicit => agent_of_file(d),
+        _ => None,
+    };
+    ctx.with(&crate::contract::Overrides {
+        agent,
+        ..Default::default()
     })
+}
+
+/// The agent an agent or mode markdown file defines (`agent/review.md`:
+/// `review`), `None` for any other file.
+fn agent_of_file(p: &Path) -> Option<String> {
+    if p.extension().is_none_or(|e| e != "md") {
+        return None;
+    }
+    let dir = p
+        .ancestors()
+        .find(|a| {
+            a.file_name()
+                .is_some_and(|n| n == "agent" || n == "agents" || n == "mode" || n == "modes")
+        })?
+        .parent()?
+        .to_path_buf();
+    Some(scopes::agent_name(&dir, p))
 }
 
 /// The session of a document (its text in place of the file), and the

@@ -8,7 +8,8 @@
 //! read from disk), with the same settings as the diagnostics (one
 //! resolver). The simulations answer with the typed report of
 //! `permission-lsp simulate --format json`, the effective policy with the
-//! one of `permission-lsp explain --format json`.
+//! one of `permission-lsp explain --format json` and, in `text`, the policy
+//! as `explain` prints it (the editor opens it as a document).
 
 use crate::formats::CallRequest;
 use crate::lsp::diagnostics::context;
@@ -141,9 +142,12 @@ pub fn handle(server: &Server, params: ExecuteCommandParams) -> Result<Option<Va
         Some(call) => format
             .simulate(&ctx, &call)
             .and_then(|r| serde_json::to_value(r).map_err(|e| e.to_string())),
-        None => format
-            .effective_policy(&ctx)
-            .and_then(|r| serde_json::to_value(r).map_err(|e| e.to_string())),
+        // With the policy as `explain` prints it, for a readable document.
+        None => format.effective_policy(&ctx).and_then(|r| {
+            let mut v = serde_json::to_value(&r).map_err(|e| e.to_string())?;
+            v["text"] = Value::String(r.to_text());
+            Ok(v)
+        }),
     }
     .map_err(invalid)?;
     Ok(Some(value))
