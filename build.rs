@@ -26,7 +26,7 @@ fn main() {
                     pages.push((
                         format.clone(),
                         code.to_string(),
-                        f.path().display().to_string(),
+                        format!("/docs/lints/{format}/{name}"),
                     ));
                 }
             }
@@ -36,8 +36,14 @@ fn main() {
     let mut out = String::from(
         "/// Every diagnostic page: (format folder, code, Markdown text).\npub static PAGES: &[(&str, &str, &str)] = &[\n",
     );
+    // Paths from the manifest's folder as the crate is compiled, not as the
+    // build script ran: a build output reused for a checkout elsewhere (one
+    // CARGO_TARGET_DIR for several) still reads its own pages.
     for (format, code, path) in &pages {
-        let _ = writeln!(out, "    ({format:?}, {code:?}, include_str!({path:?})),");
+        let _ = writeln!(
+            out,
+            "    ({format:?}, {code:?}, include_str!(concat!(env!(\"CARGO_MANIFEST_DIR\"), {path:?}))),"
+        );
     }
     out.push_str("];\n");
     let dest = Path::new(&std::env::var("OUT_DIR").expect("OUT_DIR")).join("lint_pages.rs");

@@ -5,4 +5,6 @@ import { fileURLToPath } from "node:url";
 const here = dirname(fileURLToPath(import.meta.url));
 const dest = join(here, "..", "schemas");
 mkdirSync(dest, { recursive: true });
-copyFileSync(join(here, "..", "..", "..", "schemas", "pi-permission-system.schema.json"), join(dest, "pi-permission-system.schema.json"));
+// The repository's root: this folder's grandparent, or PERMISSION_LSP_ROOT for a copy built elsewhere.
+const root = process.env.PERMISSION_LSP_ROOT ?? join(here, "..", "..", "..");
+copyFileSync(join(root, "schemas", "pi-permission-system.schema.json"), join(dest, "pi-permission-system.schema.json"));

@@ -70,14 +70,24 @@ function executable(p: string): boolean {
 }
 
 /**
- * The server binary: the configured path (must exist), else `permission-lsp`
- * found on PATH. `undefined` when there is none.
+ * The server binary: the configured path (must exist), else the one shipped
+ * inside the extension (`server/` of a platform `.vsix`), else
+ * `permission-lsp` found on PATH. `undefined` when there is none.
  */
-export function resolveServerPath(configured: string | undefined, envPath: string | undefined, platform = process.platform): string | undefined {
+export function resolveServerPath(
+  configured: string | undefined,
+  envPath: string | undefined,
+  platform = process.platform,
+  extensionDir?: string,
+): string | undefined {
   const name = platform === "win32" ? "permission-lsp.exe" : "permission-lsp";
   if (configured && configured.trim()) {
     const p = configured.trim();
     return isAbsolute(p) && executable(p) ? p : undefined;
+  }
+  if (extensionDir) {
+    const bundled = join(extensionDir, "server", name);
+    if (executable(bundled)) return bundled;
   }
   for (const dir of (envPath ?? "").split(delimiter)) {
     if (!dir) continue;

@@ -1,3 +1,5 @@
+import { chmodSync } from "node:fs";
+import { join } from "node:path";
 import * as vscode from "vscode";
 import { LanguageClient, type LanguageClientOptions, type ServerOptions, TransportKind } from "vscode-languageclient/node";
 import { DOCUMENT_SELECTOR, FORMAT_IDS, formatDiff, formatEffectivePolicy, formatReplay, formatSimulation, initializationOptions, resolveServerPath, routeLensCommand, simulateArguments, type Settings } from "./config";
@@ -27,12 +29,18 @@ function settings(): Settings {
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   const output = vscode.window.createOutputChannel("Permission LSP", { log: true });
   const s = settings();
-  const command = resolveServerPath(s.serverPath, process.env.PATH);
+  // A zip may lose the executable bit of the shipped server: give it back.
+  try {
+    chmodSync(join(context.extensionPath, "server", process.platform === "win32" ? "permission-lsp.exe" : "permission-lsp"), 0o755);
+  } catch {
+    // No server shipped in this build.
+  }
+  const command = resolveServerPath(s.serverPath, process.env.PATH, process.platform, context.extensionPath);
   if (!command) {
     void vscode.window.showErrorMessage(
       s.serverPath
         ? `Permission LSP: the server binary "${s.serverPath}" does not exist or is not executable.`
-        : "Permission LSP: `permission-lsp` is not on your PATH. Install it (`cargo install --path .` in the permission-lsp repository) or set `permissionLsp.serverPath`.",
+        : "Permission LSP: `permission-lsp` is not on your PATH. Install it (`npm i -g permission-lsp`, `pip install permission-lsp` or `cargo install --path .` in the repository), install the extension's platform build that carries it, or set `permissionLsp.serverPath`.",
     );
     return;
   }

@@ -1,5 +1,5 @@
 import { strict as assert } from "node:assert";
-import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -20,6 +20,20 @@ test("settings become initializationOptions", () => {
     }),
     { permissionLsp: { lints: {}, claude: { permissionMode: "plan" } } },
   );
+});
+
+test("the server shipped in the extension comes before PATH, after the setting", () => {
+  const ext = mkdtempSync(join(tmpdir(), "pl-ext-bundled-"));
+  mkdirSync(join(ext, "server"));
+  const bundled = join(ext, "server", "permission-lsp");
+  writeFileSync(bundled, "#!/bin/sh\n");
+  chmodSync(bundled, 0o755);
+  const onPath = mkdtempSync(join(tmpdir(), "pl-ext-path-"));
+  writeFileSync(join(onPath, "permission-lsp"), "#!/bin/sh\n");
+  chmodSync(join(onPath, "permission-lsp"), 0o755);
+  assert.equal(resolveServerPath(undefined, onPath, "linux", ext), bundled);
+  assert.equal(resolveServerPath(join(onPath, "permission-lsp"), onPath, "linux", ext), join(onPath, "permission-lsp"));
+  assert.equal(resolveServerPath(undefined, onPath, "linux", join(ext, "nothing")), join(onPath, "permission-lsp"));
 });
 
 test("the server is found on PATH or at the configured path", () => {

@@ -38,6 +38,7 @@ function parseArgs(argv) {
     else if (k === "--trace") a.trace = true;
     else if (k === "--patch") a.patch = resolve(v());
     else if (k === "--no-netns") a.netns = false;
+    else if (k === "--bundled") a.bundled = true;
     else if (k === "--inside-netns") a.insideNetns = true;
     else if (k === "-h" || k === "--help") {
       console.log(readFileSync(SCRIPT, "utf8").split("\n").slice(1, 9).join("\n"));
@@ -73,8 +74,9 @@ const tools = {
   chromium: process.env.CHROMIUM ?? which("chromium") ?? "chromium (not on PATH; set CHROMIUM)",
 };
 for (const [k, p] of Object.entries(tools)) if (!existsSync(p)) die(`missing ${k} at ${p}: run setup.sh ${args.tools}`);
-if (!args.server) args.server = which("permission-lsp");
-if (!args.server || !existsSync(args.server)) die("no server binary: pass --server PATH (or put permission-lsp on PATH)");
+// --bundled: the .vsix carries the server (a platform build); no serverPath is set.
+if (!args.bundled && !args.server) args.server = which("permission-lsp");
+if (!args.bundled && (!args.server || !existsSync(args.server))) die("no server binary: pass --server PATH (or put permission-lsp on PATH), or --bundled");
 if (!args.vsix && !args.extension) die("pass --vsix FILE or --extension DIR (editors/vscode of a checkout)");
 
 // ---------- phase 1 (outside the network namespace): scratch dir, .vsix ----------
@@ -83,7 +85,9 @@ if (!args.insideNetns) {
   rmSync(args.out, { recursive: true, force: true });
   mkdirSync(args.out, { recursive: true });
   if (!args.vsix) args.vsix = buildVsix(args.extension, join(args.scratch, "src"));
-  const pass = ["--tools", args.tools, "--vsix", args.vsix, "--server", args.server, "--out", args.out, "--scratch", args.scratch, "--timeout", String(args.timeout)];
+  const pass = ["--tools", args.tools, "--vsix", args.vsix, "--out", args.out, "--scratch", args.scratch, "--timeout", String(args.timeout)];
+  if (args.bundled) pass.push("--bundled");
+  else pass.push("--server", args.server);
   if (args.keep) pass.push("--keep");
   if (args.trace) pass.push("--trace");
   let status;
@@ -318,7 +322,7 @@ async function main() {
   writeFixtures(dirs.ws);
   mkdirSync(join(dirs.ud, "User"), { recursive: true });
   writeFileSync(join(dirs.ud, "User", "settings.json"), JSON.stringify({
-    "permissionLsp.serverPath": args.server,
+    ...(args.bundled ? {} : { "permissionLsp.serverPath": args.server }),
     "security.workspace.trust.enabled": false,
     "workbench.startupEditor": "none",
     "workbench.tips.enabled": false,
