@@ -136,6 +136,22 @@ fn is_stream(_: &std::fs::FileType) -> bool {
     false
 }
 
+/// What is at `path` when it is neither a regular file nor a directory (a
+/// FIFO, a device, a socket, a symlink loop or a link to nothing), for a
+/// notice; `None` for a file, a directory, or nothing there.
+pub fn not_a_file(path: &Path) -> Option<&'static str> {
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_file() || m.is_dir() => None,
+        Ok(m) => Some(describe(&m.file_type())),
+        Err(_) => match std::fs::symlink_metadata(path) {
+            Ok(l) if l.file_type().is_symlink() => {
+                Some("a symlink that leads nowhere (or in a loop)")
+            }
+            _ => None,
+        },
+    }
+}
+
 fn describe(ft: &std::fs::FileType) -> &'static str {
     #[cfg(unix)]
     {

@@ -468,9 +468,20 @@ fn fifos_and_links_in_every_discovered_place_never_hang() {
     let home_s = home.display().to_string();
     let (code, out) = run_bounded(&project, &home, &["check", "--home", &home_s])
         .expect("check hung on a FIFO or a link");
-    assert!((0..=2).contains(&code), "{code}: {out}");
-    // (Each is passed over as no file: nothing is read from it.)
+    // Each is said and passed over: nothing is read from it, and the
+    // answer is not a clean one.
+    assert_eq!(code, 2, "{out}");
     assert!(!out.contains("~//"), "{out}");
+    for said in [
+        "~/.claude/settings.json: a FIFO, not a regular file: not read",
+        "~/.qwen/settings.json: a FIFO, not a regular file: not read",
+        ".claude/settings.local.json: a device, not a regular file: not read",
+        "opencode.json: a FIFO, not a regular file: not read",
+        ".opencode/agents/z.md: a device, not a regular file: not read",
+    ] {
+        assert!(out.contains(said), "{said}\n{out}");
+        assert_eq!(out.matches(said).count(), 1, "said once: {said}\n{out}");
+    }
     for runtime in ["pi", "claude", "opencode", "codex", "qwen", "gemini"] {
         let (code, out) = run_bounded(
             &project,

@@ -53,11 +53,16 @@ fn walk(root: &Path, out: &mut Vec<Found>, errors: &mut Vec<String>) {
                 continue;
             }
         };
-        scan(entries, &mut stack, out);
+        scan(entries, &mut stack, out, errors);
     }
 }
 
-fn scan(entries: std::fs::ReadDir, stack: &mut Vec<PathBuf>, out: &mut Vec<Found>) {
+fn scan(
+    entries: std::fs::ReadDir,
+    stack: &mut Vec<PathBuf>,
+    out: &mut Vec<Found>,
+    errors: &mut Vec<String>,
+) {
     for entry in entries.flatten() {
         let path = entry.path();
         // Never follow symlinks while scanning: no loops, no escaping the tree.
@@ -70,6 +75,16 @@ fn scan(entries: std::fs::ReadDir, stack: &mut Vec<PathBuf>, out: &mut Vec<Found
             continue;
         }
         if !ft.is_file() {
+            // A FIFO, a device or a dangling link where an agent's config
+            // would be: said, never read.
+            if let Some(what) = crate::fsio::not_a_file(&path)
+                && claims_by_place(&path)
+            {
+                let notice = not_read(&path.display().to_string(), what);
+                if !errors.contains(&notice) {
+                    errors.push(notice);
+                }
+            }
             continue;
         }
         if let Some(kind) = claim(&path) {
@@ -97,6 +112,44 @@ fn claim(path: &Path) -> Option<Option<DocumentKind>> {
         [] => None,
         [one] => Some(Some(*one)),
         _ => Some(None),
+    }
+}
+
+/// Does a format claim this path by its place alone?
+fn claims_by_place(path: &Path) -> bool {
+    let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    !crate::formats::claims(&abs.to_string_lossy(), "").is_empty()
+}
+
+/// The notice for a config place holding something that is no file.
+fn not_read(shown: &str, what: &str) -> String {
+    format!("{shown}: {what}, not a regular file: not read")
+}
+
+/// Notices for the places the formats name one by one (`~/.claude/
+/// settings.json`, not globs) that hold a FIFO, a device or a dangling
+/// link: the runtime would not read a config there either.
+fn special_places(looked_in: &[(String, Vec<String>)], home: &str, errors: &mut Vec<String>) {
+    for (_, places) in looked_in {
+        for place in places {
+            for token in place.split(", ") {
+                let t = token.trim();
+                if t.contains(['{', '*', ' ', '[', ':']) {
+                    continue;
+                }
+                let path = match t.strip_prefix("~/") {
+                    Some(rest) => Path::new(home).join(rest),
+                    None if t.starts_with('/') => PathBuf::from(t),
+                    None => continue,
+                };
+                if let Some(what) = crate::fsio::not_a_file(&path) {
+                    let notice = not_read(t, what);
+                    if !errors.contains(&notice) {
+                        errors.push(notice);
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -162,6 +215,7 @@ pub fn session(cwd: &Path, options: &crate::analysis::AnalysisOptions) -> Sessio
         }
     }
     let mut errors = Vec::new();
+    special_places(&looked_in, &options.home, &mut errors);
     let mut below = Vec::new();
     walk(&root, &mut below, &mut errors);
     below.sort_by(|a, b| a.path.cmp(&b.path));
