@@ -778,20 +778,7 @@ fn suggest(
 ) -> Result<i32, UsageError> {
     let ctx = scope.context()?;
     let only = scope.only_format()?;
-    let which = if logs.is_empty() {
-        cli::replay::Logs::Found {
-            formats: match only {
-                Some(f) => vec![f],
-                None => permission_lsp::formats::all().to_vec(),
-            },
-            project: ctx.cwd.clone(),
-            home: ctx.options.home_dir(),
-            since: None,
-            limit: None,
-        }
-    } else {
-        cli::replay::Logs::Named(logs)
-    };
+    let which = logs_to_read(logs, only, &ctx, None, None);
     let context_for = |f: &'static dyn permission_lsp::formats::Format| scope.context_of(f);
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let code = cli::suggest::run(
@@ -806,6 +793,30 @@ fn suggest(
     );
     let _ = std::io::Write::flush(&mut out);
     Ok(code)
+}
+
+/// The logs named, else those the runtimes (`only`, else every one) wrote
+/// for the project of `ctx`.
+fn logs_to_read<'a>(
+    logs: &'a [PathBuf],
+    only: Option<&'static dyn permission_lsp::formats::Format>,
+    ctx: &permission_lsp::workspace::Context<'_>,
+    since: Option<std::time::SystemTime>,
+    limit: Option<usize>,
+) -> cli::replay::Logs<'a> {
+    if !logs.is_empty() {
+        return cli::replay::Logs::Named(logs);
+    }
+    cli::replay::Logs::Found {
+        formats: match only {
+            Some(f) => vec![f],
+            None => permission_lsp::formats::all().to_vec(),
+        },
+        project: ctx.cwd.clone(),
+        home: ctx.options.home_dir(),
+        since,
+        limit,
+    }
 }
 
 fn replay(
@@ -827,20 +838,7 @@ fn replay(
         .map(|s| cli::replay::parse_since(s, std::time::SystemTime::now()))
         .transpose()
         .map_err(UsageError)?;
-    let which = if logs.is_empty() {
-        cli::replay::Logs::Found {
-            formats: match only {
-                Some(f) => vec![f],
-                None => permission_lsp::formats::all().to_vec(),
-            },
-            project: ctx.cwd.clone(),
-            home: ctx.options.home_dir(),
-            since,
-            limit,
-        }
-    } else {
-        cli::replay::Logs::Named(logs)
-    };
+    let which = logs_to_read(logs, only, &ctx, since, limit);
     let context_for = |f: &'static dyn permission_lsp::formats::Format| scope.context_of(f);
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let code = cli::replay::run(

@@ -160,3 +160,16 @@ impl<P> Open<P> {
         all
     }
 }
+
+/// Every item a log's records give, read from the start as the replay
+/// reads them (for the readers' tests).
+#[cfg(test)]
+fn read_all(lines: &[Value]) -> Vec<Item> {
+    let mut out = Vec::new();
+    let mut r = reader(&lines[0]).expect("a reader for the first record");
+    for (i, l) in lines.iter().enumerate() {
+        r.record(i as u64 + 1, l, &mut out);
+    }
+    r.finish(&mut out);
+    out
+}

@@ -388,15 +388,7 @@ mod tests {
         assert!(cut && n.len() == 201 && n.ends_with('-'));
     }
 
-    fn read(lines: &[Value]) -> Vec<Item> {
-        let mut out = Vec::new();
-        let mut r = reader(&lines[0]).unwrap();
-        for (i, l) in lines.iter().enumerate() {
-            r.record(i as u64 + 1, l, &mut out);
-        }
-        r.finish(&mut out);
-        out
-    }
+    use super::super::read_all as read;
 
     fn tool_use(id: &str, name: &str, cmd: &str) -> Value {
         json!({"type": "assistant", "sessionId": "s", "uuid": "u", "cwd": "/p",

@@ -219,15 +219,7 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn read(lines: &[Value]) -> Vec<Item> {
-        let mut out = Vec::new();
-        let mut r = reader(&lines[0]).unwrap();
-        for (i, l) in lines.iter().enumerate() {
-            r.record(i as u64 + 1, l, &mut out);
-        }
-        r.finish(&mut out);
-        out
-    }
+    use super::super::read_all as read;
 
     fn tool_use(id: &str, cmd: &str) -> Value {
         json!({"type": "assistant", "session_id": "s", "message": {"content": [
