@@ -1,4 +1,4 @@
-//! What every format shares: the pattern algebra, the JSON reader against an independent parser, the format seam and the layering, fuzzing, hostile input, history replay and `diff`.
+//! What every format shares: the pattern algebra, the JSON reader against an independent parser, the format seam and the layering, fuzzing, hostile input, history replay and `diff`, and that every reader is linear.
 //!
 //! One test binary per format or layer: each module is one of the former
 //! test files, kept under `tests/` by its own name.
@@ -23,3 +23,5 @@ mod layering;
 mod parser_cross_check;
 #[path = "pattern_algebra.rs"]
 mod pattern_algebra;
+#[path = "scaling.rs"]
+mod scaling;

@@ -7,6 +7,7 @@ pub mod decision;
 pub mod diagnostic;
 pub mod last_match;
 pub mod levels;
+pub mod literal_index;
 pub mod pattern_algebra;
 pub mod precedence;
 pub mod profile;

@@ -393,14 +393,40 @@ fn stronger_cover<'p>(
     rule: &Rule,
     list: List,
 ) -> Option<(&'p super::engine::policy::Placed, Option<String>)> {
-    let stronger = |l: List| match list {
-        List::Allow => l != List::Allow,
-        _ => l == List::Deny,
+    let stronger: &[List] = match list {
+        List::Allow => &[List::Ask, List::Deny],
+        _ => &[List::Deny],
     };
-    for s in policy
-        .rules
+    // Only rules that can cover this one are looked at: those without a
+    // command pattern, and command rules whose literal start begins this
+    // rule's pattern (the same pattern) or its example command (a pattern
+    // matching it).
+    let pa = match (rule.kind, rule.specifier.as_deref()) {
+        (Some(Kind::Command), Some(a)) => command_pattern(a),
+        _ => None,
+    };
+    let example = pa.as_ref().map(Pattern::example);
+    let texts: Vec<&str> = rule
+        .specifier
+        .as_deref()
+        .into_iter()
+        .chain(example.as_deref())
+        .collect();
+    let mut candidates: Vec<usize> = stronger
         .iter()
-        .filter(|r| stronger(r.list) && !r.rule.invalid)
+        .flat_map(|&l| {
+            policy.starting(
+                l,
+                &|t| matching::tool_covers(t, &rule.tool),
+                texts.iter().copied(),
+            )
+        })
+        .collect();
+    candidates.sort_unstable();
+    for s in candidates
+        .into_iter()
+        .map(|i| &policy.rules[i])
+        .filter(|r| !r.rule.invalid)
     {
         if !matching::tool_covers(&s.rule.tool, &rule.tool) {
             continue;
@@ -446,33 +472,53 @@ fn duplicates(
     read: &model::SettingsFile,
     out: &mut Vec<Diagnostic>,
 ) {
-    let same = |a: &Rule, b: &Rule| {
-        !a.invalid
-            && !b.invalid
-            && a.tool == b.tool
-            && a.specifier == b.specifier
-            && a.kind == b.kind
-            && a.params == b.params
-    };
+    // Two rules are the same when tool, pattern, kind and parameters are
+    // (an invalid rule is the same as none): compared by key, not pair by
+    // pair.
+    type Key<'r> = (
+        &'r str,
+        Option<&'r str>,
+        Option<Kind>,
+        &'r [(String, String)],
+    );
+    fn key(r: &Rule) -> Option<Key<'_>> {
+        (!r.invalid).then_some((
+            r.tool.as_str(),
+            r.specifier.as_deref(),
+            r.kind,
+            r.params.as_slice(),
+        ))
+    }
     let lists: [(&[model::Entry], List); 3] = [
         (&read.allow, List::Allow),
         (&read.ask, List::Ask),
         (&read.deny, List::Deny),
     ];
     for (entries, list) in lists {
-        let mut seen: Vec<Rule> = Vec::new();
-        for e in entries {
-            if model::js_trim(&e.text).is_empty() {
-                continue;
+        // The first rule of each key in the files the session reads before.
+        let mut earlier: std::collections::HashMap<Key<'_>, &super::engine::policy::Placed> =
+            Default::default();
+        for r in &policy.rules {
+            if r.list == list
+                && file.is_some_and(|f| r.file < f)
+                && policy.files[r.file].applies
+                && let Some(k) = key(&r.rule)
+            {
+                earlier.entry(k).or_insert(r);
             }
-            let rule = model::parse_rule(&e.text);
-            let before = policy.rules.iter().find(|r| {
-                r.list == list
-                    && file.is_some_and(|f| r.file < f)
-                    && policy.files[r.file].applies
-                    && same(&r.rule, &rule)
-            });
-            let here = seen.iter().any(|r| same(r, &rule));
+        }
+        let rules: Vec<Option<Rule>> = entries
+            .iter()
+            .map(|e| (!model::js_trim(&e.text).is_empty()).then(|| model::parse_rule(&e.text)))
+            .collect();
+        let mut seen: std::collections::HashSet<Key<'_>> = Default::default();
+        for (e, rule) in entries.iter().zip(&rules) {
+            let Some(rule) = rule else {
+                continue;
+            };
+            let k = key(rule);
+            let before = k.and_then(|k| earlier.get(&k).copied());
+            let here = k.is_some_and(|k| !seen.insert(k));
             if here || before.is_some() {
                 let where_ = match before {
                     Some(b) if !here => {
@@ -494,7 +540,6 @@ fn duplicates(
                     }),
                 );
             }
-            seen.push(rule);
         }
     }
 }

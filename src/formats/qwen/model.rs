@@ -238,7 +238,7 @@ impl Mode {
 }
 
 /// What a rule's parenthesised part is matched as.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Kind {
     Command,
     Path,

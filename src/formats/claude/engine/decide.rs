@@ -188,10 +188,83 @@ impl Policy {
         self.rules.iter().position(|r| r.list == list && pred(r))
     }
 
+    /// The rules' index (`None`: the rules changed since it was built).
+    fn index(&self) -> Option<&super::index::BashIndex> {
+        let index = self
+            .bash_index
+            .get_or_init(|| super::index::BashIndex::new(&self.rules));
+        index.fits(&self.rules).then_some(index)
+    }
+
+    /// `first`, for a predicate true only of Bash rules matching one of
+    /// `texts` (`rule_matches`): only the rules the index finds are tried.
+    fn first_bash(
+        &self,
+        list: List,
+        texts: &[String],
+        pred: impl Fn(&Loaded) -> bool,
+    ) -> Option<usize> {
+        match self.index() {
+            Some(index) => index
+                .candidates(list, texts)
+                .into_iter()
+                .find(|&i| pred(&self.rules[i])),
+            None => self.first(list, pred),
+        }
+    }
+
+    /// `first`, for a predicate true only of rules without a content (or
+    /// `Bash(*)`), as `whole_tool`.
+    fn first_whole(&self, list: List, pred: impl Fn(&Loaded) -> bool) -> Option<usize> {
+        match self.index() {
+            Some(index) => index
+                .content_free(list)
+                .iter()
+                .copied()
+                .find(|&i| pred(&self.rules[i])),
+            None => self.first(list, pred),
+        }
+    }
+
+    /// `first`, for a predicate true only of Bash rules whose content is
+    /// `content`.
+    fn first_content(
+        &self,
+        list: List,
+        content: &str,
+        pred: impl Fn(&Loaded) -> bool,
+    ) -> Option<usize> {
+        match self.index() {
+            Some(index) => index
+                .with_content(list, content)
+                .iter()
+                .copied()
+                .find(|&i| pred(&self.rules[i])),
+            None => self.first(list, pred),
+        }
+    }
+
+    /// `first`, for a predicate true only of Bash rules whose exact
+    /// literal is one of `texts`.
+    fn first_exact(
+        &self,
+        list: List,
+        texts: &[String],
+        pred: impl Fn(&Loaded) -> bool,
+    ) -> Option<usize> {
+        match self.index() {
+            Some(index) => index
+                .exact(list, texts)
+                .into_iter()
+                .find(|&i| pred(&self.rules[i])),
+            None => self.first(list, pred),
+        }
+    }
+
     /// Decides one call.
     pub fn decide(&self, tool: &str, input: &serde_json::Value) -> Outcome {
         // A whole-tool deny removes the tool; a whole-tool ask asks.
-        if let Some(i) = self.first(List::Deny, |r| whole_tool(r, tool)) {
+        if let Some(i) = self.first_whole(List::Deny, |r| whole_tool(r, tool)) {
             return outcome(Decision::Deny, Why::ToolRemoved(i));
         }
         let specific = match tool {
@@ -215,7 +288,7 @@ impl Policy {
         // A deny the tool's own check found wins over a whole-tool ask
         // (observed: ask `Read` and deny `Read(/docs/private.md)` deny it).
         if specific.decision != Decision::Deny
-            && let Some(i) = self.first(List::Ask, |r| whole_tool(r, tool))
+            && let Some(i) = self.first_whole(List::Ask, |r| whole_tool(r, tool))
         {
             return self.finish(outcome(Decision::Ask, Why::Rule(i)), tool);
         }
@@ -248,7 +321,7 @@ impl Policy {
                     why: Why::Mode(Mode::BypassPermissions),
                     parts: o.parts,
                 };
-            } else if let Some(i) = self.first(List::Allow, |r| whole_tool(r, tool)) {
+            } else if let Some(i) = self.first_whole(List::Allow, |r| whole_tool(r, tool)) {
                 o = Outcome {
                     decision: Decision::Allow,
                     why: Why::Rule(i),
@@ -410,7 +483,7 @@ impl Policy {
 
     /// MCP tools and every other tool: rules by name only.
     fn named(&self, tool: &str) -> Outcome {
-        if let Some(i) = self.first(List::Allow, |r| whole_tool(r, tool)) {
+        if let Some(i) = self.first_whole(List::Allow, |r| whole_tool(r, tool)) {
             return outcome(Decision::Allow, Why::Rule(i));
         }
         outcome(Decision::Ask, Why::NoRule)
@@ -555,7 +628,7 @@ impl Policy {
         // (a wildcard rule is matched per simple command: deny `Bash(git:*)`
         // does not deny `git status && ls` as a whole).
         for list in [List::Deny, List::Ask] {
-            if let Some(i) = self.first(list, |r| {
+            if let Some(i) = self.first_content(list, &whole, |r| {
                 r.tool == "Bash"
                     && r.flaw.is_none()
                     && r.content
@@ -599,14 +672,18 @@ impl Policy {
         let mut denied: Option<usize> = None;
         let mut asked: Option<usize> = None;
         for (c, deny_texts) in parsed.commands.iter().zip(&deny_variants) {
-            let decided = if let Some(i) = self.first(List::Deny, |r| exactly(r, deny_texts)) {
+            let decided = if let Some(i) =
+                self.first_exact(List::Deny, deny_texts, |r| exactly(r, deny_texts))
+            {
                 Some((Decision::Deny, i))
             } else if let Some(i) = self
-                .first(List::Ask, |r| exactly(r, deny_texts))
+                .first_exact(List::Ask, deny_texts, |r| exactly(r, deny_texts))
                 .filter(|_| !cd_and_git)
             {
                 Some((Decision::Ask, i))
-            } else if let Some(i) = self.first(List::Deny, |r| matches_any(r, deny_texts)) {
+            } else if let Some(i) =
+                self.first_bash(List::Deny, deny_texts, |r| matches_any(r, deny_texts))
+            {
                 Some((Decision::Deny, i))
             } else if let Some(i) = self.read_denied_by_command(c) {
                 // Read deny rules with a path reach the files a read-only
@@ -615,7 +692,7 @@ impl Policy {
                 // `Read` deny does not deny `cat a.txt`).
                 Some((Decision::Deny, i))
             } else {
-                self.first(List::Ask, |r| matches_any(r, deny_texts))
+                self.first_bash(List::Ask, deny_texts, |r| matches_any(r, deny_texts))
                     .map(|i| (Decision::Ask, i))
             };
             match decided {
@@ -638,7 +715,7 @@ impl Policy {
         // the commands, unless a rule names the whole line exactly
         // (observed: allow `Bash(fi)` runs `fi`, a parse error otherwise).
         if let Some(why) = parsed.unchecked {
-            if let Some(i) = self.first(List::Allow, |r| {
+            if let Some(i) = self.first_content(List::Allow, &whole, |r| {
                 r.tool == "Bash" && r.flaw.is_none() && r.content.as_deref() == Some(whole.as_str())
             }) {
                 return outcome(Decision::Allow, Why::Rule(i));
@@ -649,7 +726,7 @@ impl Policy {
         // own checks (observed: `Bash(eval echo hi)` runs `eval echo hi`,
         // `Bash(find . -name x -delete)` runs it, `Bash(while read dir)`
         // runs `while read dir`).
-        let whole_rule = self.first(List::Allow, |r| {
+        let whole_rule = self.first_content(List::Allow, &whole, |r| {
             r.tool == "Bash" && r.content.as_deref().is_some_and(|c| c == whole)
         });
         // The CLI's own safety checks: they ask whatever allows the command
@@ -692,7 +769,7 @@ impl Policy {
             // -f build &` next to `Bash(*)` and `Bash(env:*)`).
             let read_only = parsed.commands.iter().all(|c| {
                 let texts = allow_texts(c);
-                self.first(List::Allow, |r| {
+                self.first_bash(List::Allow, &texts, |r| {
                     !whole_tool(r, "Bash") && matches_any(r, &texts)
                 })
                 .is_some()
@@ -776,7 +853,7 @@ impl Policy {
         let mut pending: Option<Why> = None;
         for c in &parsed.commands {
             let allow_texts = allow_texts(c);
-            let rule = self.first(List::Allow, |r| matches_any(r, &allow_texts));
+            let rule = self.first_bash(List::Allow, &allow_texts, |r| matches_any(r, &allow_texts));
             let ro = bash::read_only_text(&c.text, strip_builtin(&c.words));
             // Wrappers are seen through, except what `xargs` runs (observed:
             // `nohup rmdir d` runs, `xargs rmdir d` asks), and except for
@@ -992,7 +1069,10 @@ impl Policy {
             }
             let mut texts = match_texts(ic);
             texts.push(stripped.join(" "));
-            if self.first(List::Deny, |r| matches_any(r, &texts)).is_some() {
+            if self
+                .first_bash(List::Deny, &texts, |r| matches_any(r, &texts))
+                .is_some()
+            {
                 // Not even bypass mode lifts it (observed).
                 return Some(Why::Safety(
                     "A permission rule denies a command in this shell -c script",

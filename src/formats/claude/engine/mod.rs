@@ -5,6 +5,7 @@
 pub mod bash;
 pub mod command_paths;
 pub mod decide;
+pub mod index;
 pub mod paths;
 pub mod policy;
 pub mod read_only;

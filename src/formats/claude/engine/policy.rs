@@ -217,6 +217,9 @@ pub struct Policy {
     pub first_command: bool,
     /// The variables the session's shell has (a line that sets one asks).
     pub shell_env: Vec<String>,
+    /// The Bash rules by the text a command must start with, built on the
+    /// first decision (`rules` do not change after loading).
+    pub bash_index: crate::core::literal_index::BuiltOnce<super::index::BashIndex>,
 }
 
 /// A hook a settings file declares for tool calls.
@@ -359,6 +362,7 @@ impl Policy {
                     .filter_map(|(k, _)| k.into_string().ok())
                     .collect()
             }),
+            bash_index: Default::default(),
         };
         // `--settings`: a file (relative to the session's folder) or JSON
         // text, read after the local settings and before the managed ones
@@ -484,6 +488,7 @@ impl Policy {
             hooks_disabled: false,
             first_command: false,
             shell_env: Vec::new(),
+            bash_index: Default::default(),
         };
         policy.add_file(Source::Project, path, text, root);
         policy

@@ -8,7 +8,7 @@
 
 use super::split;
 use crate::formats::codex::model::config::Approval;
-use crate::formats::codex::model::matching::matching;
+use crate::formats::codex::model::matching::{RuleIndex, matching_indexed};
 use crate::formats::codex::model::rules::{Decision, HostTable, PrefixRule};
 
 /// The shell Codex runs a command line with.
@@ -75,6 +75,22 @@ pub struct Engine<'a> {
     pub rules: &'a [&'a PrefixRule],
     pub hosts: &'a HostTable,
     pub approval: Approval,
+    index: RuleIndex<'a>,
+}
+
+impl<'a> Engine<'a> {
+    pub fn new(
+        rules: &'a [&'a PrefixRule],
+        hosts: &'a HostTable,
+        approval: Approval,
+    ) -> Engine<'a> {
+        Engine {
+            rules,
+            hosts,
+            approval,
+            index: RuleIndex::new(rules),
+        }
+    }
 }
 
 /// `[shell, -lc|-c, script]` with a bash, zsh or sh: the script.
@@ -155,7 +171,7 @@ impl Engine<'_> {
         let mut steps = Vec::new();
         let mut decision = Decision::Allow;
         for c in &commands {
-            let m = matching(self.rules, c, self.hosts);
+            let m = matching_indexed(self.rules, &self.index, c, self.hosts);
             if m.is_empty() {
                 let (d, dangerous) = self.heuristic(c);
                 decision = decision.max(d);
@@ -272,11 +288,8 @@ mod tests {
         let f = rules::read(rules_text, &mut Vec::new());
         assert!(f.loaded(), "{:?}", f.error);
         let refs: Vec<&PrefixRule> = f.rules.iter().collect();
-        let e = Engine {
-            rules: &refs,
-            hosts: &Vec::new(),
-            approval,
-        };
+        let hosts = Vec::new();
+        let e = Engine::new(&refs, &hosts, approval);
         e.decide(&Input::Line(line.into()))
     }
 

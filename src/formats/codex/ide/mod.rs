@@ -78,11 +78,7 @@ fn rules_hover(
     if file.loaded() && policy.dropped_by.is_none_or(|d| Some(d) == doc) {
         all.extend(file.rules.iter());
     }
-    let engine = Engine {
-        rules: &all,
-        hosts: &policy.hosts,
-        approval: policy.approval,
-    };
+    let engine = Engine::new(&all, &policy.hosts, policy.approval);
     let w = witness(first);
     let v = engine.decide(&Input::Line(w.clone()));
     md.push_str(&format!(

@@ -111,11 +111,7 @@ impl Simulator for CodexSimulator {
             }
         };
         let refs = p.rule_refs();
-        let engine = Engine {
-            rules: &refs,
-            hosts: &p.hosts,
-            approval: p.approval,
-        };
+        let engine = Engine::new(&refs, &p.hosts, p.approval);
         let v = engine.decide(&input);
         report.decision = match v.outcome {
             Outcome::Allow { .. } => "allow",

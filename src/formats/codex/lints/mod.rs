@@ -9,6 +9,7 @@ use super::engine::policy::Policy;
 use super::model::config::ConfigFile;
 use super::model::rules::{Decision, ErrorKind, PrefixRule, RulesFile, literal_range};
 use crate::core::diagnostic::{Diagnostic, Fix, Related, TextEdit};
+use std::collections::HashMap;
 use std::ops::Range;
 
 /// A decision Codex does not know, and the one it was meant to be.
@@ -171,11 +172,8 @@ fn rule_findings(
     }
     let own = own_start..own_start + file.rules.len();
     let refs: Vec<&PrefixRule> = all.iter().map(|(r, _)| *r).collect();
-    let engine = Engine {
-        rules: &refs,
-        hosts: &policy.hosts,
-        approval: policy.approval,
-    };
+    let engine = Engine::new(&refs, &policy.hosts, policy.approval);
+    let cover_index = CoverIndex::new(&refs);
     let mut reported_calls = std::collections::HashSet::new();
     for i in own.clone() {
         let r = refs[i];
@@ -185,7 +183,7 @@ fn rule_findings(
             continue;
         }
         let range = r.call.clone();
-        if let Some((j, stricter)) = covering(&refs, i) {
+        if let Some((j, stricter)) = covering(&refs, &cover_index, i) {
             let other = refs[j];
             let witness = witness(r);
             let place = place(policy, &all, j, doc);
@@ -361,9 +359,96 @@ pub fn witness(r: &PrefixRule) -> String {
         .join(" ")
 }
 
+/// The rules that may cover a rule, found by lookup: rule `b` covers `a`
+/// only if `b`'s words at each of its positions include `a`'s first
+/// alternative there, so `b` is filed under each path its alternatives
+/// spell (up to `SPELLINGS` of them; a rule with more is always a
+/// candidate) and `a` looks up the paths of its first alternatives. A
+/// pass over every rule per rule was quadratic.
+struct CoverIndex {
+    by_path: HashMap<String, Vec<usize>>,
+    always: Vec<usize>,
+    len: usize,
+}
+
+const SPELLINGS: usize = 64;
+
+fn path_key(first: &str, words: &[&str]) -> String {
+    let mut k = String::from(first);
+    for w in words {
+        k.push('\0');
+        k.push_str(w);
+    }
+    k
+}
+
+impl CoverIndex {
+    fn new(rules: &[&PrefixRule]) -> CoverIndex {
+        let mut by_path: HashMap<String, Vec<usize>> = HashMap::new();
+        let mut always = Vec::new();
+        for (j, b) in rules.iter().enumerate() {
+            let spellings = b
+                .rest
+                .iter()
+                .try_fold(1usize, |n, alts| n.checked_mul(alts.len().max(1)))
+                .filter(|&n| n <= SPELLINGS);
+            if spellings.is_none() || b.rest.iter().any(|alts| alts.is_empty()) {
+                always.push(j);
+                continue;
+            }
+            let mut paths: Vec<Vec<&str>> = vec![Vec::new()];
+            for alts in &b.rest {
+                paths = paths
+                    .iter()
+                    .flat_map(|p| {
+                        alts.iter().map(move |w| {
+                            let mut q = p.clone();
+                            q.push(w.as_str());
+                            q
+                        })
+                    })
+                    .collect();
+            }
+            for p in paths {
+                let list = by_path.entry(path_key(&b.first, &p)).or_default();
+                if list.last() != Some(&j) {
+                    list.push(j);
+                }
+            }
+        }
+        CoverIndex {
+            by_path,
+            always,
+            len: rules.len(),
+        }
+    }
+
+    /// The rules that may cover `a`, in rule order.
+    fn candidates(&self, a: &PrefixRule) -> Vec<usize> {
+        if a.rest.iter().any(|alts| alts.is_empty()) {
+            // Any word covers none: every rule may.
+            return (0..self.len).collect();
+        }
+        let mut out = self.always.clone();
+        let mut words: Vec<&str> = Vec::new();
+        for t in 0..=a.rest.len() {
+            if let Some(list) = self.by_path.get(&path_key(&a.first, &words)) {
+                out.extend_from_slice(list);
+            }
+            match a.rest.get(t).and_then(|alts| alts.first()) {
+                Some(w) => words.push(w),
+                None => break,
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+}
+
 /// A rule of the session that matches every command rule `i` matches and
 /// is stricter (`true`), or decides the same and comes earlier (`false`).
-fn covering(rules: &[&PrefixRule], i: usize) -> Option<(usize, bool)> {
+fn covering(rules: &[&PrefixRule], index: &CoverIndex, i: usize) -> Option<(usize, bool)> {
     let a = rules[i];
     let covers = |b: &PrefixRule| {
         b.first == a.first
@@ -373,17 +458,18 @@ fn covering(rules: &[&PrefixRule], i: usize) -> Option<(usize, bool)> {
                 .zip(&a.rest)
                 .all(|(bt, at)| at.iter().all(|w| bt.contains(w)))
     };
-    let stricter = rules
+    let candidates = index.candidates(a);
+    let stricter = candidates
         .iter()
-        .enumerate()
+        .map(|&j| (j, rules[j]))
         .filter(|(j, b)| *j != i && b.decision > a.decision && covers(b))
         .max_by_key(|(_, b)| b.decision)
         .map(|(j, _)| (j, true));
     stricter.or_else(|| {
-        rules
+        candidates
             .iter()
-            .enumerate()
-            .take(i)
+            .take_while(|&&j| j < i)
+            .map(|&j| (j, rules[j]))
             .find(|(_, b)| b.decision == a.decision && covers(b))
             .map(|(j, _)| (j, false))
     })

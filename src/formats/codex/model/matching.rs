@@ -118,17 +118,50 @@ pub fn normalize_absolute(raw: &str) -> String {
     format!("/{}", parts.join("/"))
 }
 
+/// Rules by the program they are keyed on, as Codex keeps them: a lookup
+/// per command instead of a pass over every rule.
+#[derive(Debug, Default)]
+pub struct RuleIndex<'a>(std::collections::HashMap<&'a str, Vec<usize>>);
+
+impl<'a> RuleIndex<'a> {
+    pub fn new(rules: &[&'a PrefixRule]) -> RuleIndex<'a> {
+        let mut map: std::collections::HashMap<&'a str, Vec<usize>> = Default::default();
+        for (i, r) in rules.iter().enumerate() {
+            map.entry(r.first.as_str()).or_default().push(i);
+        }
+        RuleIndex(map)
+    }
+
+    /// The rules keyed on `program`, in rule order.
+    pub fn keyed_on(&self, program: &str) -> &[usize] {
+        self.0.get(program).map_or(&[], Vec::as_slice)
+    }
+}
+
 /// The rules of `rules` that match `argv` (index, matched prefix length),
 /// in rule order.
 pub fn matching(rules: &[&PrefixRule], argv: &[String], hosts: &HostTable) -> Vec<(usize, usize)> {
+    matching_indexed(rules, &RuleIndex::new(rules), argv, hosts)
+}
+
+/// `matching`, with the rules' index (`RuleIndex::new(rules)`).
+pub fn matching_indexed(
+    rules: &[&PrefixRule],
+    index: &RuleIndex<'_>,
+    argv: &[String],
+    hosts: &HostTable,
+) -> Vec<(usize, usize)> {
     let Some(first) = argv.first() else {
         return Vec::new();
     };
-    let exact: Vec<(usize, usize)> = rules
-        .iter()
-        .enumerate()
-        .filter_map(|(i, r)| r.matches(argv, first).map(|n| (i, n)))
-        .collect();
+    let keyed = |program: &str| -> Vec<(usize, usize)> {
+        index
+            .keyed_on(program)
+            .iter()
+            .filter_map(|&i| rules[i].matches(argv, program).map(|n| (i, n)))
+            .collect()
+    };
+    let exact = keyed(first);
     if !exact.is_empty() {
         return exact;
     }
@@ -145,11 +178,7 @@ pub fn matching(rules: &[&PrefixRule], argv: &[String], hosts: &HostTable) -> Ve
             return Vec::new();
         }
     }
-    rules
-        .iter()
-        .enumerate()
-        .filter_map(|(i, r)| r.matches(argv, base).map(|n| (i, n)))
-        .collect()
+    keyed(base)
 }
 
 /// The length of the prefix `rule` alone matches (as a policy of one rule).

@@ -432,7 +432,7 @@ impl Run<'_> {
             .map(str::to_string);
         let names = model::aliases(name);
         let mut out: Option<(Decision, Option<usize>)> = None;
-        for i in 0..self.p.rules.len() {
+        for i in self.p.index.candidates(stringified.as_deref()) {
             let r = &self.p.rules[i];
             if self.p.skipped(r) {
                 continue;
@@ -495,6 +495,24 @@ impl Run<'_> {
     /// `getExcludedTools` for one tool: a rule without arguments that
     /// denies it before anything else decides it.
     fn excluded(&mut self, name: &str, server: Option<&str>) -> Option<Option<usize>> {
+        let p = self.p;
+        let (answer, gaps) = p.excluded_memo.get_or(name, server, || {
+            let mut run = Run {
+                p,
+                workspace: self.workspace.clone(),
+                incomplete: Vec::new(),
+                notes: Vec::new(),
+                depth: self.depth,
+                heuristic_why: None,
+            };
+            let answer = run.excluded_uncached(name, server);
+            (answer, run.incomplete)
+        });
+        self.incomplete.extend(gaps);
+        answer
+    }
+
+    fn excluded_uncached(&mut self, name: &str, server: Option<&str>) -> Option<Option<usize>> {
         for i in 0..self.p.rules.len() {
             let r = &self.p.rules[i];
             if self.p.skipped(r) {

@@ -10,6 +10,8 @@ use super::super::model::{self, Decision, Mode, jsregex::JsRegex};
 use super::defaults;
 use crate::contract::Context;
 use serde_json::Value as Json;
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 pub const MODE_ARG: &str = "approval-mode";
@@ -177,6 +179,84 @@ pub struct Policy {
     /// yolo with `disableYoloMode`, an unknown mode).
     pub fatal: Option<String>,
     pub notes: Vec<String>,
+    /// `rules` indexed by the literal each `commandPrefix` rule needs.
+    pub index: RuleIndex,
+    /// `getExcludedTools`' answer per tool and server, with what it could
+    /// not answer: it does not depend on the arguments, and a run of deny
+    /// rules with patterns before it made every decision walk them.
+    pub excluded_memo: ExcludedMemo,
+}
+
+/// An answer of `excluded` and the gaps it found.
+pub type Excluded = (Option<Option<usize>>, Vec<String>);
+
+/// A cache of `excluded` answers (a clone starts empty).
+#[derive(Default)]
+pub struct ExcludedMemo(std::sync::Mutex<HashMap<(String, Option<String>), Excluded>>);
+
+impl ExcludedMemo {
+    pub fn get_or(
+        &self,
+        name: &str,
+        server: Option<&str>,
+        f: impl FnOnce() -> Excluded,
+    ) -> Excluded {
+        let key = (name.to_string(), server.map(str::to_string));
+        if let Some(hit) = self.0.lock().ok().and_then(|m| m.get(&key).cloned()) {
+            return hit;
+        }
+        let made = f();
+        if let Ok(mut m) = self.0.lock() {
+            if m.len() >= 4096 {
+                m.clear();
+            }
+            m.insert(key, made.clone());
+        }
+        made
+    }
+}
+
+impl Clone for ExcludedMemo {
+    fn clone(&self) -> Self {
+        ExcludedMemo::default()
+    }
+}
+
+impl std::fmt::Debug for ExcludedMemo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ExcludedMemo")
+    }
+}
+
+/// The rules a call can match, found without trying every rule: each
+/// `commandPrefix` rule matches only a call whose stringified arguments
+/// hold its literal (`"command":"git status`), so one pass over the
+/// arguments finds the candidates among them; the other rules (no
+/// pattern, another regex) are always tried. Exact: a rule left out could
+/// not have matched.
+#[derive(Debug, Clone, Default)]
+pub struct RuleIndex(crate::core::literal_index::LiteralIndex);
+
+impl RuleIndex {
+    pub fn new(rules: &[Rule]) -> RuleIndex {
+        RuleIndex(crate::core::literal_index::LiteralIndex::new(
+            rules.iter().enumerate().map(|(i, r)| {
+                let lit = r
+                    .pattern
+                    .as_ref()
+                    .filter(|_| r.untranslated.is_none())
+                    .and_then(|p| p.required_literal());
+                (i, lit)
+            }),
+            false,
+        ))
+    }
+
+    /// The rules that can match a call with these stringified arguments
+    /// (`None`: no arguments), in rule order.
+    pub fn candidates(&self, stringified: Option<&str>) -> Vec<usize> {
+        self.0.candidates(stringified.map(str::as_bytes))
+    }
 }
 
 fn read_text(path: &Path, ctx: &Context<'_>) -> Option<String> {
@@ -728,21 +808,28 @@ impl Policy {
             }
         }
         rules.extend(default_tier().iter().cloned());
+        // Where each settings entry is written: the last applying file that
+        // lists it, its first occurrence there. Indexed once per key path
+        // (a search per entry made long lists quadratic).
+        type Places = HashMap<String, (usize, std::ops::Range<usize>)>;
+        let places: RefCell<HashMap<Vec<String>, Places>> = RefCell::default();
         let settings_place =
             |key_path: &[&str], entry: &str| -> Option<(usize, std::ops::Range<usize>)> {
-                // The last applying file that lists it.
-                settings_docs
-                    .iter()
-                    .enumerate()
-                    .rev()
-                    .filter(|(_, d)| d.applies)
-                    .find_map(|(i, d)| {
-                        let root = d.read.root.as_ref()?;
-                        settings::strings_at(root, key_path)
-                            .into_iter()
-                            .find(|(s, _)| s == entry)
-                            .map(|(_, r)| (i, r))
-                    })
+                let key: Vec<String> = key_path.iter().map(|k| k.to_string()).collect();
+                let mut places = places.borrow_mut();
+                let index = places.entry(key).or_insert_with(|| {
+                    let mut index = Places::new();
+                    for (i, d) in settings_docs.iter().enumerate().rev() {
+                        let Some(root) = d.read.root.as_ref().filter(|_| d.applies) else {
+                            continue;
+                        };
+                        for (s, r) in settings::strings_at(root, key_path) {
+                            index.entry(s).or_insert((i, r));
+                        }
+                    }
+                    index
+                });
+                index.get(entry).cloned()
             };
         let settings_rule = |tool: &str,
                              decision: Decision,
@@ -792,12 +879,10 @@ impl Policy {
                 &["mcp", "excluded"],
             ));
         }
-        let mut exclude: Vec<String> = Vec::new();
-        for t in string_list(&merged, &["tools", "exclude"]).unwrap_or_default() {
-            if !exclude.contains(&t) {
-                exclude.push(t);
-            }
-        }
+        let mut exclude: Vec<String> =
+            string_list(&merged, &["tools", "exclude"]).unwrap_or_default();
+        let mut seen = std::collections::HashSet::new();
+        exclude.retain(|t| seen.insert(t.clone()));
         if !exclude.iter().any(|t| t == "ask_user") {
             exclude.push("ask_user".into());
         }
@@ -1059,6 +1144,7 @@ impl Policy {
                 ));
             }
         }
+        let index = RuleIndex::new(&rules);
         Policy {
             env,
             settings: settings_docs,
@@ -1078,6 +1164,8 @@ impl Policy {
             mcp_excluded,
             fatal,
             notes,
+            index,
+            excluded_memo: ExcludedMemo::default(),
         }
     }
 

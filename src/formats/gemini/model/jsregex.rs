@@ -404,6 +404,15 @@ impl JsRegex {
         }
     }
 
+    /// The literal a `commandPrefix` regex needs in its subject (`None`
+    /// for any other regex): a subject without it never matches.
+    pub fn required_literal(&self) -> Option<&[u8]> {
+        match &self.re {
+            Engine::Prefix(finder) => Some(finder.needle()),
+            Engine::Fancy(_) => None,
+        }
+    }
+
     /// `regex.test(subject)`, or why it cannot be answered.
     pub fn test(&self, subject: &str) -> Result<bool, Unknown> {
         let re = match &self.re {

@@ -139,12 +139,22 @@ impl<'a> Pm<'a> {
         a
     }
 
-    fn rules(&self, list: List) -> impl Iterator<Item = (usize, &'a Placed)> + 'a {
-        self.policy
-            .rules
-            .iter()
-            .enumerate()
-            .filter(move |(_, r)| r.list == list)
+    /// The rules of `list` a call with this command may match, in order.
+    fn rules(&self, list: List, x: &Ctx<'_>) -> impl Iterator<Item = (usize, &'a Placed)> + 'a {
+        let policy = self.policy;
+        policy
+            .candidates(list, x.tool, x.command)
+            .into_iter()
+            .map(move |i| (i, &policy.rules[i]))
+    }
+
+    /// Some rule of the lists `listed` says matches `x` (`canonical` as
+    /// each list asks `matches`).
+    fn any_matching(&self, x: &Ctx<'_>, a: &Anchors, lists: &[List]) -> bool {
+        lists.iter().any(|&list| {
+            self.rules(list, x)
+                .any(|(_, r)| matching::matches(&r.rule, x, a, list != List::Allow))
+        })
     }
 
     fn ctx<'c>(c: &'c Call<'_>) -> Ctx<'c> {
@@ -190,7 +200,7 @@ impl<'a> Pm<'a> {
             (List::Allow, Perm::Allow, false),
         ] {
             if let Some((i, _)) = self
-                .rules(list)
+                .rules(list, &x)
                 .find(|(_, r)| matching::matches(&r.rule, &x, &a, canonical))
             {
                 base = perm;
@@ -348,11 +358,7 @@ impl<'a> Pm<'a> {
                     domain: op.domain.as_deref(),
                     ..Default::default()
                 };
-                let hit = self.policy.rules.iter().any(|r| match r.list {
-                    List::Ask => matching::matches(&r.rule, &x, &a, true),
-                    List::Deny => !ask_only && matching::matches(&r.rule, &x, &a, true),
-                    List::Allow => !ask_only && matching::matches(&r.rule, &x, &a, false),
-                });
+                let hit = self.any_matching(&x, &a, lists(ask_only));
                 if hit {
                     return true;
                 }
@@ -371,11 +377,7 @@ impl<'a> Pm<'a> {
             }
         }
         let x = Self::ctx(c);
-        self.policy.rules.iter().any(|r| match r.list {
-            List::Ask => matching::matches(&r.rule, &x, &a, true),
-            List::Deny => !ask_only && matching::matches(&r.rule, &x, &a, true),
-            List::Allow => !ask_only && matching::matches(&r.rule, &x, &a, false),
-        })
+        self.any_matching(&x, &a, lists(ask_only))
     }
 
     /// The first deny rule matching the call (the refusal's words).
@@ -392,7 +394,7 @@ impl<'a> Pm<'a> {
                     ..Default::default()
                 };
                 if let Some((i, _)) = self
-                    .rules(List::Deny)
+                    .rules(List::Deny, &x)
                     .find(|(_, r)| matching::matches(&r.rule, &x, &a, true))
                 {
                     return Some(i);
@@ -411,9 +413,19 @@ impl<'a> Pm<'a> {
             }
         }
         let x = Self::ctx(c);
-        self.rules(List::Deny)
+        self.rules(List::Deny, &x)
             .find(|(_, r)| matching::matches(&r.rule, &x, &a, true))
             .map(|(i, _)| i)
+    }
+}
+
+/// The lists `relevant` looks at: ask rules, and deny and allow rules
+/// unless only asks count.
+fn lists(ask_only: bool) -> &'static [List] {
+    if ask_only {
+        &[List::Ask]
+    } else {
+        &[List::Deny, List::Ask, List::Allow]
     }
 }
 

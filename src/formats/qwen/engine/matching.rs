@@ -29,6 +29,16 @@ pub struct Anchors {
 
 /// Does the rule's tool cover the call's tool (`Read` covers the read
 /// tools, `Edit` the edit tools, `Bash` the monitor)?
+/// Whether a rule naming `rule_tool` can match a call of `tool`
+/// (canonical): an MCP rule or call by `mcp_matches`, else `tool_covers`.
+pub fn tool_gate(rule_tool: &str, tool: &str) -> bool {
+    if rule_tool.starts_with("mcp__") || tool.starts_with("mcp__") {
+        mcp_matches(rule_tool, tool)
+    } else {
+        tool_covers(rule_tool, tool)
+    }
+}
+
 pub fn tool_covers(rule_tool: &str, tool: &str) -> bool {
     rule_tool == tool
         || (rule_tool == "read_file" && READ_TOOLS.contains(&tool))
@@ -424,6 +434,9 @@ pub fn matches(rule: &Rule, ctx: &Ctx<'_>, a: &Anchors, canonical: bool) -> bool
         return false;
     }
     let tool = super::super::model::canonical(ctx.tool);
+    if !tool_gate(&rule.tool, tool) {
+        return false;
+    }
     if rule.tool.starts_with("mcp__") || tool.starts_with("mcp__") {
         if !mcp_matches(&rule.tool, tool) || rule.specifier.is_some() {
             return false;

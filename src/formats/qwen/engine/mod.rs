@@ -4,6 +4,7 @@
 //! (`matching`) and the decision (`decide`).
 
 pub mod decide;
+pub mod index;
 pub mod matching;
 pub mod ops;
 pub mod policy;

@@ -131,6 +131,8 @@ pub struct Policy {
     pub fatal: Option<String>,
     /// What the CLI prints or does about its files.
     pub notes: Vec<String>,
+    /// The rules by the text a command must start with.
+    pub index: crate::core::literal_index::BuiltOnce<super::index::RuleIndex>,
 }
 
 fn read_text(path: &Path, ctx: &Context<'_>) -> Option<String> {
@@ -409,7 +411,45 @@ impl Policy {
             opt_in_other,
             fatal,
             notes,
+            index: Default::default(),
         }
+    }
+
+    /// The rules of `list` a call of `tool` with this command (`None`:
+    /// none) may match, in order (`rules` do not change after loading).
+    pub fn candidates(&self, list: List, tool: &str, command: Option<&str>) -> Vec<usize> {
+        match self.index() {
+            Some(index) => index.candidates(list, tool, command),
+            None => self.all_of(list),
+        }
+    }
+
+    /// The rules of `list` whose tool passes `tool_ok`, without a command
+    /// pattern or with one whose literal start begins one of `texts` as
+    /// written, in order.
+    pub fn starting<'t>(
+        &self,
+        list: List,
+        tool_ok: &dyn Fn(&str) -> bool,
+        texts: impl Iterator<Item = &'t str> + Clone,
+    ) -> Vec<usize> {
+        match self.index() {
+            Some(index) => index.starting(list, tool_ok, texts),
+            None => self.all_of(list),
+        }
+    }
+
+    fn index(&self) -> Option<&super::index::RuleIndex> {
+        let index = self
+            .index
+            .get_or_init(|| super::index::RuleIndex::new(&self.rules));
+        index.fits(&self.rules).then_some(index)
+    }
+
+    fn all_of(&self, list: List) -> Vec<usize> {
+        (0..self.rules.len())
+            .filter(|&i| self.rules[i].list == list)
+            .collect()
     }
 
     /// The project root (Qwen's target directory): the session's cwd.

@@ -1,0 +1,424 @@
+//! Linear time, per reader: for every file a format reads (JSON, JSONC,
+//! YAML frontmatter, Starlark, TOML), every command line a simulator
+//! parses and every log history replays, growing the input four times
+//! grows the work about four times, never sixteen (a quadratic path).
+//!
+//! This is a property, not a benchmark: no absolute time is asserted.
+//! Each shape is first grown until one run costs a few tens of
+//! milliseconds in the build at hand, then timed at that size and at four
+//! times it (the least of three runs, on the thread's own CPU clock, so
+//! other tests running beside it do not count). `t(4n) / t(n)` must stay
+//! under 10: linear and n log n work give about 4–5, quadratic work 16.
+//! The figures are printed (`cargo test --test shared scaling -- --nocapture`).
+
+use permission_lsp::analysis::AnalysisOptions;
+use permission_lsp::contract::CallRequest;
+use permission_lsp::formats::{self, Format, Role};
+use permission_lsp::history::replay::{Change, Replayer};
+use std::path::Path;
+use std::time::Duration;
+
+/// CPU time of the calling thread (other tests' threads do not count).
+fn thread_cpu() -> Duration {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid, writable timespec.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    assert_eq!(rc, 0);
+    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
+}
+
+/// CPU time of the whole process (for work that uses a thread of its own).
+fn process_cpu() -> Duration {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid, writable timespec.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
+    assert_eq!(rc, 0);
+    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
+}
+
+#[derive(Clone, Copy)]
+enum Clock {
+    Thread,
+    /// Wall time: for work that runs on threads of its own.
+    Wall,
+}
+
+fn least_of_three(clock: Clock, run: &dyn Fn()) -> Duration {
+    (0..3)
+        .map(|_| match clock {
+            Clock::Thread => {
+                let t = thread_cpu();
+                run();
+                thread_cpu() - t
+            }
+            Clock::Wall => {
+                let t = std::time::Instant::now();
+                let _ = process_cpu();
+                run();
+                t.elapsed()
+            }
+        })
+        .min()
+        .unwrap()
+}
+
+/// One run over an input.
+type Run = Box<dyn Fn(&[u8])>;
+
+struct Shape {
+    name: String,
+    clock: Clock,
+    /// The input of size `n` (rules, nesting levels, commands, records).
+    make: Box<dyn Fn(usize) -> Vec<u8>>,
+    run: Run,
+}
+
+/// Grows `n` until one run takes at least `floor`, then compares `n` with
+/// `4n`. Returns (n, bytes at n, t(n), t(4n)).
+fn measure(shape: &Shape, start: usize) -> (usize, usize, Duration, Duration) {
+    let floor = Duration::from_millis(25);
+    let mut n = start;
+    loop {
+        let input = (shape.make)(n);
+        let t = least_of_three(shape.clock, &|| (shape.run)(&input));
+        if t >= floor || input.len() > 4 * 1024 * 1024 {
+            let big = (shape.make)(4 * n);
+            let t4 = least_of_three(shape.clock, &|| (shape.run)(&big));
+            return (n, input.len(), t, t4);
+        }
+        // Jump close to the floor instead of doubling from far below it.
+        let factor = (floor.as_secs_f64() / t.as_secs_f64().max(1e-5)).clamp(2.0, 16.0);
+        n = (n as f64 * factor) as usize;
+    }
+}
+
+fn options() -> AnalysisOptions {
+    AnalysisOptions {
+        home: "/nonexistent-permission-lsp-scaling/home".into(),
+        ..AnalysisOptions::default()
+    }
+}
+
+fn format(id: &str) -> &'static dyn Format {
+    formats::by_id(id).unwrap_or_else(|| panic!("no format {id}"))
+}
+
+/// A file of `id` in `role`, read alone, every lint run.
+fn reader(
+    id: &'static str,
+    role: Role,
+    name: &str,
+    make: impl Fn(usize) -> String + 'static,
+) -> Shape {
+    Shape {
+        name: format!("{id} {name}"),
+        clock: Clock::Thread,
+        make: Box::new(move |n| make(n).into_bytes()),
+        run: Box::new(move |bytes| {
+            let (_, a) = format(id).analyse_file(role, bytes, &options(), None);
+            std::hint::black_box(a);
+        }),
+    }
+}
+
+/// A shell command line of `n` parts, decided by `id`'s simulator under
+/// its defaults (no config on disk).
+fn simulated(id: &'static str, name: &str, make: impl Fn(usize) -> String + 'static) -> Shape {
+    Shape {
+        name: format!("{id} simulate {name}"),
+        clock: Clock::Thread,
+        make: Box::new(move |n| make(n).into_bytes()),
+        run: Box::new(move |bytes| {
+            let options = options();
+            let root = Path::new("/nonexistent-permission-lsp-scaling/project");
+            let ctx = permission_lsp::workspace::resolve(
+                &options,
+                Some(root),
+                None,
+                &Default::default(),
+                None,
+            );
+            let f = format(id);
+            let sim = f.simulator(&ctx).expect("a simulator under defaults");
+            let call = CallRequest {
+                tool: f.shell_tool().into(),
+                input: serde_json::json!({ "command": String::from_utf8_lossy(bytes) }),
+            };
+            std::hint::black_box(sim.simulate(&call));
+        }),
+    }
+}
+
+fn json_list(n: usize, item: impl Fn(usize) -> String) -> String {
+    (0..n).map(item).collect::<Vec<_>>().join(", ")
+}
+
+fn shapes() -> Vec<Shape> {
+    let mut out = vec![
+        // Rule lists, one per reader.
+        reader("pi", Role::Config, "config.json rules", |n| {
+            format!(
+                "{{\"permission\": {{\"*\": \"ask\", \"bash\": {{{}, \"*\": \"ask\"}}}}}}",
+                json_list(n, |i| format!(
+                    "\"cmd{i} sub *\": \"{}\"",
+                    ["allow", "deny"][i % 2]
+                ))
+            )
+        }),
+        reader("pi", Role::Agent, "agent frontmatter rules", |n| {
+            let mut s = String::from("---\nname: big\npermission:\n  bash:\n    \"*\": ask\n");
+            for i in 0..n {
+                s.push_str(&format!("    \"cmd{i} *\": {}\n", ["allow", "deny"][i % 2]));
+            }
+            s + "---\nBody.\n"
+        }),
+        reader("claude-code", Role::Config, "settings rules", |n| {
+            format!(
+                "{{\"permissions\": {{\"allow\": [{}], \"deny\": [{}], \"ask\": [\"Bash\"]}}}}",
+                json_list(n, |i| format!("\"Bash(cmd{i} sub:*)\"")),
+                json_list(n / 4, |i| format!("\"Read(./dir{i}/**)\""))
+            )
+        }),
+        reader("opencode", Role::Config, "opencode.json rules", |n| {
+            format!(
+                "{{\"permission\": {{\"bash\": {{{}, \"*\": \"ask\"}}}}}}",
+                json_list(n, |i| format!(
+                    "\"cmd{i} *\": \"{}\"",
+                    ["allow", "deny"][i % 2]
+                ))
+            )
+        }),
+        reader("opencode", Role::Agent, "agent frontmatter rules", |n| {
+            let mut s = String::from("---\ndescription: big\npermission:\n  bash:\n");
+            for i in 0..n {
+                s.push_str(&format!("    \"cmd{i} *\": {}\n", ["allow", "deny"][i % 2]));
+            }
+            s + "    \"*\": ask\n---\nBody.\n"
+        }),
+        reader("codex", Role::Rules, "rules file prefix_rules", |n| {
+            (0..n)
+                .map(|i| {
+                    format!(
+                        "prefix_rule(pattern = [\"cmd{i}\", [\"a\", \"b\"]], decision = \"{}\", match = [\"cmd{i} a x\"])\n",
+                        ["allow", "prompt", "forbidden"][i % 3]
+                    )
+                })
+                .collect()
+        }),
+        reader("codex", Role::Rules, "rules of one program", |n| {
+            (0..n)
+                .map(|i| {
+                    format!(
+                        "prefix_rule(pattern = [\"git\", \"sub{i}\"], decision = \"{}\")\n",
+                        ["allow", "prompt", "forbidden"][i % 3]
+                    )
+                })
+                .collect()
+        }),
+        reader("claude-code", Role::Config, "rules of one program", |n| {
+            format!(
+                "{{\"permissions\": {{\"allow\": [{}], \"deny\": [{}]}}}}",
+                json_list(n, |i| format!("\"Bash(git sub{i} *)\"")),
+                json_list(n / 4, |i| format!("\"Bash(git sub{i} --force)\""))
+            )
+        }),
+        reader("qwen", Role::Config, "rules of one program", |n| {
+            format!(
+                "{{\"permissions\": {{\"allow\": [{}], \"deny\": [{}]}}}}",
+                json_list(n, |i| format!("\"Bash(git sub{i} *)\"")),
+                json_list(n / 4, |i| format!("\"Bash(git sub{i} --force)\""))
+            )
+        }),
+        reader("opencode", Role::Config, "rules of one program", |n| {
+            format!(
+                "{{\"permission\": {{\"bash\": {{{}, \"*\": \"ask\"}}}}}}",
+                json_list(n, |i| format!(
+                    "\"git sub{i} *\": \"{}\"",
+                    ["allow", "deny"][i % 2]
+                ))
+            )
+        }),
+        reader("codex", Role::Config, "config.toml projects", |n| {
+            let mut s = String::from(
+                "approval_policy = \"on-request\"\nsandbox_mode = \"workspace-write\"\n",
+            );
+            for i in 0..n {
+                s.push_str(&format!(
+                    "[projects.\"/work/p{i}\"]\ntrust_level = \"trusted\"\n"
+                ));
+            }
+            s
+        }),
+        reader("gemini", Role::Config, "policy TOML rules", |n| {
+            (0..n)
+                .map(|i| {
+                    format!(
+                        "[[rule]]\ntoolName = \"run_shell_command\"\ncommandPrefix = \"cmd{i}\"\ndecision = \"{}\"\npriority = {}\n",
+                        ["allow", "deny", "ask_user"][i % 3],
+                        100 + i % 800
+                    )
+                })
+                .collect()
+        }),
+        reader("gemini", Role::Config, "policy TOML deny rules", |n| {
+            (0..n)
+                .map(|i| {
+                    format!(
+                        "[[rule]]\ntoolName = \"run_shell_command\"\ncommandPrefix = \"cmd{i}\"\ndecision = \"deny\"\npriority = 500\n"
+                    )
+                })
+                .collect()
+        }),
+        reader("gemini", Role::Config, "settings tools", |n| {
+            format!(
+                "{{\"tools\": {{\"allowed\": [{}], \"exclude\": [{}]}}}}",
+                json_list(n, |i| format!("\"run_shell_command(cmd{i})\"")),
+                json_list(n / 4, |i| format!("\"run_shell_command(bad{i})\""))
+            )
+        }),
+        reader("qwen", Role::Config, "settings rules", |n| {
+            format!(
+                "{{\"permissions\": {{\"allow\": [{}], \"deny\": [{}]}}}}",
+                json_list(n, |i| format!("\"Bash(cmd{i} *)\"")),
+                json_list(n / 4, |i| format!("\"Read(./dir{i}/**)\""))
+            )
+        }),
+        // Nesting: every recursive reader is bounded, and the bound is cheap.
+        reader("claude-code", Role::Config, "JSON nesting", |n| {
+            format!("{{\"permissions\": {{\"allow\": {}", "[".repeat(n))
+        }),
+        reader("opencode", Role::Agent, "YAML nesting", |n| {
+            format!("---\npermission: {}\n---\n", "[".repeat(n))
+        }),
+        reader("pi", Role::Agent, "YAML nesting", |n| {
+            format!("---\npermission:\n  bash: {}\n---\n", "{a: ".repeat(n))
+        }),
+        reader("codex", Role::Rules, "Starlark nesting", |n| {
+            format!("prefix_rule(pattern = {}", "[".repeat(n))
+        }),
+        reader("gemini", Role::Config, "TOML nesting", |n| {
+            format!("[[rule]]\ntoolName = {}\n", "[".repeat(n))
+        }),
+        // Long lines: one minified file, many findings on one line.
+        reader("opencode", Role::Config, "one-line file", |n| {
+            format!(
+                "{{\"permission\":{{\"bash\":{{\"*\":\"allow\",{}}}}}}}",
+                (0..n)
+                    .map(|i| format!("\"cmd{i} *\":\"ask\""))
+                    .collect::<Vec<_>>()
+                    .join(",")
+            )
+        }),
+        // Command lines.
+        simulated("claude-code", "&& chain", |n| vec!["ls"; n].join(" && ")),
+        simulated("opencode", "&& chain", |n| vec!["ls"; n].join(" && ")),
+        simulated("codex", "&& chain", |n| vec!["ls"; n].join(" && ")),
+        simulated("gemini", "&& chain", |n| vec!["ls"; n].join(" && ")),
+        simulated("qwen", "&& chain", |n| vec!["ls"; n].join(" && ")),
+        simulated("pi", "&& chain", |n| vec!["ls"; n].join(" && ")),
+        simulated("claude-code", "nested substitutions", |n| {
+            format!("echo {}x{}", "$(echo ".repeat(n), ")".repeat(n))
+        }),
+        simulated("opencode", "pipes and quotes", |n| {
+            (0..n)
+                .map(|i| format!("cat 'f {i}' \"g{i}\""))
+                .collect::<Vec<_>>()
+                .join(" | ")
+        }),
+    ];
+    // History: the recorded logs of every runtime, repeated.
+    let mut records = Vec::new();
+    for dir in ["history/claude/recorded", "history/pi/recorded"] {
+        let dir = format!("{}/tests/fixtures/{dir}", env!("CARGO_MANIFEST_DIR"));
+        let mut files: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+            .collect();
+        files.sort();
+        for f in files {
+            records.extend(
+                std::fs::read_to_string(f)
+                    .unwrap()
+                    .lines()
+                    .filter(|l| !l.trim().is_empty())
+                    .map(str::to_string),
+            );
+        }
+    }
+    assert!(records.len() > 20, "recorded logs");
+    out.push(Shape {
+        name: "history replay of recorded logs".into(),
+        clock: Clock::Wall,
+        make: Box::new(move |n| {
+            let mut s = String::new();
+            for k in 0..n {
+                // Each copy its own calls (ids are deduplicated).
+                let r = &records[k % records.len()];
+                s.push_str(&r.replace("\"toolu_", &format!("\"toolu_{k}_")));
+                s.push('\n');
+            }
+            s.into_bytes()
+        }),
+        run: Box::new(|bytes| {
+            let options = options();
+            let root = Path::new("/nonexistent-permission-lsp-scaling/project");
+            let ctx = permission_lsp::workspace::resolve(
+                &options,
+                Some(root),
+                None,
+                &Default::default(),
+                None,
+            );
+            let mut replayer = Replayer::new(Box::new(|f: &'static dyn Format, s: &_| {
+                permission_lsp::history::replay::policy_for(&ctx, f, s)
+            }));
+            let mut changes = 0usize;
+            replayer.replay("log", &mut &bytes[..], &mut |_: &Change| changes += 1);
+            std::hint::black_box(changes);
+        }),
+    });
+    out
+}
+
+#[test]
+fn every_reader_is_linear() {
+    let mut failures = Vec::new();
+    println!(
+        "{:<44} {:>9} {:>10} {:>10} {:>10} {:>6}",
+        "shape", "n", "bytes", "t(n)", "t(4n)", "ratio"
+    );
+    // SCALING_ONLY=text: only the shapes whose name contains it.
+    let only = std::env::var("SCALING_ONLY").unwrap_or_default();
+    for shape in shapes().into_iter().filter(|s| s.name.contains(&only)) {
+        let (n, bytes, t, t4) = measure(&shape, 64);
+        let ratio = t4.as_secs_f64() / t.as_secs_f64().max(1e-6);
+        println!(
+            "{:<44} {:>9} {:>10} {:>9.1}ms {:>9.1}ms {:>6.1}",
+            shape.name,
+            n,
+            bytes,
+            t.as_secs_f64() * 1e3,
+            t4.as_secs_f64() * 1e3,
+            ratio
+        );
+        if ratio > 10.0 {
+            // Once more, to tell a busy machine from a quadratic path.
+            let (n, _, t, t4) = measure(&shape, n);
+            let again = t4.as_secs_f64() / t.as_secs_f64().max(1e-6);
+            if again > 10.0 {
+                failures.push(format!(
+                    "{}: t(4n)/t(n) = {ratio:.1} then {again:.1} at n = {n}",
+                    shape.name
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "not linear:\n{}", failures.join("\n"));
+}
