@@ -196,34 +196,37 @@ impl Policy {
         index.fits(&self.rules).then_some(index)
     }
 
-    /// `first`, for a predicate true only of Bash rules matching one of
-    /// `texts` (`rule_matches`): only the rules the index finds are tried.
-    fn first_bash(
+    /// `first`, trying only the rules `candidates` finds in the index (in
+    /// policy order); `pred` must be false of every other rule of `list`.
+    fn first_among(
         &self,
         list: List,
-        texts: &[String],
+        candidates: impl FnOnce(&super::index::BashIndex) -> Vec<usize>,
         pred: impl Fn(&Loaded) -> bool,
     ) -> Option<usize> {
         match self.index() {
-            Some(index) => index
-                .candidates(list, texts)
+            Some(index) => candidates(index)
                 .into_iter()
                 .find(|&i| pred(&self.rules[i])),
             None => self.first(list, pred),
         }
     }
 
+    /// `first`, for a predicate true only of Bash rules matching one of
+    /// `texts` (`rule_matches`).
+    fn first_bash(
+        &self,
+        list: List,
+        texts: &[String],
+        pred: impl Fn(&Loaded) -> bool,
+    ) -> Option<usize> {
+        self.first_among(list, |ix| ix.candidates(list, texts), pred)
+    }
+
     /// `first`, for a predicate true only of rules without a content (or
     /// `Bash(*)`), as `whole_tool`.
     fn first_whole(&self, list: List, pred: impl Fn(&Loaded) -> bool) -> Option<usize> {
-        match self.index() {
-            Some(index) => index
-                .content_free(list)
-                .iter()
-                .copied()
-                .find(|&i| pred(&self.rules[i])),
-            None => self.first(list, pred),
-        }
+        self.first_among(list, |ix| ix.content_free(list).to_vec(), pred)
     }
 
     /// `first`, for a predicate true only of Bash rules whose content is
@@ -234,14 +237,7 @@ impl Policy {
         content: &str,
         pred: impl Fn(&Loaded) -> bool,
     ) -> Option<usize> {
-        match self.index() {
-            Some(index) => index
-                .with_content(list, content)
-                .iter()
-                .copied()
-                .find(|&i| pred(&self.rules[i])),
-            None => self.first(list, pred),
-        }
+        self.first_among(list, |ix| ix.with_content(list, content).to_vec(), pred)
     }
 
     /// `first`, for a predicate true only of Bash rules whose exact
@@ -252,13 +248,7 @@ impl Policy {
         texts: &[String],
         pred: impl Fn(&Loaded) -> bool,
     ) -> Option<usize> {
-        match self.index() {
-            Some(index) => index
-                .exact(list, texts)
-                .into_iter()
-                .find(|&i| pred(&self.rules[i])),
-            None => self.first(list, pred),
-        }
+        self.first_among(list, |ix| ix.exact(list, texts), pred)
     }
 
     /// Decides one call.

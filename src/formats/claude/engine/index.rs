@@ -39,12 +39,9 @@ pub struct BashIndex {
     lists: [ListIndex; 3],
 }
 
+/// The list's place in `lists` (its declaration order).
 fn slot(list: List) -> usize {
-    match list {
-        List::Allow => 0,
-        List::Ask => 1,
-        List::Deny => 2,
-    }
+    list as usize
 }
 
 /// The text before the first `*` a command must start with, or `None`
@@ -82,7 +79,7 @@ impl BashIndex {
             starts[s].push((i, head(c).map(str::as_bytes)));
         }
         for (l, starts) in lists.iter_mut().zip(starts) {
-            l.starts = LiteralIndex::new(starts, true);
+            l.starts = LiteralIndex::new(starts);
         }
         BashIndex {
             len: rules.len(),

@@ -230,12 +230,15 @@ impl std::fmt::Debug for ExcludedMemo {
 
 /// The rules a call can match, found without trying every rule: each
 /// `commandPrefix` rule matches only a call whose stringified arguments
-/// hold its literal (`"command":"git status`), so one pass over the
-/// arguments finds the candidates among them; the other rules (no
-/// pattern, another regex) are always tried. Exact: a rule left out could
-/// not have matched.
+/// hold its literal (`"command":"git status`), so a walk from each
+/// `"command":` of the arguments finds the candidates among them; the
+/// other rules (no pattern, another regex) are always tried. Exact: a rule
+/// left out could not have matched.
 #[derive(Debug, Clone, Default)]
 pub struct RuleIndex(crate::core::literal_index::LiteralIndex);
+
+/// What every `commandPrefix` literal starts with.
+const COMMAND_KEY: &[u8] = b"\"command\":";
 
 impl RuleIndex {
     pub fn new(rules: &[Rule]) -> RuleIndex {
@@ -245,17 +248,22 @@ impl RuleIndex {
                     .pattern
                     .as_ref()
                     .filter(|_| r.untranslated.is_none())
-                    .and_then(|p| p.required_literal());
+                    .and_then(|p| p.required_literal())
+                    .filter(|l| l.starts_with(COMMAND_KEY));
                 (i, lit)
             }),
-            false,
         ))
     }
 
     /// The rules that can match a call with these stringified arguments
     /// (`None`: no arguments), in rule order.
     pub fn candidates(&self, stringified: Option<&str>) -> Vec<usize> {
-        self.0.candidates(stringified.map(str::as_bytes))
+        let s = stringified.unwrap_or_default().as_bytes();
+        self.0.candidates(
+            memchr::memmem::find_iter(s, COMMAND_KEY)
+                .map(|at| &s[at..])
+                .collect::<Vec<_>>(),
+        )
     }
 }
 

@@ -9,7 +9,6 @@
 
 use super::matching;
 use super::policy::{List, Placed};
-use super::shell;
 use crate::core::literal_index::{Entry, LiteralIndex};
 use crate::formats::qwen::model::{Kind, Rule};
 
@@ -27,12 +26,9 @@ pub struct RuleIndex {
     lists: [ListIndex; 3],
 }
 
+/// The list's place in `lists` (its declaration order).
 fn slot(list: List) -> usize {
-    match list {
-        List::Allow => 0,
-        List::Ask => 1,
-        List::Deny => 2,
-    }
+    list as usize
 }
 
 /// The text a command must start with for `pattern` to match it
@@ -76,7 +72,7 @@ impl RuleIndex {
             lists: per.map(|groups| ListIndex {
                 by_tool: groups
                     .into_iter()
-                    .map(|(t, g)| (t.to_string(), LiteralIndex::new(g, true)))
+                    .map(|(t, g)| (t.to_string(), LiteralIndex::new(g)))
                     .collect(),
             }),
         }
@@ -90,7 +86,7 @@ impl RuleIndex {
     /// command) may match, in policy order.
     pub fn candidates(&self, list: List, tool: &str, command: Option<&str>) -> Vec<usize> {
         let tool = crate::formats::qwen::model::canonical(tool);
-        let normalized = command.map(shell::normalized_for_match);
+        let normalized = command.map(matching::normalized);
         self.starting(
             list,
             &|rule_tool| matching::tool_gate(rule_tool, tool),

@@ -84,19 +84,24 @@ thread_local! {
 
 /// `matchesCommandPattern`.
 pub fn command_matches(pattern: &str, command: &str) -> bool {
+    command_matches_normalized(pattern, &normalized(command))
+}
+
+/// The command as the CLI re-reads it before matching (`shell-quote`),
+/// remembered for the next rule asking about the same command.
+pub fn normalized(command: &str) -> String {
     let cached = LAST.with(|l| {
         let l = l.borrow();
         (l.0 == command).then(|| l.1.clone())
     });
-    let normalized = match cached {
+    match cached {
         Some(n) => n,
         None => {
             let n = shell::normalized_for_match(command);
             LAST.with(|l| *l.borrow_mut() = (command.to_string(), n.clone()));
             n
         }
-    };
-    command_matches_normalized(pattern, &normalized)
+    }
 }
 
 /// `matchesCommandPattern` on a command already re-read by `shell-quote`.
@@ -110,29 +115,82 @@ pub fn command_matches_normalized(pattern: &str, cmd: &str) -> bool {
                 && cmd.starts_with(pattern)
                 && cmd.as_bytes()[pattern.len()] == b' ');
     }
-    let mut re = String::from("(?s)^");
+    wildcard_matches(pattern, cmd)
+}
+
+/// A piece of a command pattern, as the CLI's regex reads it.
+#[derive(Debug, PartialEq)]
+enum Piece<'a> {
+    Lit(&'a str),
+    /// `*`: any text (`.*`, newlines too).
+    Any,
+    /// ` *`: nothing, or a blank and any text (`( .*)?`).
+    BlankAny,
+}
+
+/// The pattern's pieces: the CLI escapes the text between stars and turns
+/// each `*` into `.*`, or, after a blank, the blank and the star into
+/// `( .*)?`, anchored at both ends.
+fn pieces(p: &str) -> Vec<Piece<'_>> {
+    let mut out = Vec::new();
     let mut pos = 0;
-    let p = pattern;
     while pos < p.len() {
         let Some(star) = p[pos..].find('*').map(|s| s + pos) else {
-            re.push_str(&regex::escape(&p[pos..]));
+            out.push(Piece::Lit(&p[pos..]));
             break;
         };
         let lit = &p[pos..star];
         if star > 0 && p.as_bytes()[star - 1] == b' ' {
-            re.push_str(&regex::escape(&lit[..lit.len() - 1]));
-            re.push_str("( .*)?");
+            out.push(Piece::Lit(&lit[..lit.len() - 1]));
+            out.push(Piece::BlankAny);
         } else {
-            re.push_str(&regex::escape(lit));
-            re.push_str(".*");
+            out.push(Piece::Lit(lit));
+            out.push(Piece::Any);
         }
         pos = star + 1;
     }
-    re.push('$');
-    match cached_regex(format!("c{re}"), || regex::Regex::new(&re).ok()) {
-        Some(r) => r.is_match(cmd),
-        None => cmd == pattern,
+    out
+}
+
+/// The pattern's regex run over `cmd` without building it: the set of
+/// positions each piece can reach, piece after piece (time: pieces ×
+/// length). Regexes compiled per pattern cost more than the whole check
+/// of a large file and their cache thrashed.
+fn wildcard_matches(pattern: &str, cmd: &str) -> bool {
+    let text = cmd.as_bytes();
+    let n = text.len();
+    let mut reach = vec![false; n + 1];
+    reach[0] = true;
+    for piece in pieces(pattern) {
+        let mut next = vec![false; n + 1];
+        match piece {
+            Piece::Lit("") => next = reach,
+            Piece::Lit(l) => {
+                for p in 0..=n {
+                    if reach[p] && text[p..].starts_with(l.as_bytes()) {
+                        next[p + l.len()] = true;
+                    }
+                }
+            }
+            Piece::Any => {
+                if let Some(first) = reach.iter().position(|&r| r) {
+                    next[first..].fill(true);
+                }
+            }
+            Piece::BlankAny => {
+                // Nothing, or a blank then anything.
+                next.clone_from(&reach);
+                if let Some(first) = (0..n).find(|&p| reach[p] && text[p] == b' ') {
+                    next[first + 1..].fill(true);
+                }
+            }
+        }
+        reach = next;
+        if !reach.iter().any(|&r| r) {
+            return false;
+        }
     }
+    reach[n]
 }
 
 /// `path.join` of node (normalizing `.` and `..`).
@@ -494,6 +552,56 @@ pub fn within(p: &Path, dir: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The regex the CLI builds from a command pattern (`matchesCommandPattern`).
+    fn cli_regex(p: &str) -> regex::Regex {
+        let mut re = String::from("(?s)^");
+        let mut pos = 0;
+        while pos < p.len() {
+            let Some(star) = p[pos..].find('*').map(|s| s + pos) else {
+                re.push_str(&regex::escape(&p[pos..]));
+                break;
+            };
+            let lit = &p[pos..star];
+            if star > 0 && p.as_bytes()[star - 1] == b' ' {
+                re.push_str(&regex::escape(&lit[..lit.len() - 1]));
+                re.push_str("( .*)?");
+            } else {
+                re.push_str(&regex::escape(lit));
+                re.push_str(".*");
+            }
+            pos = star + 1;
+        }
+        re.push('$');
+        regex::Regex::new(&re).unwrap()
+    }
+
+    #[test]
+    fn wildcards_match_as_the_cli_regex() {
+        // Every pattern and command over a small alphabet (blanks, stars,
+        // a multi-byte character, a newline), against the regex itself.
+        let alphabet = ["a", "b", " ", "*", "é", "\n"];
+        let cmds = [
+            "", "a", "ab", "a b", "a  b", " a", "b a", "a é b", "a\nb", "ab b", "a b a", "éa",
+            "a *",
+        ];
+        let mut n = 0;
+        let mut pats: Vec<String> = vec![String::new()];
+        for _ in 0..4 {
+            pats = pats
+                .iter()
+                .flat_map(|p| alphabet.iter().map(move |c| format!("{p}{c}")))
+                .collect();
+            for p in pats.iter().filter(|p| p.contains('*')) {
+                let re = cli_regex(p);
+                for c in cmds {
+                    assert_eq!(wildcard_matches(p, c), re.is_match(c), "{p:?} {c:?}");
+                    n += 1;
+                }
+            }
+        }
+        assert!(n > 10_000);
+    }
 
     #[test]
     fn commands_match_as_qwen() {
