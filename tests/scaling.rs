@@ -344,7 +344,7 @@ fn shapes() -> Vec<Shape> {
                 );
                 for i in 0..n {
                     s.push_str(&format!(
-                        "[projects.\"/work/p{i}\"]\ntrust_level = \"trusted\"\n"
+                        "[projects.\"/srv/repos/p{i}\"]\ntrust_level = \"trusted\"\n"
                     ));
                 }
                 s
