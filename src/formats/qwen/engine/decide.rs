@@ -117,6 +117,9 @@ struct Pm<'a> {
     /// Some rule decides file or network access (Read, Edit, Write,
     /// WebFetch, list rules): a shell command's access can matter.
     access_rules: bool,
+    /// The last command's operations and the folder they were read in
+    /// (one decision asks for the same command's several times).
+    last_ops: Option<(String, PathBuf, Vec<Op>)>,
 }
 
 #[derive(Clone, Default)]
@@ -174,6 +177,20 @@ impl<'a> Pm<'a> {
 
     fn ops(&mut self, command: &str, cwd: Option<&Path>) -> Vec<Op> {
         let cwd = cwd.unwrap_or(&self.anchors.cwd).to_path_buf();
+        if let Some((c, d, ops)) = &self.last_ops
+            && c == command
+            && *d == cwd
+        {
+            // Its unmodelled parts were noted the first time.
+            return ops.clone();
+        }
+        let ops = self.ops_uncached(command, &cwd);
+        self.last_ops = Some((command.to_string(), cwd, ops.clone()));
+        ops
+    }
+
+    fn ops_uncached(&mut self, command: &str, cwd: &Path) -> Vec<Op> {
+        let cwd = cwd.to_path_buf();
         let mut unmodelled = Vec::new();
         let ops = ops::across(command, &cwd, &self.anchors.home, &mut unmodelled);
         // What this reading does not take apart matters only when some
@@ -484,6 +501,7 @@ pub fn decide(policy: &Policy, tool: &str, input: &Value) -> Outcome {
         incomplete: Vec::new(),
         decided_by: None,
         access_rules: policy.access_rules,
+        last_ops: None,
     };
     let out = |verdict: Verdict,
                rule: Option<usize>,
