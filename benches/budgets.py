@@ -81,7 +81,8 @@ FORMATS = [
     ("opencode", opencode),
     ("opencode", opencode_agent),
     ("pi", pi),
-    # Codex reads no rules file over 4 MiB: checked at that size.
+    # This checker evaluates no Codex rules file over 4 MiB (a bound of its
+    # own, not Codex's): checked at that size.
     ("codex", codex),
     ("gemini", gemini),
     ("qwen", qwen),

@@ -167,6 +167,75 @@ pub trait LogReader {
 /// counted as unrebuildable).
 pub const MAX_PENDING: usize = 65_536;
 
+/// Calls a reader waits on for what became of them, by id, in arrival
+/// order: at most [`MAX_PENDING`]; when more come the oldest is given up
+/// (and reported).
+pub struct OpenCalls<P> {
+    pending: std::collections::HashMap<String, (u64, P)>,
+    order: std::collections::VecDeque<String>,
+}
+
+impl<P> Default for OpenCalls<P> {
+    fn default() -> Self {
+        OpenCalls {
+            pending: Default::default(),
+            order: Default::default(),
+        }
+    }
+}
+
+impl<P> OpenCalls<P> {
+    /// Opens the call `id` of `line`, giving up the oldest open calls
+    /// beyond the bound (each reported as unrebuildable, `why`); true when
+    /// the arrival list was compacted (ids settled since are forgotten).
+    pub fn open(&mut self, id: &str, line: u64, p: P, why: &str, out: &mut Vec<Item>) -> bool {
+        let compacted = self.order.len() >= 2 * MAX_PENDING;
+        if compacted {
+            let pending = &self.pending;
+            self.order.retain(|o| pending.contains_key(o));
+        }
+        while self.pending.len() >= MAX_PENDING {
+            let Some(old) = self.order.pop_front() else {
+                break;
+            };
+            if let Some((line, _)) = self.pending.remove(&old) {
+                out.push(Item::Unrebuildable {
+                    line,
+                    why: why.to_string(),
+                });
+            }
+        }
+        self.order.push_back(id.to_string());
+        self.pending.insert(id.to_string(), (line, p));
+        compacted
+    }
+
+    pub fn get_mut(&mut self, id: &str) -> Option<&mut P> {
+        self.pending.get_mut(id).map(|(_, p)| p)
+    }
+
+    pub fn contains(&self, id: &str) -> bool {
+        self.pending.contains_key(id)
+    }
+
+    /// The call `id` and the line it was opened on, no longer open.
+    pub fn take(&mut self, id: &str) -> Option<(u64, P)> {
+        self.pending.remove(id)
+    }
+
+    /// Every call still open, in arrival order.
+    pub fn drain(&mut self) -> Vec<(String, u64, P)> {
+        let mut all = Vec::with_capacity(self.pending.len());
+        for id in std::mem::take(&mut self.order) {
+            if let Some((line, p)) = self.pending.remove(&id) {
+                all.push((id, line, p));
+            }
+        }
+        self.pending.clear();
+        all
+    }
+}
+
 /// The longest record read; a longer line is skipped (and counted).
 pub const MAX_LINE: usize = 16 << 20;
 

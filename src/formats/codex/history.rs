@@ -10,11 +10,10 @@
 //! seen do not mark that, so such a call is recorded as allowed, or asked.
 
 use crate::contract::history::{
-    Answer, Decision, Item, LogReader, MAX_LOG_ENTRIES, PastCall, Session, SessionLogs,
+    Answer, Decision, Item, LogReader, MAX_LOG_ENTRIES, OpenCalls, PastCall, Session, SessionLogs,
     jsonl_files, str_field,
 };
 use serde_json::{Value, json};
-use std::collections::{HashMap, VecDeque};
 
 /// The reader, if `record` is a record of a rollout file.
 pub fn reader(record: &Value) -> Option<Box<dyn LogReader>> {
@@ -28,16 +27,11 @@ pub fn reader(record: &Value) -> Option<Box<dyn LogReader>> {
     ours.then(|| Box::new(Rollout::default()) as Box<dyn LogReader>)
 }
 
-struct Pending {
-    input: Value,
-    line: u64,
-}
-
 #[derive(Default)]
 struct Rollout {
     session: Session,
-    pending: HashMap<String, Pending>,
-    order: VecDeque<String>,
+    /// Calls waiting for their output: the call's input.
+    open: OpenCalls<Value>,
 }
 
 /// The rollouts of sessions in `codex_home` whose working directory is
@@ -92,29 +86,27 @@ fn command_of(name: &str, args: &Value) -> Option<Value> {
 }
 
 impl Rollout {
-    fn settle(&mut self, call_id: &str, output: &str, line: u64, out: &mut Vec<Item>) {
-        let Some(p) = self.pending.remove(call_id) else {
+    fn settle(&mut self, call_id: &str, output: &str, out: &mut Vec<Item>) {
+        let Some((line, input)) = self.open.take(call_id) else {
             return;
         };
-        self.order.retain(|id| id != call_id);
         let rejected = output.starts_with("exec_command failed") && output.contains("Rejected(");
         let mut call = if rejected {
             PastCall::new(
                 "shell".into(),
-                p.input,
+                input,
                 Decision::Deny,
                 self.session.clone(),
-                p.line,
+                line,
             )
         } else {
-            PastCall::ran("shell".into(), p.input, self.session.clone(), p.line)
+            PastCall::ran("shell".into(), input, self.session.clone(), line)
         };
         if rejected && output.contains("rejected by user") {
             call.recorded = Decision::Ask;
             call.answer = Some(Answer::Denied);
         }
         call.id = Some(call_id.to_string());
-        let _ = line;
         out.push(Item::Call(call));
     }
 }
@@ -152,22 +144,12 @@ impl LogReader for Rollout {
                     let Some(command) = command_of(name, &args) else {
                         return;
                     };
-                    if self.order.len() >= crate::contract::history::MAX_PENDING
-                        && let Some(old) = self.order.pop_front()
-                        && let Some(p) = self.pending.remove(&old)
-                    {
-                        out.push(Item::Unrebuildable {
-                            line: p.line,
-                            why: "no outcome recorded before too many later calls".into(),
-                        });
-                    }
-                    self.order.push_back(call_id.to_string());
-                    self.pending.insert(
-                        call_id.to_string(),
-                        Pending {
-                            input: json!({ "command": command }),
-                            line,
-                        },
+                    self.open.open(
+                        call_id,
+                        line,
+                        json!({ "command": command }),
+                        "no outcome recorded before too many later calls",
+                        out,
                     );
                 }
                 Some("function_call_output") => {
@@ -183,7 +165,7 @@ impl LogReader for Rollout {
                             .unwrap_or_else(|| other.to_string()),
                         None => String::new(),
                     };
-                    self.settle(call_id, &output, line, out);
+                    self.settle(call_id, &output, out);
                 }
                 _ => {}
             },
@@ -192,13 +174,11 @@ impl LogReader for Rollout {
     }
 
     fn finish(&mut self, out: &mut Vec<Item>) {
-        for id in std::mem::take(&mut self.order) {
-            if let Some(p) = self.pending.remove(&id) {
-                out.push(Item::Unrebuildable {
-                    line: p.line,
-                    why: "the call has no recorded outcome (the session ended first)".into(),
-                });
-            }
+        for (_, line, _) in self.open.drain() {
+            out.push(Item::Unrebuildable {
+                line,
+                why: "the call has no recorded outcome (the session ended first)".into(),
+            });
         }
     }
 }

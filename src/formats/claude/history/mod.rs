@@ -6,9 +6,8 @@
 mod session_file;
 mod stream_json;
 
-use crate::contract::history::{Answer, Decision, Item, LogReader, MAX_PENDING, str_field};
+use crate::contract::history::{Answer, Decision, Item, LogReader, str_field};
 use serde_json::Value;
-use std::collections::{HashMap, VecDeque};
 
 pub use session_file::{project_folder_name, session_logs};
 
@@ -95,71 +94,8 @@ fn tool_uses<'a>(r: &'a Value, line: u64, out: &mut Vec<Item>) -> Vec<(&'a str, 
     uses
 }
 
-/// Calls waiting for what became of them, by id, in arrival order: at most
-/// [`MAX_PENDING`]; when more come the oldest is given up (and reported).
-struct Open<P> {
-    pending: HashMap<String, (u64, P)>,
-    order: VecDeque<String>,
-}
-
-impl<P> Default for Open<P> {
-    fn default() -> Self {
-        Open {
-            pending: HashMap::new(),
-            order: VecDeque::new(),
-        }
-    }
-}
-
-impl<P> Open<P> {
-    /// Opens the call `id` of `line`; true when the arrival list was
-    /// compacted (ids settled since are forgotten).
-    fn open(&mut self, id: &str, line: u64, p: P, out: &mut Vec<Item>) -> bool {
-        let compacted = self.order.len() >= 2 * MAX_PENDING;
-        if compacted {
-            let pending = &self.pending;
-            self.order.retain(|o| pending.contains_key(o));
-        }
-        while self.pending.len() >= MAX_PENDING {
-            let Some(old) = self.order.pop_front() else {
-                break;
-            };
-            if let Some((line, _)) = self.pending.remove(&old) {
-                out.push(Item::Unrebuildable {
-                    line,
-                    why: "a tool call whose outcome never came (too many open calls)".into(),
-                });
-            }
-        }
-        self.order.push_back(id.to_string());
-        self.pending.insert(id.to_string(), (line, p));
-        compacted
-    }
-
-    fn get_mut(&mut self, id: &str) -> Option<&mut P> {
-        self.pending.get_mut(id).map(|(_, p)| p)
-    }
-
-    fn contains(&self, id: &str) -> bool {
-        self.pending.contains_key(id)
-    }
-
-    fn take(&mut self, id: &str) -> Option<(u64, P)> {
-        self.pending.remove(id)
-    }
-
-    /// Every call still open, in arrival order.
-    fn drain(&mut self) -> Vec<(String, u64, P)> {
-        let mut all = Vec::with_capacity(self.pending.len());
-        for id in std::mem::take(&mut self.order) {
-            if let Some((line, p)) = self.pending.remove(&id) {
-                all.push((id, line, p));
-            }
-        }
-        self.pending.clear();
-        all
-    }
-}
+/// Why a call given up for too many open calls cannot be replayed.
+const GIVEN_UP: &str = "a tool call whose outcome never came (too many open calls)";
 
 /// Every item a log's records give, read from the start as the replay
 /// reads them (for the readers' tests).

@@ -24,10 +24,10 @@
 //! `last-prompt`, `summary`, compaction boundaries, `cost-state`, …) is
 //! read past.
 
-use super::{Open, array, tool_uses};
+use super::{GIVEN_UP, array, tool_uses};
 use crate::contract::Context;
 use crate::contract::history::{
-    Answer, Decision, Item, LogReader, MAX_LOG_ENTRIES, PastCall, Session, SessionLogs,
+    Answer, Decision, Item, LogReader, MAX_LOG_ENTRIES, OpenCalls, PastCall, Session, SessionLogs,
     jsonl_files, str_field,
 };
 use serde_json::Value;
@@ -71,7 +71,7 @@ struct Pending {
 struct SessionFile {
     cwd: Option<String>,
     mode: Option<String>,
-    open: Open<Pending>,
+    open: OpenCalls<Pending>,
 }
 
 /// The text of a tool result's content (a string, or text blocks), at most
@@ -176,7 +176,7 @@ impl LogReader for SessionFile {
                         input,
                         session: self.session(),
                     };
-                    self.open.open(id, line, p, out);
+                    self.open.open(id, line, p, GIVEN_UP, out);
                 }
             }
             Some("user") => {

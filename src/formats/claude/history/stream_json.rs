@@ -6,8 +6,10 @@
 //! `can_use_tool` request (the CLI asked), `system/permission_denied`
 //! messages and the result message's `permission_denials`.
 
-use super::{Open, array, tool_uses};
-use crate::contract::history::{Answer, Decision, Item, LogReader, PastCall, Session, str_field};
+use super::{GIVEN_UP, array, tool_uses};
+use crate::contract::history::{
+    Answer, Decision, Item, LogReader, OpenCalls, PastCall, Session, str_field,
+};
 use serde_json::Value;
 use std::collections::HashSet;
 
@@ -41,7 +43,7 @@ struct Pending {
 #[derive(Default)]
 struct StreamJson {
     session: Session,
-    open: Open<Pending>,
+    open: OpenCalls<Pending>,
     /// Ids already settled since the last flush.
     settled: HashSet<String>,
 }
@@ -170,7 +172,7 @@ impl StreamJson {
             line,
             ..Default::default()
         };
-        if self.open.open(id, line, p, out) {
+        if self.open.open(id, line, p, GIVEN_UP, out) {
             self.settled.clear();
         }
     }

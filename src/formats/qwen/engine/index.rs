@@ -7,7 +7,6 @@
 //! always tried. The checks that decide a call per rule stay linear in the
 //! number of rules. Exact: a rule left out could not have matched.
 
-use super::matching;
 use super::policy::{List, Placed};
 use crate::core::literal_index::{Entry, LiteralIndex};
 use crate::formats::qwen::model::{Kind, Rule};
@@ -80,18 +79,6 @@ impl RuleIndex {
 
     pub fn fits(&self, rules: &[Placed]) -> bool {
         self.len == rules.len()
-    }
-
-    /// The rules of `list` a call of `tool` with this command (`None`: no
-    /// command) may match, in policy order.
-    pub fn candidates(&self, list: List, tool: &str, command: Option<&str>) -> Vec<usize> {
-        let tool = crate::formats::qwen::model::canonical(tool);
-        let normalized = command.map(matching::normalized);
-        self.starting(
-            list,
-            &|rule_tool| matching::tool_gate(rule_tool, tool),
-            normalized.as_deref().into_iter(),
-        )
     }
 
     /// The rules of `list` whose tool passes `tool_ok`: those without a

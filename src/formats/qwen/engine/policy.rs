@@ -418,10 +418,13 @@ impl Policy {
     /// The rules of `list` a call of `tool` with this command (`None`:
     /// none) may match, in order (`rules` do not change after loading).
     pub fn candidates(&self, list: List, tool: &str, command: Option<&str>) -> Vec<usize> {
-        match self.index() {
-            Some(index) => index.candidates(list, tool, command),
-            None => self.all_of(list),
-        }
+        let tool = super::super::model::canonical(tool);
+        let normalized = command.map(super::matching::normalized);
+        self.starting(
+            list,
+            &|rule_tool| super::matching::tool_gate(rule_tool, tool),
+            normalized.as_deref().into_iter(),
+        )
     }
 
     /// The rules of `list` whose tool passes `tool_ok`, without a command
