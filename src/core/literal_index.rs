@@ -11,7 +11,7 @@
 //! does not grow with the rules a call cannot match. Checks that decide one
 //! call per rule stay linear.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 /// A rule's position and the literal it needs (`None`: none).
 pub type Entry<'a> = (usize, Option<&'a [u8]>);
@@ -23,9 +23,12 @@ pub type Entry<'a> = (usize, Option<&'a [u8]>);
 #[derive(Debug, Clone, Default)]
 pub struct LiteralIndex {
     /// Edges: (node, byte) to node; the root is node 0.
-    edges: HashMap<(u32, u8), u32>,
-    /// Per node, the rules whose literal ends there, ascending.
-    ends: Vec<Vec<usize>>,
+    edges: FxHashMap<(u32, u8), u32>,
+    /// Per node, 1 + the place in `lists` of the rules whose literal ends
+    /// there (0: none): most nodes end no literal.
+    ends: Vec<u32>,
+    /// The rules ending at some node, ascending.
+    lists: Vec<Vec<usize>>,
     /// Rules without a literal: always tried, ascending.
     always: Vec<usize>,
 }
@@ -35,7 +38,7 @@ impl LiteralIndex {
     /// needs at the start of a text (`None` or empty: none).
     pub fn new<'a>(rules: impl IntoIterator<Item = Entry<'a>>) -> LiteralIndex {
         let mut ix = LiteralIndex {
-            ends: vec![Vec::new()],
+            ends: vec![0],
             ..LiteralIndex::default()
         };
         for (i, lit) in rules {
@@ -44,12 +47,17 @@ impl LiteralIndex {
                     let mut node = 0u32;
                     for &b in lit {
                         let next = ix.ends.len() as u32;
-                        node = *ix.edges.entry((node, b)).or_insert_with(|| next);
+                        node = *ix.edges.entry((node, b)).or_insert(next);
                         if node == next {
-                            ix.ends.push(Vec::new());
+                            ix.ends.push(0);
                         }
                     }
-                    ix.ends[node as usize].push(i);
+                    let slot = &mut ix.ends[node as usize];
+                    if *slot == 0 {
+                        ix.lists.push(Vec::new());
+                        *slot = ix.lists.len() as u32;
+                    }
+                    ix.lists[*slot as usize - 1].push(i);
                 }
                 None => ix.always.push(i),
             }
@@ -69,9 +77,9 @@ impl LiteralIndex {
                     Some(&next) => node = next,
                     None => break,
                 }
-                let ends = &self.ends[node as usize];
-                if !ends.is_empty() {
-                    out.extend_from_slice(ends);
+                let slot = self.ends[node as usize];
+                if slot != 0 {
+                    out.extend_from_slice(&self.lists[slot as usize - 1]);
                     found = true;
                 }
             }

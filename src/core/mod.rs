@@ -8,6 +8,7 @@ pub mod diagnostic;
 pub mod last_match;
 pub mod levels;
 pub mod literal_index;
+pub mod parallel;
 pub mod pattern_algebra;
 pub mod precedence;
 pub mod profile;

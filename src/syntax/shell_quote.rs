@@ -8,11 +8,18 @@ const CONTROLS: &[&str] = &[
 ];
 const META: &str = "|&;()<> \t";
 
+/// `c` holds the ASCII text `op` at `i`.
+pub fn ascii_at(c: &[char], i: usize, op: &str) -> bool {
+    let op = op.as_bytes();
+    c.get(i..i + op.len())
+        .is_some_and(|w| w.iter().zip(op).all(|(&x, &y)| x == char::from(y)))
+}
+
 fn control_at(c: &[char], i: usize) -> Option<usize> {
-    CONTROLS.iter().find_map(|op| {
-        let oc: Vec<char> = op.chars().collect();
-        (c.len() >= i + oc.len() && c[i..i + oc.len()] == oc[..]).then_some(oc.len())
-    })
+    CONTROLS
+        .iter()
+        .find(|op| ascii_at(c, i, op))
+        .map(|op| op.len())
 }
 
 fn is_bare(ch: char) -> bool {

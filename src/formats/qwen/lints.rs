@@ -165,11 +165,16 @@ pub fn findings(
         (&read.tools_exclude, List::Deny),
     ];
     let denied = Denied::new();
-    for (entries, list) in lists {
-        for e in entries {
-            if model::js_trim(&e.text).is_empty() {
-                continue;
-            }
+    let items: Vec<(&model::Entry, List)> = lists
+        .into_iter()
+        .flat_map(|(entries, list)| entries.iter().map(move |e| (e, list)))
+        .filter(|(e, _)| !model::js_trim(&e.text).is_empty())
+        .collect();
+    // Each rule's findings are its own: large files are checked on every
+    // core, in rule order.
+    let mut found = crate::core::parallel::map_ordered(&items, |run| {
+        let mut out = Vec::new();
+        for &(e, list) in run {
             let rule = model::parse_rule(&e.text);
             rule_findings(
                 policy,
@@ -180,10 +185,12 @@ pub fn findings(
                 &rule,
                 list,
                 file.is_some(),
-                out,
+                &mut out,
             );
         }
-    }
+        out
+    });
+    out.append(&mut found);
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -321,10 +328,13 @@ fn rule_findings(
     }
 }
 
-/// The example commands of the session's shell deny rules that the
+/// The example commands of the first shell deny rules whose example the
 /// session denies, with the rule: computed once per file, when an allow
 /// rule needs them.
-type Denied = std::cell::OnceCell<Vec<(String, String)>>;
+type Denied = std::sync::OnceLock<Vec<(String, String)>>;
+
+/// How many denied commands a substitution witness is built from.
+const WITNESSES: usize = 3;
 
 fn denied_examples(policy: &Policy) -> Vec<(String, String)> {
     policy
@@ -334,6 +344,7 @@ fn denied_examples(policy: &Policy) -> Vec<(String, String)> {
             let inner = example_command(d.rule.specifier.as_deref()?);
             (shell(policy, &inner) == Verdict::Deny).then(|| (inner, d.rule.raw.clone()))
         })
+        .take(WITNESSES)
         .collect()
 }
 
@@ -348,11 +359,7 @@ fn substitution_bypass(
     let outer = if prefix.is_empty() { "echo" } else { prefix };
     // The first denied commands are enough to show the bypass; a witness
     // that runs is verified by deciding it with the whole session.
-    for (inner, raw) in denied
-        .get_or_init(|| denied_examples(policy))
-        .iter()
-        .take(3)
-    {
+    for (inner, raw) in denied.get_or_init(|| denied_examples(policy)) {
         let witness = format!("{outer} $({inner})");
         if !matching::command_matches(allow, &witness) {
             continue;

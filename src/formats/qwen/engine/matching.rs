@@ -76,32 +76,37 @@ pub fn forget_paths() {
     REAL.with(|m| m.borrow_mut().clear());
 }
 
+/// How many re-read commands are remembered: a decision matches rules
+/// against the whole command, its parts and its wrapped script in turn.
+const REMEMBERED: usize = 8;
+
 thread_local! {
-    /// The last command re-read, and its reading (rules are matched one
-    /// after another against the same command).
-    static LAST: std::cell::RefCell<(String, String)> = const { std::cell::RefCell::new((String::new(), String::new())) };
+    /// The last commands re-read and their readings, newest last.
+    static LAST: std::cell::RefCell<Vec<(String, String)>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// `matchesCommandPattern`.
 pub fn command_matches(pattern: &str, command: &str) -> bool {
-    command_matches_normalized(pattern, &normalized(command))
+    with_normalized(command, |n| command_matches_normalized(pattern, n))
 }
 
-/// The command as the CLI re-reads it before matching (`shell-quote`),
-/// remembered for the next rule asking about the same command.
-pub fn normalized(command: &str) -> String {
-    let cached = LAST.with(|l| {
-        let l = l.borrow();
-        (l.0 == command).then(|| l.1.clone())
-    });
-    match cached {
-        Some(n) => n,
-        None => {
-            let n = shell::normalized_for_match(command);
-            LAST.with(|l| *l.borrow_mut() = (command.to_string(), n.clone()));
-            n
-        }
-    }
+/// `f` of the command as the CLI re-reads it before matching
+/// (`shell-quote`), remembered for the next rules asking about it.
+pub fn with_normalized<R>(command: &str, f: impl FnOnce(&str) -> R) -> R {
+    LAST.with(|l| {
+        let mut l = l.borrow_mut();
+        let at = match l.iter().position(|(c, _)| c == command) {
+            Some(i) => i,
+            None => {
+                if l.len() == REMEMBERED {
+                    l.remove(0);
+                }
+                l.push((command.to_string(), shell::normalized_for_match(command)));
+                l.len() - 1
+            }
+        };
+        f(&l[at].1)
+    })
 }
 
 /// `matchesCommandPattern` on a command already re-read by `shell-quote`.
@@ -157,6 +162,18 @@ fn pieces(p: &str) -> Vec<Piece<'_>> {
 /// length). Regexes compiled per pattern cost more than the whole check
 /// of a large file and their cache thrashed.
 fn wildcard_matches(pattern: &str, cmd: &str) -> bool {
+    // The common shapes, one star at the end: `X *` (X, or X, a blank and
+    // anything) and `X*` (anything starting with X).
+    if let Some(body) = pattern.strip_suffix('*')
+        && !body.contains('*')
+    {
+        return match body.strip_suffix(' ') {
+            Some(x) => {
+                cmd.starts_with(x) && (cmd.len() == x.len() || cmd.as_bytes()[x.len()] == b' ')
+            }
+            None => cmd.starts_with(body),
+        };
+    }
     let text = cmd.as_bytes();
     let n = text.len();
     let mut reach = vec![false; n + 1];

@@ -419,12 +419,13 @@ impl Policy {
     /// none) may match, in order (`rules` do not change after loading).
     pub fn candidates(&self, list: List, tool: &str, command: Option<&str>) -> Vec<usize> {
         let tool = super::super::model::canonical(tool);
-        let normalized = command.map(super::matching::normalized);
-        self.starting(
-            list,
-            &|rule_tool| super::matching::tool_gate(rule_tool, tool),
-            normalized.as_deref().into_iter(),
-        )
+        let gate = |rule_tool: &str| super::matching::tool_gate(rule_tool, tool);
+        match command {
+            Some(c) => super::matching::with_normalized(c, |n| {
+                self.starting(list, &gate, std::iter::once(n))
+            }),
+            None => self.starting(list, &gate, std::iter::empty()),
+        }
     }
 
     /// The rules of `list` whose tool passes `tool_ok`, without a command

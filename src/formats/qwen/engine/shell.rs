@@ -113,8 +113,7 @@ pub fn segments(command: &str) -> Vec<Segment> {
         }
         let mut advanced = false;
         for op in OPERATORS {
-            let oc: Vec<char> = op.chars().collect();
-            if c.len() < i + oc.len() || c[i..i + oc.len()] != oc[..] {
+            if !crate::syntax::shell_quote::ascii_at(&c, i, op) {
                 continue;
             }
             if *op == "&" && (arith > 0 || !is_async(&c, i)) {
@@ -135,7 +134,7 @@ pub fn segments(command: &str) -> Vec<Segment> {
                     terminator: op,
                 });
             }
-            last = i + oc.len();
+            last = i + op.len();
             i = last;
             advanced = true;
             break;
@@ -294,23 +293,21 @@ pub fn words(command: &str) -> Vec<String> {
 
 /// `takeLeadingToken`: the first word (quotes, backticks and `$(…)`
 /// kept whole) and the rest, or `None` when it does not close.
-pub fn leading_token(input: &str) -> Option<(String, String)> {
+pub fn leading_token(input: &str) -> Option<(&str, &str)> {
     let t = input.trim_start();
     if t.is_empty() {
         return None;
     }
-    let c: Vec<char> = t.chars().collect();
     let mut quote: Option<char> = None;
     let (mut escaped, mut backticks) = (false, false);
     let mut depth = 0usize;
-    let mut i = 0;
-    while i < c.len() {
-        let ch = c[i];
+    let mut chars = t.char_indices().peekable();
+    let mut end = t.len();
+    while let Some((i, ch)) = chars.next() {
         if quote == Some('\'') {
             if ch == '\'' {
                 quote = None;
             }
-            i += 1;
             continue;
         }
         if quote == Some('"') || backticks {
@@ -323,48 +320,47 @@ pub fn leading_token(input: &str) -> Option<(String, String)> {
             } else if backticks && quote.is_none() && ch == '`' {
                 backticks = false;
             }
-            i += 1;
             continue;
         }
         if escaped {
             escaped = false;
-            i += 1;
             continue;
         }
         match ch {
             '\\' => escaped = true,
             '"' | '\'' => quote = Some(ch),
             '`' => backticks = true,
-            '$' | '<' | '>' if c.get(i + 1) == Some(&'(') => {
+            '$' | '<' | '>' if chars.peek().map(|&(_, n)| n) == Some('(') => {
                 depth += 1;
-                i += 2;
-                continue;
+                chars.next();
             }
             ')' if depth > 0 => depth -= 1,
-            _ if ch.is_whitespace() && depth == 0 => break,
+            _ if ch.is_whitespace() && depth == 0 => {
+                end = i;
+                break;
+            }
             _ => {}
         }
-        i += 1;
     }
-    if i == 0 || quote.is_some() || escaped || backticks || depth > 0 {
+    if end == 0 || quote.is_some() || escaped || backticks || depth > 0 {
         return None;
     }
-    Some((c[..i].iter().collect(), c[i..].iter().collect()))
+    Some(t.split_at(end))
 }
 
-fn strip_symmetric(s: &str) -> (String, Option<char>) {
+fn strip_symmetric(s: &str) -> (&str, Option<char>) {
     let t = s.trim();
     if t.len() >= 2
         && ((t.starts_with('"') && t.ends_with('"')) || (t.starts_with('\'') && t.ends_with('\'')))
     {
         let q = t.chars().next();
-        return (t[1..t.len() - 1].to_string(), q);
+        return (&t[1..t.len() - 1], q);
     }
     if t == "\"" || t == "'" {
         // One quote both starts and ends it.
-        return (String::new(), t.chars().next());
+        return ("", t.chars().next());
     }
-    (t.to_string(), None)
+    (t, None)
 }
 
 fn normalized_token(t: &str) -> String {
@@ -372,29 +368,31 @@ fn normalized_token(t: &str) -> String {
 }
 
 fn wrapper_base(t: &str) -> String {
-    normalized_token(t)
-        .rsplit('/')
-        .next()
-        .unwrap_or("")
-        .to_string()
+    let n = normalized_token(t);
+    match n.rfind('/') {
+        Some(i) => n[i + 1..].to_string(),
+        None => n,
+    }
 }
 
 fn env_token(t: &str) -> bool {
-    is_assignment(&strip_symmetric(t).0)
+    is_assignment(strip_symmetric(t).0)
 }
 
 const SHELLS: &[&str] = &["sh", "bash", "zsh", "cmd", "powershell", "pwsh"];
 
+/// `base` is one of `names`, or one of them with `.exe`.
+fn named(base: &str, names: &[&str]) -> bool {
+    let b = base.strip_suffix(".exe").unwrap_or(base);
+    names.contains(&b)
+}
+
 fn is_wrapper(t: &str) -> bool {
-    let b = wrapper_base(t);
-    SHELLS.iter().any(|s| b == *s || b == format!("{s}.exe"))
+    named(&wrapper_base(t), SHELLS)
 }
 
 fn consumes_rest(w: &str) -> bool {
-    let b = wrapper_base(w);
-    ["cmd", "powershell", "pwsh"]
-        .iter()
-        .any(|s| b == *s || b == format!("{s}.exe"))
+    named(&wrapper_base(w), &["cmd", "powershell", "pwsh"])
 }
 
 fn is_marker(w: &str, t: &str) -> bool {
@@ -403,10 +401,7 @@ fn is_marker(w: &str, t: &str) -> bool {
     if b == "cmd" || b == "cmd.exe" {
         return n == "/c";
     }
-    if ["powershell", "pwsh"]
-        .iter()
-        .any(|s| b == *s || b == format!("{s}.exe"))
-    {
+    if named(&b, &["powershell", "pwsh"]) {
         return n == "-command" || n == "-c";
     }
     n.len() >= 2
@@ -425,36 +420,40 @@ fn trim_edges(command: &str) -> String {
 /// flags), or the command itself.
 pub fn strip_wrapper(command: &str) -> String {
     let trimmed = trim_edges(command);
-    let mut rest = trimmed.clone();
-    while let Some((t, r)) = leading_token(&rest) {
-        if !env_token(&t) {
+    let mut rest = trimmed.as_str();
+    while let Some((t, r)) = leading_token(rest) {
+        if !env_token(t) {
             break;
         }
         rest = r;
     }
-    let Some((w, r)) = leading_token(&rest) else {
+    let Some((w, r)) = leading_token(rest) else {
         return trimmed;
     };
-    if !is_wrapper(&w) {
+    if !is_wrapper(w) {
         return trimmed;
     }
     rest = r;
     loop {
-        let Some((t, r)) = leading_token(&rest) else {
+        let Some((t, r)) = leading_token(rest) else {
             return trimmed;
         };
-        if is_marker(&w, &t) {
-            let Some((cmd, _)) = leading_token(&r) else {
+        if is_marker(w, t) {
+            let Some((cmd, _)) = leading_token(r) else {
                 return trimmed;
             };
-            let (inner, q) = strip_symmetric(&cmd);
-            if q.is_none() && consumes_rest(&w) {
+            let (inner, q) = strip_symmetric(cmd);
+            if q.is_none() && consumes_rest(w) {
                 let r = r.trim_start();
                 return if r.is_empty() { trimmed } else { r.to_string() };
             }
-            return if inner.is_empty() { trimmed } else { inner };
+            return if inner.is_empty() {
+                trimmed
+            } else {
+                inner.to_string()
+            };
         }
-        let n = normalized_token(&t);
+        let n = normalized_token(t);
         if !(n.starts_with('-') || n.starts_with('/') || n == "+o") {
             return trimmed;
         }
@@ -463,7 +462,7 @@ pub fn strip_wrapper(command: &str) -> String {
         if !inline
             && ["-o", "+o", "-executionpolicy", "-file", "-encodedcommand"].contains(&n.as_str())
         {
-            match leading_token(&rest) {
+            match leading_token(rest) {
                 Some((_, r)) => rest = r,
                 None => return trimmed,
             }
