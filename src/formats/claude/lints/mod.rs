@@ -329,7 +329,7 @@ fn permissions(p: &Member, out: &mut Vec<Diagnostic>) -> bool {
                     item.range.clone(),
                     format!("`{rule}` is already in the {} list", list.key()),
                 );
-                d.related.push(Related {
+                d.add_related(Related {
                     range: first.range.clone(),
                     message: "the first one".into(),
                 });
@@ -644,7 +644,7 @@ fn never_decides(loaded: &[(List, &str, &Node)], out: &mut Vec<Diagnostic>) {
                     l.key()
                 ),
             );
-            d.related.push(Related {
+            d.add_related(Related {
                 range: by.range.clone(),
                 message: format!("the {} rule that wins", l.key()),
             });
@@ -675,7 +675,7 @@ fn never_decides(loaded: &[(List, &str, &Node)], out: &mut Vec<Diagnostic>) {
             .with_fix(Fix::RemoveArrayItem {
                 title: format!("Remove `{rule}` (`{}` covers it)", loaded[b].1),
             });
-            d.related.push(Related {
+            d.add_related(Related {
                 range: loaded[b].2.range.clone(),
                 message: "the broader allow rule".into(),
             });
@@ -704,7 +704,7 @@ fn duplicate_keys(members: &[Member], out: &mut Vec<Diagnostic>) {
                 m.key
             ),
         );
-        d.related.push(Related {
+        d.add_related(Related {
             range: later.key_range.clone(),
             message: "the value Claude Code uses".into(),
         });

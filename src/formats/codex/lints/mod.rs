@@ -215,7 +215,7 @@ fn rule_findings(
                 },
             );
             if let Place::Here(range, message) = place {
-                d.related.push(Related { range, message });
+                d.add_related(Related { range, message });
             }
             out.push(d);
         }

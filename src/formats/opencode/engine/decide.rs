@@ -81,8 +81,15 @@ pub fn permission_of(tool: &str) -> &str {
 /// The last rule for a permission name (pattern ignored), if it hides the
 /// tool.
 pub fn hidden_by(rules: &[Rule], tool: &str) -> Option<usize> {
+    hidden_by_except(rules, tool, None)
+}
+
+/// `hidden_by` of the list without the rule at `except`.
+pub fn hidden_by_except(rules: &[Rule], tool: &str, except: Option<usize>) -> Option<usize> {
     let p = permission_of(tool);
-    let i = rules.iter().rposition(|r| r.applies_to(p))?;
+    let i = (0..rules.len())
+        .rev()
+        .find(|&i| Some(i) != except && rules[i].applies_to(p))?;
     (rules[i].pattern == "*" && rules[i].action == Action::Deny).then_some(i)
 }
 

@@ -241,7 +241,7 @@ pub fn own_findings(role: Role, text: &str, own: &Own, out: &mut Vec<Diagnostic>
                     if let Some(fix) = external_rewrite(text, root, holder, &e.key, p) {
                         for d in &mut out[at..] {
                             if d.code.as_str() == Code::PathRuleNeverMatches.as_str() {
-                                d.fixes.push(fix.clone());
+                                d.add_fix(fix.clone());
                             }
                         }
                     }
@@ -395,7 +395,7 @@ fn duplicates(node: &Node, out: &mut Vec<Diagnostic>) {
                         },
                     )
                     .with_fix(Fix::RemoveDuplicate);
-                    d.related.push(Related {
+                    d.add_related(Related {
                         range: e.first.key_range.clone(),
                         message: "the position that counts".into(),
                     });
@@ -488,7 +488,7 @@ fn rename(mut d: Diagnostic, to: &str, siblings: &[Member]) -> Diagnostic {
         d.message
             .push_str(&format!(" (`{to}` is already there: merge the two)"));
     } else {
-        d.fixes.push(Fix::RenameKey { to: to.into() });
+        d.add_fix(Fix::RenameKey { to: to.into() });
     }
     d
 }
@@ -521,7 +521,7 @@ fn permission_key(e: &config::PermEntry, siblings: &PermMap, out: &mut Vec<Diagn
             d.message
                 .push_str(&format!(" (`{to}` is already there: merge the two)"));
         } else {
-            d.fixes.push(Fix::RenameKey { to: to.into() });
+            d.add_fix(Fix::RenameKey { to: to.into() });
         }
         out.push(d);
     }
@@ -548,7 +548,7 @@ fn pattern_findings(permission: &str, p: &config::PatternEntry, out: &mut Vec<Di
                 "`{pat}` matches only the exact command `{pat}`, not `{pat} <arguments>`; `{pat} *` matches both."
             ),
         );
-        d.fixes.push(Fix::RenameKey {
+        d.add_fix(Fix::RenameKey {
             to: format!("{pat} *"),
         });
         out.push(d);

@@ -70,11 +70,7 @@ pub fn precedence(policy: &Policy, doc: usize, agents: &[String], out: &mut Vec<
             if !pass.judged.iter().any(|j| *j) {
                 continue;
             }
-            for d in judge(policy, doc, &pass) {
-                if seen.insert(d.range.clone()) {
-                    out.push(d);
-                }
-            }
+            judge(policy, doc, &pass, &mut seen, out);
         }
     }
 }
@@ -158,7 +154,14 @@ fn set_elsewhere(policy: &Policy, doc: usize, r: &Rule, agent: &str) -> bool {
     })
 }
 
-fn judge(policy: &Policy, doc: usize, pass: &Pass<'_>) -> Vec<Diagnostic> {
+/// Adds the findings of one list not `seen` before to `out`.
+fn judge(
+    policy: &Policy,
+    doc: usize,
+    pass: &Pass<'_>,
+    seen: &mut std::collections::HashSet<std::ops::Range<usize>>,
+    out: &mut Vec<Diagnostic>,
+) {
     let sub: Vec<&Rule> = pass.keep.iter().map(|&i| &pass.rules[i]).collect();
     let groups = groups(&sub, &pass.judged);
     // (Only a judged rule's removal is ever weighed.)
@@ -178,13 +181,15 @@ fn judge(policy: &Policy, doc: usize, pass: &Pass<'_>) -> Vec<Diagnostic> {
         salt: b"",
     };
     let findings = MEMO.analyse(&list, &wildcard::Wildcard, &|_, _| Vec::new());
-    let mut out = Vec::new();
     for f in findings.iter() {
+        if seen.contains(&sub[f.rule()].origin.range) {
+            continue;
+        }
         if let Some(d) = diagnostic(policy, pass, &sub, f) {
+            seen.insert(d.range.clone());
             out.push(d);
         }
     }
-    out
 }
 
 fn diagnostic(policy: &Policy, pass: &Pass<'_>, sub: &[&Rule], f: &Finding) -> Option<Diagnostic> {
@@ -225,7 +230,7 @@ fn diagnostic(policy: &Policy, pass: &Pass<'_>, sub: &[&Rule], f: &Finding) -> O
                 && broader.permission == r.permission
                 && broader.agent_rule == r.agent_rule
             {
-                d.fixes.push(Fix::MoveAfter {
+                d.add_fix(Fix::MoveAfter {
                     after: broader.origin.range.clone(),
                     overriders: vec![broader.origin.range.clone()],
                 });
@@ -300,16 +305,10 @@ fn diagnostic(policy: &Policy, pass: &Pass<'_>, sub: &[&Rule], f: &Finding) -> O
             }
             // Removing the rule must not hide the tool (the last rule for a
             // permission being a `*` deny removes the tool).
-            let without: Vec<Rule> = pass
-                .rules
-                .iter()
-                .filter(|x| !std::ptr::eq(*x, r))
-                .cloned()
-                .collect();
-            if crate::formats::opencode::engine::decide::hidden_by(pass.rules, &r.permission)
-                .is_some()
-                != crate::formats::opencode::engine::decide::hidden_by(&without, &r.permission)
-                    .is_some()
+            use crate::formats::opencode::engine::decide::{hidden_by, hidden_by_except};
+            let at = Some(pass.keep[f.rule()]);
+            if hidden_by(pass.rules, &r.permission).is_some()
+                != hidden_by_except(pass.rules, &r.permission, at).is_some()
             {
                 return None;
             }
@@ -324,7 +323,7 @@ fn diagnostic(policy: &Policy, pass: &Pass<'_>, sub: &[&Rule], f: &Finding) -> O
                 ),
             );
             related(&mut d, r, earlier, "earlier");
-            d.fixes.push(Fix::RemoveMember);
+            d.add_fix(Fix::RemoveMember);
             d
         }
     };
@@ -334,7 +333,7 @@ fn diagnostic(policy: &Policy, pass: &Pass<'_>, sub: &[&Rule], f: &Finding) -> O
 /// The other rule, as a related place when it is in the same file.
 fn related(d: &mut Diagnostic, r: &Rule, other: &Rule, when: &str) {
     if other.origin.file == r.origin.file && !other.origin.range.is_empty() {
-        d.related.push(Related {
+        d.add_related(Related {
             range: other.origin.range.clone(),
             message: format!("the {when} `{}` `{}` rule", other.permission, other.pattern),
         });

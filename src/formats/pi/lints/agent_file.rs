@@ -127,7 +127,7 @@ pub fn analyze_agent_text(text: &str) -> Vec<Diagnostic> {
                             e.key, e.key
                         );
                     }
-                    d.related.push(Related {
+                    d.add_related(Related {
                         range: shift(&perm.key_range),
                         message: "the permission block".into(),
                     });

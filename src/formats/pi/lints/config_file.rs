@@ -154,12 +154,12 @@ fn syntax_diagnostics(file: &ConfigFile, text: &str, out: &mut Vec<Diagnostic>) 
         );
         match e.kind {
             SyntaxErrorKind::TrailingComma if text.get(e.range.clone()) == Some(",") => {
-                d.fixes.push(Fix::Edit {
+                d.add_fix(Fix::Edit {
                     title: "Remove the trailing comma".into(),
                     edits: vec![TextEdit::replace(e.range.clone(), "")],
                 })
             }
-            SyntaxErrorKind::ByteOrderMark => d.fixes.push(Fix::Edit {
+            SyntaxErrorKind::ByteOrderMark => d.add_fix(Fix::Edit {
                 title: "Remove the byte order mark".into(),
                 edits: vec![TextEdit::replace(0..3, "")],
             }),
@@ -247,8 +247,8 @@ fn duplicate_keys(members: &[Member], out: &mut Vec<Diagnostic>) {
                         short_value(&last.value)
                     ),
                 );
-                d.fixes.push(Fix::RemoveDuplicate);
-                d.related.push(Related {
+                d.add_fix(Fix::RemoveDuplicate);
+                d.add_related(Related {
                     range: f.key_range.clone(),
                     message: "first occurrence: its position is the one the runtime uses".into(),
                 });
@@ -413,7 +413,7 @@ fn validation_diagnostics(
             let mut d = Diagnostic::new(code, v.range.clone(), message);
             d.runtime_issue = Some(issue.message.clone());
             if let Some(fix) = fix.and_then(|f| f.resolve(text, &v.range)) {
-                d.fixes.push(fix);
+                d.add_fix(fix);
             }
             out.push(d);
         }

@@ -235,7 +235,7 @@ fn mcp_patterns(s: &Surface, out: &mut Vec<Diagnostic>) {
             .with_fix(Fix::RenameKey {
                 to: format!("{server}_*"),
             });
-            d.related.push(Related {
+            d.add_related(Related {
                 range: ca.key_range.clone(),
                 message: format!("the catch-all `{}` ({})", ca.pattern, ca.value.action),
             });

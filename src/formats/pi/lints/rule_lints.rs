@@ -55,7 +55,7 @@ pub fn rule_lints(cfg: &PiConfig, merged_permissive: Option<bool>, out: &mut Vec
                             example_value(&s.key)
                         ),
                     );
-                    d.related.push(Related {
+                    d.add_related(Related {
                         range: range.clone(),
                         message: format!("to deny every `{}` call with a reason: {{ \"*\": {{ \"action\": \"deny\", \"reason\": \"…\" }} }}", s.key),
                     });
@@ -326,7 +326,7 @@ pub fn rule_order_diagnostics(
                 if let Some(last) = d.related.last()
                     && all_by.iter().all(|&j| rules[j].elsewhere.is_none())
                 {
-                    d.fixes.push(Fix::MoveAfter {
+                    d.add_fix(Fix::MoveAfter {
                         after: last.range.clone(),
                         overriders: d.related.iter().map(|r| r.range.clone()).collect(),
                     });
@@ -361,7 +361,7 @@ pub fn rule_order_diagnostics(
                 );
                 d.related = related(&all_by, "decides instead:");
                 if !marks_paths {
-                    d.fixes.push(Fix::RemoveMember);
+                    d.add_fix(Fix::RemoveMember);
                 }
                 d
             }
@@ -381,7 +381,7 @@ pub fn rule_order_diagnostics(
                     ),
                 );
                 d.related = related(&[instead], "already decides it:");
-                d.fixes.push(Fix::RemoveMember);
+                d.add_fix(Fix::RemoveMember);
                 d
             }
             Finding::ToolHidden {
@@ -423,7 +423,7 @@ pub fn rule_order_diagnostics(
                     && rules[j].pattern == "*"
                     && rules[j].action == State::Deny
                 {
-                    d.fixes.push(Fix::SetValue {
+                    d.add_fix(Fix::SetValue {
                         title: "Make the catch-all ask (keeps the tool available)".into(),
                         value: "\"ask\"".into(),
                     });
