@@ -24,11 +24,12 @@ pub type Entry<'a> = (usize, Option<&'a [u8]>);
 pub struct LiteralIndex {
     /// Edges: (node, byte) to node; the root is node 0.
     edges: FxHashMap<(u32, u8), u32>,
-    /// Per node, 1 + the place in `lists` of the rules whose literal ends
-    /// there (0: none): most nodes end no literal.
-    ends: Vec<u32>,
-    /// The rules ending at some node, ascending.
-    lists: Vec<Vec<usize>>,
+    /// Per node `k`, its rules are `ending[first[k]..first[k + 1]]`: the
+    /// rules whose literal ends there (one flat list, not a list per node:
+    /// a large policy has a node per rule).
+    first: Vec<u32>,
+    /// The rules ending at each node, node by node, ascending within one.
+    ending: Vec<usize>,
     /// Rules without a literal: always tried, ascending.
     always: Vec<usize>,
 }
@@ -37,31 +38,37 @@ impl LiteralIndex {
     /// `rules` yields each rule's position, ascending, and the literal it
     /// needs at the start of a text (`None` or empty: none).
     pub fn new<'a>(rules: impl IntoIterator<Item = Entry<'a>>) -> LiteralIndex {
-        let mut ix = LiteralIndex {
-            ends: vec![0],
-            ..LiteralIndex::default()
-        };
+        let mut ix = LiteralIndex::default();
+        let mut nodes = 1u32;
+        // (node, rule) pairs, rules ascending.
+        let mut ends: Vec<(u32, usize)> = Vec::new();
         for (i, lit) in rules {
             match lit.filter(|l| !l.is_empty()) {
                 Some(lit) => {
                     let mut node = 0u32;
                     for &b in lit {
-                        let next = ix.ends.len() as u32;
-                        node = *ix.edges.entry((node, b)).or_insert(next);
-                        if node == next {
-                            ix.ends.push(0);
+                        node = *ix.edges.entry((node, b)).or_insert(nodes);
+                        if node == nodes {
+                            nodes += 1;
                         }
                     }
-                    let slot = &mut ix.ends[node as usize];
-                    if *slot == 0 {
-                        ix.lists.push(Vec::new());
-                        *slot = ix.lists.len() as u32;
-                    }
-                    ix.lists[*slot as usize - 1].push(i);
+                    ends.push((node, i));
                 }
                 None => ix.always.push(i),
             }
         }
+        // Grouped by node (a stable sort keeps each node's rules ascending).
+        ends.sort_by_key(|&(node, _)| node);
+        ix.first = Vec::with_capacity(nodes as usize + 1);
+        let mut at = 0;
+        for node in 0..nodes {
+            ix.first.push(at as u32);
+            while at < ends.len() && ends[at].0 == node {
+                at += 1;
+            }
+        }
+        ix.first.push(at as u32);
+        ix.ending = ends.into_iter().map(|(_, i)| i).collect();
         ix
     }
 
@@ -77,9 +84,10 @@ impl LiteralIndex {
                     Some(&next) => node = next,
                     None => break,
                 }
-                let slot = self.ends[node as usize];
-                if slot != 0 {
-                    out.extend_from_slice(&self.lists[slot as usize - 1]);
+                let k = node as usize;
+                let (from, to) = (self.first[k] as usize, self.first[k + 1] as usize);
+                if from < to {
+                    out.extend_from_slice(&self.ending[from..to]);
                     found = true;
                 }
             }

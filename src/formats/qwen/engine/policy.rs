@@ -257,7 +257,22 @@ impl Policy {
                 ));
             }
         }
-        let mut rules = Vec::new();
+        // Room for every rule at once (a policy can hold hundreds of
+        // thousands; growing by doubling held half again as much).
+        let mut rules = Vec::with_capacity(
+            files
+                .iter()
+                .filter(|f| f.applies)
+                .map(|f| {
+                    let r = &f.read;
+                    r.allow.len()
+                        + r.ask.len()
+                        + r.deny.len()
+                        + r.tools_allowed.as_ref().map_or(0, Vec::len)
+                        + r.tools_exclude.len()
+                })
+                .sum(),
+        );
         let mut core = None;
         let mut disabled = Vec::new();
         let mut trusted_servers = Vec::new();
