@@ -356,6 +356,10 @@ impl<F: Clone + From<Finding>> State<F> {
 const UPDATE_LIMIT: usize = 16;
 /// Analyses kept (a few documents' worth).
 const ENTRIES: usize = 8;
+/// Lists with more rules than this are analysed afresh and not kept: a
+/// kept state costs some hundred bytes per rule beside its findings, and at
+/// hundreds of thousands of rules that was a third of a check's memory.
+const KEPT_RULES: usize = 100_000;
 
 /// Recent analyses of one caller (a format keeps one in a static): the
 /// same list again is answered from here, a small edit of one is an
@@ -415,7 +419,9 @@ impl<F: Clone + From<Finding>> Memo<F> {
             None => State::analyse(list, language, head, key),
         };
         let findings = state.findings.clone();
-        if let Ok(mut cache) = self.states.lock() {
+        if list.rules.len() <= KEPT_RULES
+            && let Ok(mut cache) = self.states.lock()
+        {
             cache.insert(0, state);
             cache.truncate(ENTRIES);
         }
