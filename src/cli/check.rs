@@ -64,140 +64,51 @@ pub fn run(
     // Files read and analysed (a file that could not be read is an error).
     let mut checked = 0usize;
     let mut sarif_out = Vec::new();
-    for f in &files {
-        let display = f
-            .shown
-            .clone()
-            .unwrap_or_else(|| f.path.display().to_string());
-        // Opened first, then checked: a FIFO or a device named on the
-        // command line is an error, never a hang or an endless read.
-        let bytes = match crate::fsio::read_capped(&f.path, MAX_FILE_BYTES) {
-            Ok(b) => b,
-            Err(e) => {
-                io_errors.push(format!("{display}: {e}"));
-                continue;
-            }
-        };
-        // A file named explicitly that no location claims: its content
-        // decides; with `--runtime`, it is read as that format (a config,
-        // or an agent file when it is markdown).
-        let kind = match f.kind {
-            Some(k) => k,
-            None => {
-                let text = String::from_utf8_lossy(&bytes);
-                let abs = std::path::absolute(&f.path).unwrap_or_else(|_| f.path.clone());
-                match crate::formats::detect_file(&abs.to_string_lossy(), &text) {
-                    _ if inputs.pinned => {
-                        let format = crate::formats::by_id(options.profile.format)
-                            .unwrap_or_else(crate::formats::default_format);
-                        // The format's own reading of the name first (a
-                        // rules file), else markdown is an agent file.
-                        let role = format.detect(&abs.to_string_lossy(), &text).unwrap_or(
-                            if display.ends_with(".md") {
-                                Role::Agent
-                            } else {
-                                Role::Config
-                            },
-                        );
-                        DocumentKind { format, role }
-                    }
-                    crate::formats::Detected::Kind(k) => k,
-                    crate::formats::Detected::Ambiguous(ids) => {
-                        // Read as the first (the registry's order), and
-                        // said so.
-                        let first = crate::formats::by_id(ids[0])
-                            .unwrap_or_else(crate::formats::default_format);
-                        if format == Format::Human {
-                            let others: Vec<&str> = ids[1..]
-                                .iter()
-                                .filter_map(|id| crate::formats::by_id(id))
-                                .map(|f| f.display_name())
-                                .collect();
-                            let _ = writeln!(
-                                out,
-                                "note: {display}: read as {}; its content fits {} too (--runtime picks the format)",
-                                first.display_name(),
-                                others.join(" and ")
-                            );
-                        }
-                        DocumentKind {
-                            format: first,
-                            role: Role::Config,
-                        }
-                    }
-                    crate::formats::Detected::Unknown => {
-                        io_errors.push(format!(
-                            "{display}: not a permission config of a known format (formats: {}; --runtime reads it as one)",
-                            crate::formats::all()
-                                .iter()
-                                .map(|f| f.id())
-                                .collect::<Vec<_>>()
-                                .join(", ")
-                        ));
-                        continue;
-                    }
-                }
-            }
-        };
-        checked += 1;
-        let abs = std::path::absolute(&f.path).unwrap_or_else(|_| f.path.clone());
-        // The editor's context: the project as the workspace root (a named
-        // file: its folder).
-        let ctx = scopes.then(|| {
-            let workspace = root.as_deref().or(abs.parent());
-            crate::workspace::resolve(options, workspace, Some(&abs), &Default::default(), None)
+    let job = Job {
+        inputs,
+        options,
+        scopes,
+        root: root.as_deref(),
+        human: format == Format::Human,
+    };
+    // A window of files is analysed on every core, then reported in
+    // order; only one window's texts and findings are held at a time.
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    for window in files.chunks(WINDOW) {
+        let done = crate::core::parallel::map_ordered_on(window, cores, 2, 1, |run| {
+            run.iter().map(|f| job.analyse(f)).collect()
         });
-        let mut bytes = bytes;
-        if inputs.fix {
-            match fix_file(
-                &f.path,
-                &bytes,
-                kind,
-                options,
-                scopes,
-                root.as_deref(),
-                &abs,
-            ) {
-                Ok(Some((fixed, applied))) => {
-                    if format == Format::Human {
-                        let _ = writeln!(
-                            out,
-                            "fixed {} problem{} in {display}: {}",
-                            applied.len(),
-                            if applied.len() == 1 { "" } else { "s" },
-                            applied
-                                .iter()
-                                .map(|(code, title)| format!("{code} {title}"))
-                                .collect::<Vec<_>>()
-                                .join("; ")
-                        );
+        for o in done {
+            for note in &o.notes {
+                let _ = writeln!(out, "{note}");
+            }
+            io_errors.extend(o.errors);
+            let Some(Analysed {
+                display,
+                text,
+                diagnostics,
+            }) = o.analysed
+            else {
+                continue;
+            };
+            checked += 1;
+            let index = LineIndex::new(&text);
+            for d in &diagnostics {
+                match d.severity {
+                    Severity::Error => errors += 1,
+                    Severity::Warning => warnings += 1,
+                    _ => others += 1,
+                }
+                match format {
+                    Format::Human => {
+                        let _ = writeln!(out, "{}", human(&display, &text, &index, d, style));
                     }
-                    bytes = fixed.into_bytes();
+                    Format::Json => json_out.push(json(&display, &text, &index, d)),
+                    Format::Github => {
+                        let _ = writeln!(out, "{}", github(&display, &text, &index, d));
+                    }
+                    Format::Sarif => sarif_out.push((display.clone(), text.to_string(), d.clone())),
                 }
-                Ok(None) => {}
-                Err(e) => io_errors.push(format!("{display}: cannot write the fixes: {e}")),
-            }
-        }
-        let (text, analysis) = kind
-            .format
-            .analyse_file(kind.role, &bytes, options, ctx.as_ref());
-        let diagnostics = analysis.diagnostics;
-        let index = LineIndex::new(&text);
-        for d in &diagnostics {
-            match d.severity {
-                Severity::Error => errors += 1,
-                Severity::Warning => warnings += 1,
-                _ => others += 1,
-            }
-            match format {
-                Format::Human => {
-                    let _ = writeln!(out, "{}", human(&display, &text, &index, d, style));
-                }
-                Format::Json => json_out.push(json(&display, &text, &index, d)),
-                Format::Github => {
-                    let _ = writeln!(out, "{}", github(&display, &text, &index, d));
-                }
-                Format::Sarif => sarif_out.push((display.clone(), text.to_string(), d.clone())),
             }
         }
     }
@@ -279,6 +190,163 @@ pub fn run(
         1
     } else {
         0
+    }
+}
+
+/// Files analysed together before their findings are written.
+const WINDOW: usize = 64;
+
+/// What every file's check shares.
+struct Job<'a> {
+    inputs: &'a Inputs<'a>,
+    options: &'a AnalysisOptions,
+    scopes: bool,
+    root: Option<&'a std::path::Path>,
+    /// Notes are written for people (not in JSON, SARIF or annotations).
+    human: bool,
+}
+
+/// One file's check, before it is reported.
+#[derive(Default)]
+struct Outcome {
+    /// Lines written before its findings.
+    notes: Vec<String>,
+    /// Problems reading, recognising or fixing it.
+    errors: Vec<String>,
+    /// The file's text and findings, when it was analysed.
+    analysed: Option<Analysed>,
+}
+
+struct Analysed {
+    display: String,
+    text: String,
+    diagnostics: Vec<crate::core::diagnostic::Diagnostic>,
+}
+
+impl Job<'_> {
+    /// Reads, recognises, fixes (`--fix`) and analyses one file.
+    fn analyse(&self, f: &super::discover::Found) -> Outcome {
+        let Job {
+            inputs,
+            options,
+            scopes,
+            root,
+            human,
+        } = *self;
+        let mut out = Outcome::default();
+        let display = f
+            .shown
+            .clone()
+            .unwrap_or_else(|| f.path.display().to_string());
+        // Opened first, then checked: a FIFO or a device named on the
+        // command line is an error, never a hang or an endless read.
+        let bytes = match crate::fsio::read_capped(&f.path, MAX_FILE_BYTES) {
+            Ok(b) => b,
+            Err(e) => {
+                out.errors.push(format!("{display}: {e}"));
+                return out;
+            }
+        };
+        // A file named explicitly that no location claims: its content
+        // decides; with `--runtime`, it is read as that format (a config,
+        // or an agent file when it is markdown).
+        let kind = match f.kind {
+            Some(k) => k,
+            None => {
+                let text = String::from_utf8_lossy(&bytes);
+                let abs = std::path::absolute(&f.path).unwrap_or_else(|_| f.path.clone());
+                match crate::formats::detect_file(&abs.to_string_lossy(), &text) {
+                    _ if inputs.pinned => {
+                        let format = crate::formats::by_id(options.profile.format)
+                            .unwrap_or_else(crate::formats::default_format);
+                        // The format's own reading of the name first (a
+                        // rules file), else markdown is an agent file.
+                        let role = format.detect(&abs.to_string_lossy(), &text).unwrap_or(
+                            if display.ends_with(".md") {
+                                Role::Agent
+                            } else {
+                                Role::Config
+                            },
+                        );
+                        DocumentKind { format, role }
+                    }
+                    crate::formats::Detected::Kind(k) => k,
+                    crate::formats::Detected::Ambiguous(ids) => {
+                        // Read as the first (the registry's order), and
+                        // said so.
+                        let first = crate::formats::by_id(ids[0])
+                            .unwrap_or_else(crate::formats::default_format);
+                        if human {
+                            let others: Vec<&str> = ids[1..]
+                                .iter()
+                                .filter_map(|id| crate::formats::by_id(id))
+                                .map(|f| f.display_name())
+                                .collect();
+                            out.notes.push(format!(
+                            "note: {display}: read as {}; its content fits {} too (--runtime picks the format)",
+                            first.display_name(),
+                            others.join(" and ")
+                        ));
+                        }
+                        DocumentKind {
+                            format: first,
+                            role: Role::Config,
+                        }
+                    }
+                    crate::formats::Detected::Unknown => {
+                        out.errors.push(format!(
+                        "{display}: not a permission config of a known format (formats: {}; --runtime reads it as one)",
+                        crate::formats::all()
+                            .iter()
+                            .map(|f| f.id())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ));
+                        return out;
+                    }
+                }
+            }
+        };
+        let abs = std::path::absolute(&f.path).unwrap_or_else(|_| f.path.clone());
+        // The editor's context: the project as the workspace root (a named
+        // file: its folder).
+        let ctx = scopes.then(|| {
+            let workspace = root.or(abs.parent());
+            crate::workspace::resolve(options, workspace, Some(&abs), &Default::default(), None)
+        });
+        let mut bytes = bytes;
+        if inputs.fix {
+            match fix_file(&f.path, &bytes, kind, options, scopes, root, &abs) {
+                Ok(Some((fixed, applied))) => {
+                    if human {
+                        out.notes.push(format!(
+                            "fixed {} problem{} in {display}: {}",
+                            applied.len(),
+                            if applied.len() == 1 { "" } else { "s" },
+                            applied
+                                .iter()
+                                .map(|(code, title)| format!("{code} {title}"))
+                                .collect::<Vec<_>>()
+                                .join("; ")
+                        ));
+                    }
+                    bytes = fixed.into_bytes();
+                }
+                Ok(None) => {}
+                Err(e) => out
+                    .errors
+                    .push(format!("{display}: cannot write the fixes: {e}")),
+            }
+        }
+        let (text, analysis) = kind
+            .format
+            .analyse_file(kind.role, &bytes, options, ctx.as_ref());
+        out.analysed = Some(Analysed {
+            display,
+            text,
+            diagnostics: analysis.diagnostics,
+        });
+        out
     }
 }
 

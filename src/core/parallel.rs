@@ -14,27 +14,29 @@ pub const SEQUENTIAL_BELOW: usize = 4096;
 /// `f` sees a run and returns what it found for it.
 pub fn map_ordered<T: Sync, R: Send>(items: &[T], f: impl Fn(&[T]) -> Vec<R> + Sync) -> Vec<R> {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    map_ordered_on(items, cores, SEQUENTIAL_BELOW, f)
+    map_ordered_on(items, cores, SEQUENTIAL_BELOW, BATCH, f)
 }
 
-/// How many items a thread takes at a time: small enough that the threads
-/// finish together when some items cost far more than others, large enough
+/// How many rules a thread takes at a time: small enough that the threads
+/// finish together when some rules cost far more than others, large enough
 /// that taking one is cheap.
 const BATCH: usize = 256;
 
-/// `map_ordered` on at most `threads` threads, sequential below `below`.
-/// The threads take batches of items in turn (an expensive stretch of
-/// items is shared); the batches' outputs are joined in item order.
+/// `map_ordered` on at most `threads` threads, sequential below `below`
+/// items, `batch` items taken at a time. The threads take batches in turn
+/// (an expensive stretch of items is shared); the batches' outputs are
+/// joined in item order.
 pub fn map_ordered_on<T: Sync, R: Send>(
     items: &[T],
     threads: usize,
     below: usize,
+    batch: usize,
     f: impl Fn(&[T]) -> Vec<R> + Sync,
 ) -> Vec<R> {
     if threads <= 1 || items.len() < below.max(2) {
         return f(items);
     }
-    let batches: Vec<&[T]> = items.chunks(BATCH).collect();
+    let batches: Vec<&[T]> = items.chunks(batch.max(1)).collect();
     let next = std::sync::atomic::AtomicUsize::new(0);
     let work = || {
         let mut done = Vec::new();
@@ -85,18 +87,24 @@ mod tests {
         };
         let one = f(&items);
         for threads in [1, 2, 3, 7, 64] {
-            assert_eq!(map_ordered_on(&items, threads, 2, f), one, "{threads}");
+            for batch in [1, 7, 256, 20_000] {
+                assert_eq!(
+                    map_ordered_on(&items, threads, 2, batch, f),
+                    one,
+                    "{threads} {batch}"
+                );
+            }
         }
         assert_eq!(map_ordered(&items, f), one);
-        assert!(map_ordered_on(&[] as &[u32], 4, 0, f).is_empty());
-        assert_eq!(map_ordered_on(&[5u32], 4, 0, f), vec![10]);
+        assert!(map_ordered_on(&[] as &[u32], 4, 0, 1, f).is_empty());
+        assert_eq!(map_ordered_on(&[5u32], 4, 0, 1, f), vec![10]);
     }
 
     #[test]
     fn a_panic_in_a_worker_reaches_the_caller() {
         let items: Vec<u32> = (0..100).collect();
         let r = std::panic::catch_unwind(|| {
-            map_ordered_on(&items, 4, 2, |run: &[u32]| {
+            map_ordered_on(&items, 4, 2, 8, |run: &[u32]| {
                 assert!(!run.contains(&99), "boom");
                 run.to_vec()
             })
