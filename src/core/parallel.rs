@@ -49,8 +49,11 @@ pub fn map_ordered_on<T: Sync, R: Send>(
         }
     };
     let mut parts: Vec<(usize, Vec<R>)> = std::thread::scope(|s| {
+        // A thread that cannot be started (a process limit) leaves its
+        // batches to the others: this thread takes batches until none is
+        // left.
         let handles: Vec<_> = (1..threads.min(batches.len()))
-            .map(|_| s.spawn(work))
+            .filter_map(|_| std::thread::Builder::new().spawn_scoped(s, work).ok())
             .collect();
         // This thread works too, while the others do.
         let mut parts = work();
