@@ -865,7 +865,7 @@ fn refusal(p: &Policy, name: &str, args: &Json, ws: &Path) -> Option<String> {
 
 /// Decides one call.
 pub fn decide(p: &Policy, name: &str, args: &Json) -> Outcome {
-    let workspace = std::fs::canonicalize(&p.env.cwd).unwrap_or_else(|_| p.env.cwd.clone());
+    let workspace = p.real_cwd.get(&p.env.cwd);
     let mut run = Run {
         p,
         workspace: workspace.clone(),
