@@ -603,10 +603,13 @@ pub fn session_findings(policy: &Policy, doc: usize, out: &mut Vec<Diagnostic>) 
             agents.push(b.name.clone());
         }
     }
-    precedence::precedence(policy, doc, &agents, out);
+    // One agent's list at a time (each is the whole merged list), read
+    // once for both analyses.
+    let mut seen = precedence::Seen::new();
     let mut hidden = Vec::new();
-    for agent in &agents {
+    for (ai, agent) in agents.iter().enumerate() {
         let rules = policy.rules(agent);
+        precedence::precedence(policy, doc, agent, ai == 0, &rules, &mut seen, out);
         hidden_tools(policy, &rules, doc, agent, &mut hidden);
     }
     hidden_findings(hidden, out);

@@ -31,47 +31,54 @@ struct Pass<'r> {
     judged: Vec<bool>,
 }
 
-/// The precedence findings for the document's rules in the agents given
-/// (the default agent first).
-pub fn precedence(policy: &Policy, doc: usize, agents: &[String], out: &mut Vec<Diagnostic>) {
+/// Each finding once: a rule judged in several agents' lists is reported
+/// where it is first found.
+pub type Seen = std::collections::HashSet<std::ops::Range<usize>>;
+
+/// The precedence findings for the document's rules in one agent's list
+/// (`rules`, `policy.rules(agent)`); `first` for the default agent, which
+/// the caller gives first.
+pub fn precedence(
+    policy: &Policy,
+    doc: usize,
+    agent: &str,
+    first: bool,
+    rules: &[Rule],
+    seen: &mut Seen,
+    out: &mut Vec<Diagnostic>,
+) {
     let f = &policy.files[doc];
     let own = |r: &Rule| r.origin.file == Some(doc) && !r.origin.range.is_empty();
-    // Each finding once (a rule judged in several agents' lists).
-    let mut seen: std::collections::HashSet<std::ops::Range<usize>> =
-        std::collections::HashSet::new();
-    for (ai, agent) in agents.iter().enumerate() {
-        let rules = policy.rules(agent);
-        let mut passes = Vec::new();
-        if ai == 0 {
-            let keep: Vec<usize> = (0..rules.len()).filter(|&i| !rules[i].agent_rule).collect();
-            let judged = keep.iter().map(|&i| own(&rules[i])).collect();
-            passes.push(Pass {
-                agent,
-                rules: &rules,
-                keep,
-                judged,
-            });
+    let mut passes = Vec::new();
+    if first {
+        let keep: Vec<usize> = (0..rules.len()).filter(|&i| !rules[i].agent_rule).collect();
+        let judged = keep.iter().map(|&i| own(&rules[i])).collect();
+        passes.push(Pass {
+            agent,
+            rules,
+            keep,
+            judged,
+        });
+    }
+    let defines = f.read.agents.iter().any(|b| b.name == agent);
+    if !first || defines {
+        let keep: Vec<usize> = (0..rules.len()).collect();
+        let judged = keep
+            .iter()
+            .map(|&i| rules[i].agent_rule && own(&rules[i]))
+            .collect();
+        passes.push(Pass {
+            agent,
+            rules,
+            keep,
+            judged,
+        });
+    }
+    for pass in passes {
+        if !pass.judged.iter().any(|j| *j) {
+            continue;
         }
-        let defines = f.read.agents.iter().any(|b| b.name == *agent);
-        if ai > 0 || defines {
-            let keep: Vec<usize> = (0..rules.len()).collect();
-            let judged = keep
-                .iter()
-                .map(|&i| rules[i].agent_rule && own(&rules[i]))
-                .collect();
-            passes.push(Pass {
-                agent,
-                rules: &rules,
-                keep,
-                judged,
-            });
-        }
-        for pass in passes {
-            if !pass.judged.iter().any(|j| *j) {
-                continue;
-            }
-            judge(policy, doc, &pass, &mut seen, out);
-        }
+        judge(policy, doc, &pass, seen, out);
     }
 }
 
@@ -155,13 +162,7 @@ fn set_elsewhere(policy: &Policy, doc: usize, r: &Rule, agent: &str) -> bool {
 }
 
 /// Adds the findings of one list not `seen` before to `out`.
-fn judge(
-    policy: &Policy,
-    doc: usize,
-    pass: &Pass<'_>,
-    seen: &mut std::collections::HashSet<std::ops::Range<usize>>,
-    out: &mut Vec<Diagnostic>,
-) {
+fn judge(policy: &Policy, doc: usize, pass: &Pass<'_>, seen: &mut Seen, out: &mut Vec<Diagnostic>) {
     let sub: Vec<&Rule> = pass.keep.iter().map(|&i| &pass.rules[i]).collect();
     let groups = groups(&sub, &pass.judged);
     // (Only a judged rule's removal is ever weighed.)
