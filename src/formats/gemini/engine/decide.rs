@@ -865,7 +865,10 @@ fn refusal(p: &Policy, name: &str, args: &Json, ws: &Path) -> Option<String> {
 
 /// Decides one call.
 pub fn decide(p: &Policy, name: &str, args: &Json) -> Outcome {
-    let workspace = p.real_cwd.get(&p.env.cwd);
+    let workspace = p
+        .real_cwd
+        .get_or_init(|| std::fs::canonicalize(&p.env.cwd).unwrap_or_else(|_| p.env.cwd.clone()))
+        .clone();
     let mut run = Run {
         p,
         workspace: workspace.clone(),

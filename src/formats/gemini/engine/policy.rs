@@ -9,6 +9,7 @@ use super::super::model::toml_policy::{self, PolicyFile};
 use super::super::model::{self, Decision, Mode, jsregex::JsRegex};
 use super::defaults;
 use crate::contract::Context;
+use crate::core::literal_index::BuiltOnce;
 use serde_json::Value as Json;
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -185,44 +186,9 @@ pub struct Policy {
     /// not answer: it does not depend on the arguments, and a run of deny
     /// rules with patterns before it made every decision walk them.
     pub excluded_memo: ExcludedMemo,
-    /// The workspace's real path (every decision starts from it; the
+    /// The real path of `env.cwd` (every decision starts from it; the
     /// lookup is a system call per path component).
-    pub real_cwd: RealPathMemo,
-}
-
-/// A path and its real path, looked up once (a clone starts empty).
-#[derive(Default)]
-pub struct RealPathMemo(std::sync::Mutex<Option<(PathBuf, PathBuf)>>);
-
-impl RealPathMemo {
-    /// `path`'s real path (`path` itself when it has none), remembered
-    /// for the same path.
-    pub fn get(&self, path: &Path) -> PathBuf {
-        let look = || std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-        let Ok(mut memo) = self.0.lock() else {
-            return look();
-        };
-        match &*memo {
-            Some((p, real)) if p == path => real.clone(),
-            _ => {
-                let real = look();
-                *memo = Some((path.to_path_buf(), real.clone()));
-                real
-            }
-        }
-    }
-}
-
-impl Clone for RealPathMemo {
-    fn clone(&self) -> Self {
-        RealPathMemo::default()
-    }
-}
-
-impl std::fmt::Debug for RealPathMemo {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("RealPathMemo")
-    }
+    pub real_cwd: BuiltOnce<PathBuf>,
 }
 
 /// An answer of `excluded` and the gaps it found.
@@ -297,11 +263,8 @@ impl RuleIndex {
     /// (`None`: no arguments), in rule order.
     pub fn candidates(&self, stringified: Option<&str>) -> Vec<usize> {
         let s = stringified.unwrap_or_default().as_bytes();
-        self.0.candidates(
-            memchr::memmem::find_iter(s, COMMAND_KEY)
-                .map(|at| &s[at..])
-                .collect::<Vec<_>>(),
-        )
+        self.0
+            .candidates(memchr::memmem::find_iter(s, COMMAND_KEY).map(|at| &s[at..]))
     }
 }
 
@@ -1212,7 +1175,7 @@ impl Policy {
             notes,
             index,
             excluded_memo: ExcludedMemo::default(),
-            real_cwd: RealPathMemo::default(),
+            real_cwd: BuiltOnce::default(),
         }
     }
 
