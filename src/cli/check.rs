@@ -223,6 +223,9 @@ struct Analysed {
     diagnostics: Vec<crate::core::diagnostic::Diagnostic>,
 }
 
+/// A fixed text and each fix applied (its code and title).
+type Fixed = (String, Vec<(&'static str, String)>);
+
 impl Job<'_> {
     /// Reads, recognises, fixes (`--fix`) and analyses one file.
     fn analyse(&self, f: &super::discover::Found) -> Outcome {
@@ -247,6 +250,7 @@ impl Job<'_> {
                 return out;
             }
         };
+        let abs = std::path::absolute(&f.path).unwrap_or_else(|_| f.path.clone());
         // A file named explicitly that no location claims: its content
         // decides; with `--runtime`, it is read as that format (a config,
         // or an agent file when it is markdown).
@@ -254,7 +258,6 @@ impl Job<'_> {
             Some(k) => k,
             None => {
                 let text = String::from_utf8_lossy(&bytes);
-                let abs = std::path::absolute(&f.path).unwrap_or_else(|_| f.path.clone());
                 match crate::formats::detect_file(&abs.to_string_lossy(), &text) {
                     _ if inputs.pinned => {
                         let format = crate::formats::by_id(options.profile.format)
@@ -283,10 +286,10 @@ impl Job<'_> {
                                 .map(|f| f.display_name())
                                 .collect();
                             out.notes.push(format!(
-                            "note: {display}: read as {}; its content fits {} too (--runtime picks the format)",
-                            first.display_name(),
-                            others.join(" and ")
-                        ));
+                                "note: {display}: read as {}; its content fits {} too (--runtime picks the format)",
+                                first.display_name(),
+                                others.join(" and ")
+                            ));
                         }
                         DocumentKind {
                             format: first,
@@ -295,19 +298,18 @@ impl Job<'_> {
                     }
                     crate::formats::Detected::Unknown => {
                         out.errors.push(format!(
-                        "{display}: not a permission config of a known format (formats: {}; --runtime reads it as one)",
-                        crate::formats::all()
-                            .iter()
-                            .map(|f| f.id())
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ));
+                            "{display}: not a permission config of a known format (formats: {}; --runtime reads it as one)",
+                            crate::formats::all()
+                                .iter()
+                                .map(|f| f.id())
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ));
                         return out;
                     }
                 }
             }
         };
-        let abs = std::path::absolute(&f.path).unwrap_or_else(|_| f.path.clone());
         // The editor's context: the project as the workspace root (a named
         // file: its folder).
         let ctx = scopes.then(|| {
@@ -316,7 +318,7 @@ impl Job<'_> {
         });
         let mut bytes = bytes;
         if inputs.fix {
-            match fix_file(&f.path, &bytes, kind, options, scopes, root, &abs) {
+            match self.fix_file(&f.path, &bytes, kind, &abs) {
                 Ok(Some((fixed, applied))) => {
                     if human {
                         out.notes.push(format!(
@@ -348,62 +350,63 @@ impl Job<'_> {
         });
         out
     }
-}
 
-/// A fixed text and each fix applied (its code and title).
-type Fixed = (String, Vec<(&'static str, String)>);
-
-/// Applies the safe fixes of one file in place (each fix read again with
-/// the file's session, as the editor reads an unsaved buffer), keeping
-/// every other byte: `Some` with the new text and the fixes when any
-/// applied. Only a valid UTF-8 file is rewritten.
-fn fix_file(
-    path: &std::path::Path,
-    bytes: &[u8],
-    kind: DocumentKind,
-    options: &AnalysisOptions,
-    scopes: bool,
-    root: Option<&std::path::Path>,
-    abs: &std::path::Path,
-) -> std::io::Result<Option<Fixed>> {
-    let Ok(text) = std::str::from_utf8(bytes) else {
-        return Ok(None);
-    };
-    let mut analyse = |t: &str| {
-        let open = |p: &std::path::Path| (p == abs).then(|| t.to_string());
-        let a = if scopes {
-            let workspace = root.or(abs.parent());
-            let ctx = crate::workspace::resolve(
-                options,
-                workspace,
-                Some(abs),
-                &Default::default(),
-                Some(&open),
-            );
-            kind.format.analyse(kind.role, t, &ctx)
-        } else {
-            kind.format
-                .analyse_file(kind.role, t.as_bytes(), options, None)
-                .1
+    /// Applies the safe fixes of one file in place (each fix read again with
+    /// the file's session, as the editor reads an unsaved buffer), keeping
+    /// every other byte: `Some` with the new text and the fixes when any
+    /// applied. Only a valid UTF-8 file is rewritten.
+    fn fix_file(
+        &self,
+        path: &std::path::Path,
+        bytes: &[u8],
+        kind: DocumentKind,
+        abs: &std::path::Path,
+    ) -> std::io::Result<Option<Fixed>> {
+        let Job {
+            options,
+            scopes,
+            root,
+            ..
+        } = *self;
+        let Ok(text) = std::str::from_utf8(bytes) else {
+            return Ok(None);
         };
-        (a.root, a.diagnostics)
-    };
-    let fixed = crate::ide::code_actions::fix_all(text, &mut analyse, 10_000);
-    if fixed.applied.is_empty() {
-        return Ok(None);
+        let mut analyse = |t: &str| {
+            let open = |p: &std::path::Path| (p == abs).then(|| t.to_string());
+            let a = if scopes {
+                let workspace = root.or(abs.parent());
+                let ctx = crate::workspace::resolve(
+                    options,
+                    workspace,
+                    Some(abs),
+                    &Default::default(),
+                    Some(&open),
+                );
+                kind.format.analyse(kind.role, t, &ctx)
+            } else {
+                kind.format
+                    .analyse_file(kind.role, t.as_bytes(), options, None)
+                    .1
+            };
+            (a.root, a.diagnostics)
+        };
+        let fixed = crate::ide::code_actions::fix_all(text, &mut analyse, 10_000);
+        if fixed.applied.is_empty() {
+            return Ok(None);
+        }
+        // Written beside it and moved over it: a crash never leaves half a
+        // file; the permissions stay.
+        let tmp = path.with_extension(format!(
+            "{}.permission-lsp-fix",
+            path.extension().and_then(|e| e.to_str()).unwrap_or("")
+        ));
+        std::fs::write(&tmp, fixed.text.as_bytes())?;
+        if let Ok(meta) = std::fs::metadata(path) {
+            let _ = std::fs::set_permissions(&tmp, meta.permissions());
+        }
+        std::fs::rename(&tmp, path)?;
+        Ok(Some((fixed.text, fixed.applied)))
     }
-    // Written beside it and moved over it: a crash never leaves half a
-    // file; the permissions stay.
-    let tmp = path.with_extension(format!(
-        "{}.permission-lsp-fix",
-        path.extension().and_then(|e| e.to_str()).unwrap_or("")
-    ));
-    std::fs::write(&tmp, fixed.text.as_bytes())?;
-    if let Ok(meta) = std::fs::metadata(path) {
-        let _ = std::fs::set_permissions(&tmp, meta.permissions());
-    }
-    std::fs::rename(&tmp, path)?;
-    Ok(Some((fixed.text, fixed.applied)))
 }
 
 fn is_tty() -> bool {
