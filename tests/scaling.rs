@@ -200,6 +200,14 @@ fn json_list(n: usize, item: impl Fn(usize) -> String) -> String {
     (0..n).map(item).collect::<Vec<_>>().join(", ")
 }
 
+/// An agent frontmatter's `bash` map entries (`"cmdN *": allow|deny`),
+/// one line each.
+fn yaml_bash_rules(n: usize) -> String {
+    (0..n)
+        .map(|i| format!("    \"cmd{i} *\": {}\n", ["allow", "deny"][i % 2]))
+        .collect()
+}
+
 fn shapes() -> Vec<Shape> {
     let mut out = vec![
         // Rule lists, one per reader.
@@ -224,11 +232,10 @@ fn shapes() -> Vec<Shape> {
             "agent frontmatter rules",
             ".pi/agents/big.md",
             |n| {
-                let mut s = String::from("---\nname: big\npermission:\n  bash:\n    \"*\": ask\n");
-                for i in 0..n {
-                    s.push_str(&format!("    \"cmd{i} *\": {}\n", ["allow", "deny"][i % 2]));
-                }
-                s + "---\nBody.\n"
+                format!(
+                    "---\nname: big\npermission:\n  bash:\n    \"*\": ask\n{}---\nBody.\n",
+                    yaml_bash_rules(n)
+                )
             },
         ),
         reader(
@@ -265,11 +272,10 @@ fn shapes() -> Vec<Shape> {
             "agent frontmatter rules",
             ".opencode/agents/big.md",
             |n| {
-                let mut s = String::from("---\ndescription: big\npermission:\n  bash:\n");
-                for i in 0..n {
-                    s.push_str(&format!("    \"cmd{i} *\": {}\n", ["allow", "deny"][i % 2]));
-                }
-                s + "    \"*\": ask\n---\nBody.\n"
+                format!(
+                    "---\ndescription: big\npermission:\n  bash:\n{}    \"*\": ask\n---\nBody.\n",
+                    yaml_bash_rules(n)
+                )
             },
         ),
         reader(
