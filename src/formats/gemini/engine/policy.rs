@@ -1238,6 +1238,7 @@ fn push_file_rules(
         tier_name[..1].to_uppercase(),
         &tier_name[1..]
     );
+    rules.reserve(read.expanded.len());
     for (k, e) in read.expanded.iter().enumerate() {
         let spec = &read.rules[e.rule];
         rules.push(Rule {

@@ -23,7 +23,8 @@ pub enum Refused {
 #[derive(Debug, Clone)]
 pub struct JsRegex {
     pub source: String,
-    re: Engine,
+    /// Shared by the copies a policy's rule list and its files hold.
+    re: std::sync::Arc<Engine>,
     word_boundary: bool,
 }
 
@@ -386,7 +387,7 @@ impl JsRegex {
             .map_err(|e| Refused::Unsupported(format!("not run by this checker: {e}")))?;
         Ok(JsRegex {
             source: src.to_string(),
-            re: Engine::Fancy(re),
+            re: std::sync::Arc::new(Engine::Fancy(re)),
             word_boundary,
         })
     }
@@ -399,7 +400,9 @@ impl JsRegex {
         let literal = format!("\"command\":{open}");
         JsRegex {
             source: format!("{}(?:[\\s\"]|\\\\\")", escape_js(&literal)),
-            re: Engine::Prefix(memchr::memmem::Finder::new(literal.as_bytes()).into_owned()),
+            re: std::sync::Arc::new(Engine::Prefix(
+                memchr::memmem::Finder::new(literal.as_bytes()).into_owned(),
+            )),
             word_boundary: false,
         }
     }
@@ -407,7 +410,7 @@ impl JsRegex {
     /// The literal a `commandPrefix` regex needs in its subject (`None`
     /// for any other regex): a subject without it never matches.
     pub fn required_literal(&self) -> Option<&[u8]> {
-        match &self.re {
+        match &*self.re {
             Engine::Prefix(finder) => Some(finder.needle()),
             Engine::Fancy(_) => None,
         }
@@ -415,7 +418,7 @@ impl JsRegex {
 
     /// `regex.test(subject)`, or why it cannot be answered.
     pub fn test(&self, subject: &str) -> Result<bool, Unknown> {
-        let re = match &self.re {
+        let re = match &*self.re {
             Engine::Prefix(finder) => {
                 let n = finder.needle().len();
                 return Ok(finder.find_iter(subject.as_bytes()).any(|i| {
@@ -438,7 +441,7 @@ impl JsRegex {
     /// character beyond ASCII (then the checks JavaScript's UTF-16 units
     /// and `\b` need are made).
     pub fn test_known(&self, subject: &str, non_ascii: bool) -> Result<bool, Unknown> {
-        match &self.re {
+        match &*self.re {
             Engine::Fancy(re) => self.test_fancy(re, subject, non_ascii),
             Engine::Prefix(_) => self.test(subject),
         }

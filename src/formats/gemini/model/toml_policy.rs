@@ -780,6 +780,11 @@ fn walk_value(v: &Value, text: &str, found: &mut Found) {
 
 /// Reads one policy file.
 pub fn read(text: &str) -> PolicyFile {
+    read_in_parts(text).unwrap_or_else(|| read_whole(text))
+}
+
+/// [`read`] of the file as one document.
+fn read_whole(text: &str) -> PolicyFile {
     let mut out = PolicyFile::default();
     let doc = match toml_edit::Document::parse(text) {
         Ok(d) => d,
@@ -819,28 +824,167 @@ pub fn read(text: &str) -> PolicyFile {
         }
     }
     out.checkers = checkers.len();
-    if !c.issues.is_empty() {
-        let details = c
-            .issues
+    let specs = if c.issues.is_empty() {
+        rules
+            .iter()
+            .enumerate()
+            .filter_map(|(k, t)| t.as_ref().map(|t| spec(k, t)))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    finish(out, c.issues, rules.len(), specs)
+}
+
+/// [`read`] one `[[…]]` table at a time: a large file of rules is never
+/// held as one document (`toml_edit`'s document of a 10 MB policy file
+/// takes about fifty times its size). The text is cut before every line
+/// that begins with `[[`, and each part is parsed alone. Used only when
+/// every part parses and passes [`beyond_toml_05`], the part before the
+/// first cut defines neither `rule` nor `safety_checker`, and every other
+/// part is exactly one element of one of them: the parts are then the
+/// file's own expressions in order, and no part can change another's
+/// meaning. A cut inside a string, an array or an inline table leaves the
+/// part before it unterminated, which does not parse. Otherwise `None`:
+/// the file is read whole (errors are always reported by that reading).
+fn read_in_parts(text: &str) -> Option<PolicyFile> {
+    if text.starts_with('\u{feff}') {
+        return None;
+    }
+    let mut rule_issues = Checker { issues: Vec::new() };
+    let mut checker_issues = Checker { issues: Vec::new() };
+    let (mut rules, mut checkers) = (0usize, 0usize);
+    let mut specs = Vec::new();
+    let mut start = 0;
+    for (k, end) in table_cuts(text)
+        .chain(std::iter::once(text.len()))
+        .enumerate()
+    {
+        let part = &text[start..end];
+        let doc = toml_edit::Document::parse(part).ok()?;
+        if beyond_toml_05(&doc, part).is_some() {
+            return None;
+        }
+        let root = doc.as_table();
+        if k == 0 {
+            if root.contains_key("rule") || root.contains_key("safety_checker") {
+                return None;
+            }
+        } else {
+            let mut keys = root.iter();
+            let (Some((key, Item::ArrayOfTables(a))), None) = (keys.next(), keys.next()) else {
+                return None;
+            };
+            let (Some(t), 1) = (a.get(0), a.len()) else {
+                return None;
+            };
+            let t = RuleTable::Table(t);
+            let mut c = Checker { issues: Vec::new() };
+            match key {
+                "rule" => {
+                    check_rule(&mut c, &t, &format!("rule.{rules}"));
+                    if rule_issues.issues.is_empty() && c.issues.is_empty() {
+                        let mut s = spec(rules, &t);
+                        s.shift(start);
+                        specs.push(s);
+                    }
+                    rules += 1;
+                    rule_issues.issues.extend(shifted(c.issues, start));
+                }
+                "safety_checker" => {
+                    check_checker(&mut c, &t, &format!("safety_checker.{checkers}"));
+                    checkers += 1;
+                    checker_issues.issues.extend(shifted(c.issues, start));
+                }
+                _ => return None,
+            }
+        }
+        start = end;
+    }
+    let out = PolicyFile {
+        checkers,
+        ..PolicyFile::default()
+    };
+    let mut issues = rule_issues.issues;
+    issues.extend(checker_issues.issues);
+    Some(finish(out, issues, rules, specs))
+}
+
+/// The start of every line that begins (after blanks) with `[[`.
+fn table_cuts(text: &str) -> impl Iterator<Item = usize> + '_ {
+    let b = text.as_bytes();
+    std::iter::once(0)
+        .chain(memchr::memchr_iter(b'\n', b).map(|i| i + 1))
+        .filter(move |&at| {
+            let rest = &b[at..];
+            let blank = rest
+                .iter()
+                .take_while(|&&c| c == b' ' || c == b'\t')
+                .count();
+            rest[blank..].starts_with(b"[[")
+        })
+}
+
+/// A place in a part, as a place in the file (`0..0`, "unknown", kept).
+fn shift(r: &mut Range<usize>, by: usize) {
+    if *r != (0..0) {
+        *r = r.start + by..r.end + by;
+    }
+}
+
+fn shifted(
+    issues: Vec<(String, String, Range<usize>)>,
+    by: usize,
+) -> impl Iterator<Item = (String, String, Range<usize>)> {
+    issues.into_iter().map(move |(p, m, mut r)| {
+        shift(&mut r, by);
+        (p, m, r)
+    })
+}
+
+impl RuleSpec {
+    /// Its places, read from a part that starts `by` bytes into the file.
+    fn shift(&mut self, by: usize) {
+        let at = |a: &mut At<String>| shift(&mut a.range, by);
+        shift(&mut self.range, by);
+        self.tool_names.iter_mut().for_each(at);
+        shift(&mut self.tool_range, by);
+        self.mcp_name.iter_mut().for_each(at);
+        self.args_pattern.iter_mut().for_each(at);
+        self.command_prefix.iter_mut().flatten().for_each(at);
+        if let Some(r) = &mut self.prefix_range {
+            shift(r, by);
+        }
+        self.command_regex.iter_mut().for_each(at);
+        shift(&mut self.decision.range, by);
+        shift(&mut self.priority.range, by);
+    }
+}
+
+/// The file's problems and expanded rules, from its schema issues and
+/// rules.
+fn finish(
+    mut out: PolicyFile,
+    issues: Vec<(String, String, Range<usize>)>,
+    rule_count: usize,
+    specs: Vec<RuleSpec>,
+) -> PolicyFile {
+    if !issues.is_empty() {
+        let details = issues
             .iter()
             .map(|(p, m, _)| format!("  - Field \"{p}\": {m}"))
             .collect::<Vec<_>>()
             .join("\n");
         out.problems.push(Problem {
             kind: ProblemKind::Schema,
-            range: c.issues[0].2.clone(),
+            range: issues[0].2.clone(),
             message: format!("Schema validation failed: Invalid policy rule (rule #1):\n{details}"),
             rule: None,
         });
-        out.dropped_rules = rules.len();
-        out.issues = c.issues;
+        out.dropped_rules = rule_count;
+        out.issues = issues;
         return out;
     }
-    let specs: Vec<RuleSpec> = rules
-        .iter()
-        .enumerate()
-        .filter_map(|(k, t)| t.as_ref().map(|t| spec(k, t)))
-        .collect();
     for r in &specs {
         if let Some(m) = validate_shell_syntax(r) {
             out.problems.push(Problem {
@@ -976,6 +1120,137 @@ mod tests {
         assert!(f.dropped().is_some());
         assert!(f.rules.is_empty());
         assert_eq!(f.issues[0].0, "rule.1.priority");
+    }
+
+    /// Both readings of `text`, which must agree (`None`: not cut).
+    fn both(text: &str) -> Option<String> {
+        let whole = format!("{:?}", read_whole(text));
+        let parts = read_in_parts(text).map(|f| format!("{f:?}"));
+        if let Some(p) = &parts {
+            assert_eq!(p, &whole, "{text}");
+        }
+        parts
+    }
+
+    #[test]
+    fn reading_in_parts_is_the_whole_reading() {
+        let rule = |tool: &str, d: &str, p: i64| {
+            format!("[[rule]]\ntoolName = \"{tool}\"\ndecision = \"{d}\"\npriority = {p}\n")
+        };
+        let two = rule("a", "allow", 1) + &rule("run_shell_command", "deny", 2);
+        let checker = "[[safety_checker]]\ntoolName = \"a\"\npriority = 1\n[safety_checker.checker]\ntype = \"in-process\"\nname = \"allowed-path\"\n";
+        // Cut, and equal.
+        for text in [
+            two.clone(),
+            format!("# head\nx = 1\n[meta]\ny = 2\n{two}"),
+            two.replace('\n', "\r\n"),
+            two.replace("[[rule]]", "  [[ rule ]] # c"),
+            format!("{two}[rule.toolAnnotations]\nreadOnlyHint = true\n"),
+            format!("{two}{checker}{}", rule("b", "ask_user", 3)),
+            // Schema issues in later parts: every part's, rules then checkers.
+            format!(
+                "{two}[[safety_checker]]\nx = 1\n{}[[rule]]\ntoolName = 3\n",
+                rule("c", "maybe", 1)
+            ),
+            rule("run_shell_command", "allow", 5).replace(
+                "decision",
+                "commandPrefix = [\"git\", \"npm test\"]\ndecision",
+            ),
+            String::new(),
+            "x = 1\n".into(),
+        ] {
+            assert!(both(&text).is_some(), "not cut: {text}");
+        }
+        // Read whole (and equal where it is cut after all).
+        for text in [
+            format!("\u{feff}{two}"),
+            format!("rule = []\n{two}"),
+            format!("rule.x = 1\n{two}"),
+            format!("{two}[other]\nx = 1\n"),
+            format!("{two}[[other]]\nx = 1\n"),
+            format!("{two}[[rule.sub]]\nx = 1\n"),
+            // A cut inside a multi-line string, an array, an inline table.
+            format!("x = \"\"\"\n[[rule]]\ntoolName = \"a\"\n\"\"\"\n{two}"),
+            format!("x = '''\n[[rule]]\n'''\n{two}"),
+            format!("x = [\n[[1]],\n]\n{two}"),
+            format!("{two}x = [\n  [[1], [2]]\n]\n"),
+            format!("{two}x = {{ a = [\n[[1]]] }}\n"),
+            // Errors: reported by the whole reading.
+            format!("{two}[[rule]]\ntoolName = \n"),
+            format!("{two}toolName = \"again\"\n"),
+            format!("{two}x = \"\\e\"\n"),
+            format!("{two}x = [1, \"a\"]\n"),
+        ] {
+            assert!(both(&text).is_none(), "cut: {text}");
+        }
+    }
+
+    #[test]
+    fn random_files_read_the_same_in_parts() {
+        // Seeded compositions of whole lines: headers, keys, strings and
+        // arrays spanning lines (with `[[` inside), comments, mistakes.
+        const PIECES: &[&str] = &[
+            "[[rule]]\n",
+            "  [[rule]] # c\n",
+            "[[safety_checker]]\n",
+            "[rule.toolAnnotations]\n",
+            "[[rule.sub]]\n",
+            "[meta]\n",
+            "[[other]]\n",
+            "toolName = \"run_shell_command\"\n",
+            "toolName = [\"a\", \"glob\"]\n",
+            "toolName = 3\n",
+            "commandPrefix = \"git\"\n",
+            "commandRegex = \"^ls( |$)\"\n",
+            "argsPattern = \"(\"\n",
+            "decision = \"allow\"\n",
+            "decision = \"deny\"\n",
+            "priority = 10\n",
+            "priority = 2000\n",
+            "x = \"\"\"\n",
+            "\"\"\"\n",
+            "y = '''\n",
+            "'''\n",
+            "z = [\n",
+            "[[1]],\n",
+            "]\n",
+            "w = { a = 1 }\n",
+            "# [[rule]]\n",
+            "\r\n",
+            "\n",
+            "rule = []\n",
+            "decision = \"allow\"\n",
+            "e = \"\\e\"\n",
+            "m = [1, \"a\"]\n",
+        ];
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let mut cut = 0;
+        for _ in 0..3000 {
+            let len = 1 + next(24);
+            let text: String = (0..len).map(|_| PIECES[next(PIECES.len())]).collect();
+            cut += usize::from(both(&text).is_some());
+        }
+        assert!(cut > 100, "only {cut} random files were read in parts");
+    }
+
+    #[test]
+    fn every_corpus_policy_reads_the_same_in_parts() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/gemini/corpus");
+        let mut cut = 0;
+        for e in std::fs::read_dir(dir).unwrap() {
+            let path = e.unwrap().path();
+            if path.extension().is_some_and(|x| x == "toml") {
+                let text = std::fs::read_to_string(&path).unwrap();
+                cut += usize::from(both(&text).is_some());
+            }
+        }
+        assert!(cut > 20, "only {cut} corpus files were read in parts");
     }
 
     #[test]
