@@ -23,7 +23,7 @@ mod index;
 mod memo;
 mod verdict;
 
-pub use memo::Memo;
+pub use memo::{Memo, each_owned};
 
 use crate::core::decision::Decision;
 use crate::core::pattern_algebra::{Pattern, PatternLanguage};

@@ -268,13 +268,17 @@ pub fn rule_order_diagnostics(
         format!("`{}` ({}, {at})", r.pattern, r.action)
     };
     let related = |idx: &[usize], what: &str| -> Vec<Related> {
-        idx.iter()
-            .filter(|&&j| rules[j].elsewhere.is_none())
-            .map(|&j| Related {
-                range: rules[j].key_range.clone(),
-                message: format!("{what} `{}` ({})", rules[j].pattern, rules[j].action),
-            })
-            .collect()
+        // Sized for all (a collected filter starts at four places).
+        let mut v = Vec::with_capacity(idx.len());
+        v.extend(
+            idx.iter()
+                .filter(|&&j| rules[j].elsewhere.is_none())
+                .map(|&j| Related {
+                    range: rules[j].key_range.clone(),
+                    message: format!("{what} `{}` ({})", rules[j].pattern, rules[j].action),
+                }),
+        );
+        v
     };
     // "X comes later and matches every call <it> matches", or the later
     // rules together.
@@ -292,10 +296,9 @@ pub fn rule_order_diagnostics(
             )
         }
     };
-    for f in analyze_rule_order_memo(rules, default, home)
-        .iter()
-        .cloned()
-    {
+    let findings = analyze_rule_order_memo(rules, default, home);
+    out.reserve(findings.len());
+    crate::core::last_match::each_owned(findings, |f| {
         let d = match f {
             Finding::Overridden {
                 rule,
@@ -432,5 +435,5 @@ pub fn rule_order_diagnostics(
             }
         };
         out.push(d);
-    }
+    });
 }
