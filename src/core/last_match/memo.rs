@@ -164,59 +164,113 @@ fn assemble<F: Clone + From<Finding>>(groups: &[GroupState<F>]) -> Vec<F> {
     out
 }
 
+/// What a fresh analysis works with and finds.
+struct Fresh<F> {
+    patterns: Vec<Pattern>,
+    prefixes: Vec<Vec<u16>>,
+    suffixes: Vec<Vec<u16>>,
+    groups: Vec<GroupState<F>>,
+}
+
+/// A fresh analysis of the whole list.
+fn fresh<F: Clone + From<Finding>>(
+    list: &List<'_>,
+    language: &dyn PatternLanguage,
+    head: Head<'_, F>,
+) -> Fresh<F> {
+    let patterns: Vec<Pattern> = list
+        .rules
+        .iter()
+        .map(|r| language.compile(r.source))
+        .collect();
+    let prefixes: Vec<Vec<u16>> = patterns.iter().map(Pattern::literal_prefix).collect();
+    let suffixes: Vec<Vec<u16>> = patterns.iter().map(Pattern::literal_suffix).collect();
+    let [overlap_budget, search_budget] = budgets();
+    let mut budget = Work::new(overlap_budget);
+    let mut work = Work::new(search_budget);
+    let mut groups = Vec::with_capacity(list.groups.len());
+    for (gi, group) in list.groups.iter().enumerate() {
+        let pats = member_patterns(&group.members, &patterns);
+        let mut state = GroupState {
+            head: head(gi, &pats),
+            outcomes: Vec::new(),
+            index: PrefixIndex::default(),
+        };
+        if group.values {
+            state.index = PrefixIndex::new(&group.members, &prefixes);
+            let n = group.members.len();
+            let mut outcomes = vec![Outcome::default(); n];
+            let ctx = ValueOrder::new(
+                list.rules,
+                &group.members,
+                &group.judged,
+                group.single_valued,
+                pats,
+                &state.index,
+                &prefixes,
+                &suffixes,
+            );
+            for (k, o) in outcomes.iter_mut().enumerate() {
+                let (outcome, ends) = measured(&ctx, k, &mut budget, &mut work);
+                *o = outcome;
+                if ends {
+                    // The budget is spent: no finding for the rest of
+                    // the group (and the later groups start with none).
+                    break;
+                }
+            }
+            state.outcomes = outcomes;
+        }
+        groups.push(state);
+    }
+    Fresh {
+        patterns,
+        prefixes,
+        suffixes,
+        groups,
+    }
+}
+
+/// The findings of a fresh analysis that is not kept: taken out of it (not
+/// copied), after what only an update needs is freed.
+pub(super) fn once<F: Clone + From<Finding>>(
+    list: &List<'_>,
+    language: &dyn PatternLanguage,
+    head: Head<'_, F>,
+) -> Vec<F> {
+    let Fresh { mut groups, .. } = fresh(list, language, head);
+    let mut out = Vec::with_capacity(
+        groups
+            .iter()
+            .map(|g| g.head.len() + g.outcomes.iter().filter(|o| o.finding.is_some()).count())
+            .sum(),
+    );
+    for g in &mut groups {
+        g.index = PrefixIndex::default();
+        out.append(&mut g.head);
+        out.extend(
+            std::mem::take(&mut g.outcomes)
+                .into_iter()
+                .filter_map(|o| o.finding.map(F::from)),
+        );
+    }
+    out
+}
+
 impl<F: Clone + From<Finding>> State<F> {
-    /// A fresh analysis of the whole list.
+    /// A fresh analysis of the whole list, kept for updates.
     pub(super) fn analyse(
         list: &List<'_>,
         language: &dyn PatternLanguage,
         head: Head<'_, F>,
         key: Key,
     ) -> State<F> {
-        let patterns: Vec<Pattern> = list
-            .rules
-            .iter()
-            .map(|r| language.compile(r.source))
-            .collect();
-        let prefixes: Vec<Vec<u16>> = patterns.iter().map(Pattern::literal_prefix).collect();
-        let suffixes: Vec<Vec<u16>> = patterns.iter().map(Pattern::literal_suffix).collect();
-        let [overlap_budget, search_budget] = budgets();
-        let mut budget = Work::new(overlap_budget);
-        let mut work = Work::new(search_budget);
-        let mut groups = Vec::with_capacity(list.groups.len());
-        for (gi, group) in list.groups.iter().enumerate() {
-            let pats = member_patterns(&group.members, &patterns);
-            let mut state = GroupState {
-                head: head(gi, &pats),
-                outcomes: Vec::new(),
-                index: PrefixIndex::default(),
-            };
-            if group.values {
-                state.index = PrefixIndex::new(&group.members, &prefixes);
-                let n = group.members.len();
-                let mut outcomes = vec![Outcome::default(); n];
-                let ctx = ValueOrder::new(
-                    list.rules,
-                    &group.members,
-                    &group.judged,
-                    group.single_valued,
-                    pats,
-                    &state.index,
-                    &prefixes,
-                    &suffixes,
-                );
-                for (k, o) in outcomes.iter_mut().enumerate() {
-                    let (outcome, ends) = measured(&ctx, k, &mut budget, &mut work);
-                    *o = outcome;
-                    if ends {
-                        // The budget is spent: no finding for the rest of
-                        // the group (and the later groups start with none).
-                        break;
-                    }
-                }
-                state.outcomes = outcomes;
-            }
-            groups.push(state);
-        }
+        let Fresh {
+            patterns,
+            prefixes,
+            suffixes,
+            groups,
+        } = fresh(list, language, head);
         State {
             key,
             findings: Arc::new(assemble(&groups)),
@@ -404,6 +458,10 @@ impl<F: Clone + From<Finding>> Memo<F> {
         language: &dyn PatternLanguage,
         head: Head<'_, F>,
     ) -> Arc<Vec<F>> {
+        // A list this long is never kept, so never found: no key, no copy.
+        if list.rules.len() > KEPT_RULES {
+            return Arc::new(once(list, language, head));
+        }
         let key = Key::new(list);
         let mut base: Option<(State<F>, Vec<usize>)> = None;
         if let Ok(mut cache) = self.states.lock() {
@@ -429,9 +487,7 @@ impl<F: Clone + From<Finding>> Memo<F> {
             None => State::analyse(list, language, head, key),
         };
         let findings = state.findings.clone();
-        if list.rules.len() <= KEPT_RULES
-            && let Ok(mut cache) = self.states.lock()
-        {
+        if let Ok(mut cache) = self.states.lock() {
             cache.insert(0, state);
             cache.truncate(ENTRIES);
         }

@@ -123,9 +123,7 @@ pub fn analyse<F: Clone + From<Finding>>(
     language: &dyn PatternLanguage,
     head: Head<'_, F>,
 ) -> Vec<F> {
-    let key = memo::Key::new(list);
-    let state = memo::State::analyse(list, language, head, key);
-    std::sync::Arc::try_unwrap(state.findings).unwrap_or_else(|a| (*a).clone())
+    memo::once(list, language, head)
 }
 
 /// Limits that keep the analysis of any list bounded.

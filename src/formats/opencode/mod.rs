@@ -597,20 +597,17 @@ fn checked(
     ctx: Option<&Context<'_>>,
     levels: &crate::core::levels::LintLevels,
 ) -> Analysis {
-    let (policy, doc) = session(role, text, ctx);
+    let (mut policy, doc) = session(role, text, ctx);
     let f = &policy.files[doc];
-    let own = lints::Own {
-        read: f.read.clone(),
-        yaml_error: f.yaml_error.clone(),
-    };
     let mut diagnostics: Vec<Diagnostic> = Vec::new();
-    lints::own_findings(role, text, &own, &mut diagnostics);
+    lints::own_findings(role, text, &f.read, f.yaml_error.as_ref(), &mut diagnostics);
     lints::session_findings(&policy, doc, &mut diagnostics);
-    diagnostics.sort_by_key(|d| (d.range.start, d.range.end));
+    let f = &mut policy.files[doc];
     Analysis {
-        root: own.read.root.clone(),
+        accepted: f.read.accepted() && f.yaml_error.is_none(),
+        // (The session is not needed any more.)
+        root: f.read.root.take(),
         diagnostics: levels.apply(diagnostics),
-        accepted: own.read.accepted() && own.yaml_error.is_none(),
         outline: Vec::new(),
     }
 }

@@ -108,8 +108,14 @@ pub fn read(role: Role, text: &str, name: &str) -> Own {
 }
 
 /// The findings of the document alone (no other file needed).
-pub fn own_findings(role: Role, text: &str, own: &Own, out: &mut Vec<Diagnostic>) {
-    if let Some(e) = &own.yaml_error {
+pub fn own_findings(
+    role: Role,
+    text: &str,
+    read: &Read,
+    yaml_error: Option<&super::model::yaml::YamlError>,
+    out: &mut Vec<Diagnostic>,
+) {
+    if let Some(e) = yaml_error {
         let message = if super::model::yaml::is_limit(e) {
             format!(
                 "This frontmatter is beyond what this checker reads ({}): whether OpenCode applies this agent's rules is not known.",
@@ -133,7 +139,7 @@ pub fn own_findings(role: Role, text: &str, own: &Own, out: &mut Vec<Diagnostic>
         ));
         return;
     }
-    let r = &own.read;
+    let r = read;
     for u in r.substituted.iter().filter(|u| u.value.is_none()) {
         let message = if u.is_file {
             format!(
