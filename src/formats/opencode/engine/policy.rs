@@ -99,8 +99,9 @@ pub struct Rule {
     /// Where the rule sits in the agent's config: top level or the agent's
     /// own block.
     pub agent_rule: bool,
-    pub permission_glob: Pattern,
-    pub pattern_glob: Pattern,
+    /// Compiled on first use (a check of a long list decides few calls).
+    permission_glob: std::sync::OnceLock<Pattern>,
+    pattern_glob: std::sync::OnceLock<Pattern>,
     /// The permission has no wildcard (compared as a string).
     permission_literal: bool,
 }
@@ -115,8 +116,8 @@ impl Rule {
     ) -> Rule {
         Rule {
             permission_literal: !permission.contains(['*', '?', '\\']),
-            permission_glob: wildcard::compile(permission),
-            pattern_glob: wildcard::compile(pattern),
+            permission_glob: Default::default(),
+            pattern_glob: Default::default(),
             permission: permission.to_string(),
             pattern: pattern.to_string(),
             action,
@@ -125,23 +126,35 @@ impl Rule {
         }
     }
 
+    /// The permission as a glob.
+    pub fn permission_glob(&self) -> &Pattern {
+        self.permission_glob
+            .get_or_init(|| wildcard::compile(&self.permission))
+    }
+
+    /// The pattern as a glob.
+    pub fn pattern_glob(&self) -> &Pattern {
+        self.pattern_glob
+            .get_or_init(|| wildcard::compile(&self.pattern))
+    }
+
     /// Does the rule apply to this permission name?
     pub fn applies_to(&self, permission: &str) -> bool {
         if self.permission_literal && !permission.contains('\\') {
             return self.permission == permission;
         }
-        wildcard::is_match(permission, &self.permission_glob)
+        wildcard::is_match(permission, self.permission_glob())
     }
 
     /// [`Rule::matches`] with the pattern already in UTF-16 units, `/` for
     /// `\` ([`wildcard::units`]).
     pub fn matches_units(&self, permission: &str, pattern: &[u16]) -> bool {
-        self.applies_to(permission) && self.pattern_glob.is_match_units(pattern)
+        self.applies_to(permission) && self.pattern_glob().is_match_units(pattern)
     }
 
     /// Does the rule match this permission and pattern?
     pub fn matches(&self, permission: &str, pattern: &str) -> bool {
-        self.applies_to(permission) && wildcard::is_match(pattern, &self.pattern_glob)
+        self.applies_to(permission) && wildcard::is_match(pattern, self.pattern_glob())
     }
 }
 

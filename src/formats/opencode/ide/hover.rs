@@ -114,7 +114,7 @@ fn rule_hover(
         .iter()
         .filter(|l| {
             l.action != r.action
-                && crate::core::pattern_algebra::overlaps(&r.pattern_glob, &l.pattern_glob)
+                && crate::core::pattern_algebra::overlaps(r.pattern_glob(), l.pattern_glob())
                     != Some(false)
                 && (l.applies_to(permission) || r.applies_to(&l.permission))
         })
@@ -128,7 +128,7 @@ fn rule_hover(
         md.push_str(&later.join("\n"));
     }
     // What it decides for an example it matches, with every file.
-    let example = r.pattern_glob.example();
+    let example = r.pattern_glob().example();
     let perm = if r.permission.contains(['*', '?']) {
         "bash".to_string()
     } else {

@@ -125,7 +125,7 @@ fn groups(rules: &[&Rule], judged: &[bool]) -> Vec<Group> {
             .filter(|&i| {
                 rules[i].permission == w.permission
                     || wildcard::is_catch_all(&rules[i].permission)
-                    || included_in(&w.permission_glob, &rules[i].permission_glob)
+                    || included_in(w.permission_glob(), rules[i].permission_glob())
                         == Inclusion::Included
             })
             .collect();
