@@ -503,7 +503,7 @@ fn duplicates(
     ];
     for (entries, list) in lists {
         // The first rule of each key in the files the session reads before.
-        let mut earlier: std::collections::HashMap<Key<'_>, &super::engine::policy::Placed> =
+        let mut earlier: rustc_hash::FxHashMap<Key<'_>, &super::engine::policy::Placed> =
             Default::default();
         for r in &policy.rules {
             if r.list == list
@@ -518,7 +518,8 @@ fn duplicates(
             .iter()
             .map(|e| (!model::js_trim(&e.text).is_empty()).then(|| model::parse_rule(&e.text)))
             .collect();
-        let mut seen: std::collections::HashSet<Key<'_>> = Default::default();
+        let mut seen: rustc_hash::FxHashSet<Key<'_>> =
+            rustc_hash::FxHashSet::with_capacity_and_hasher(entries.len(), Default::default());
         for (e, rule) in entries.iter().zip(&rules) {
             let Some(rule) = rule else {
                 continue;

@@ -505,8 +505,16 @@ fn push_rules(
 
 /// The merged lists are unions: a rule's text counts once per list.
 fn dedupe(rules: &mut Vec<Placed>) {
-    let mut seen = std::collections::HashSet::new();
-    rules.retain(|r| seen.insert((r.key, r.rule.raw.clone())));
+    let keep: Vec<bool> = {
+        let mut seen =
+            rustc_hash::FxHashSet::with_capacity_and_hasher(rules.len(), Default::default());
+        rules
+            .iter()
+            .map(|r| seen.insert((r.key, r.rule.raw.as_str())))
+            .collect()
+    };
+    let mut keep = keep.into_iter();
+    rules.retain(|_| keep.next().unwrap_or(true));
 }
 
 const INTERPRETERS: &[&str] = &[
