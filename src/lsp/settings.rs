@@ -134,6 +134,18 @@ mod scope_settings_tests {
     use super::*;
 
     #[test]
+    fn the_readme_settings_apply_without_a_problem() {
+        let readme = include_str!("../../README.md");
+        let setup = readme.find("## Editor setup").unwrap();
+        let at = setup + readme[setup..].find("{ \"permissionLsp\": {").unwrap();
+        let end = at + readme[at..].find("\n```").unwrap();
+        let v: serde_json::Value = serde_json::from_str(&readme[at..end]).unwrap();
+        let mut o = AnalysisOptions::default();
+        assert_eq!(apply(&mut o, &v), Vec::<String>::new(), "{v}");
+        assert_eq!(o.agent.as_deref(), Some("dev"), "{v}");
+    }
+
+    #[test]
     fn home_agent_and_agent_dir() {
         let mut o = AnalysisOptions::default();
         let problems = apply(
