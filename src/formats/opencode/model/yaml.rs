@@ -184,10 +184,19 @@ fn untab(block: &str) -> Option<(String, EditMap)> {
 
 /// [`parse`], for a block whose lines start with spaces only.
 fn parse_spaces(block: &str, base: usize) -> Result<Node, YamlError> {
-    // Character positions (the parser's) to byte offsets.
-    let mut bytes: Vec<usize> = block.char_indices().map(|(i, _)| i).collect();
-    bytes.push(block.len());
-    let at = |char_index: usize| base + bytes[char_index.min(bytes.len() - 1)];
+    // Character positions (the parser's) to byte offsets: the same in
+    // ASCII text, else a table.
+    let table: Option<Vec<usize>> = (!block.is_ascii()).then(|| {
+        let mut t: Vec<usize> = block.char_indices().map(|(i, _)| i).collect();
+        t.push(block.len());
+        t
+    });
+    let at = |char_index: usize| {
+        base + match &table {
+            None => char_index.min(block.len()),
+            Some(t) => t[char_index.min(t.len() - 1)],
+        }
+    };
     let err = |range: Range<usize>, message: String| YamlError {
         range,
         message,
@@ -686,6 +695,34 @@ mod tests {
             tools.value.as_object().unwrap()[0].value.value,
             Value::Bool(false)
         );
+    }
+
+    #[test]
+    fn places_are_byte_offsets_in_ascii_and_in_other_text() {
+        for (lead, key) in [
+            ("", "git x*"),
+            ("# é ☃ 😀\n", "git x*"),
+            ("description: \"naïve 😀\"\n", "git ✓*"),
+        ] {
+            let text = format!(
+                "---\n{lead}permission:\n  bash:\n    \"{key}\": allow\n    ls: deny\n---\n"
+            );
+            let (block, at) = frontmatter(&text).unwrap();
+            let root = parse(block, at).unwrap();
+            let perm = root.value.as_object().unwrap().last().unwrap();
+            let rules = perm.value.value.as_object().unwrap()[0]
+                .value
+                .value
+                .as_object()
+                .unwrap();
+            assert_eq!(
+                text[rules[0].key_range.clone()],
+                format!("\"{key}\""),
+                "{lead}"
+            );
+            assert_eq!(&text[rules[0].value.range.clone()], "allow", "{lead}");
+            assert_eq!(&text[rules[1].key_range.clone()], "ls", "{lead}");
+        }
     }
 
     #[test]
