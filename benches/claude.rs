@@ -56,7 +56,14 @@ fn bench(c: &mut Criterion) {
     let small = small();
     for (name, text) in [("small (real file)", &small), ("10,000 rules", &big)] {
         c.bench_function(&format!("claude/check {name}"), |b| {
-            b.iter(|| claude.analyse_file(Role::Config, black_box(text.as_bytes()), &options, None))
+            b.iter(|| {
+                claude.analyse_file(
+                    Role::Config,
+                    black_box(text.as_bytes().to_vec()),
+                    &options,
+                    None,
+                )
+            })
         });
     }
     // Deciding calls: the settings as the user's file (an open buffer,

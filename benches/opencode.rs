@@ -66,7 +66,14 @@ fn bench(c: &mut Criterion) {
     let doc = project.join("opencode.json");
     for (name, text) in [("small (real file)", &small), ("10,000 rules", &big)] {
         c.bench_function(&format!("opencode/check {name}"), |b| {
-            b.iter(|| oc.analyse_file(Role::Config, black_box(text.as_bytes()), &options, None))
+            b.iter(|| {
+                oc.analyse_file(
+                    Role::Config,
+                    black_box(text.as_bytes().to_vec()),
+                    &options,
+                    None,
+                )
+            })
         });
         let open = |p: &Path| (p == doc).then(|| text.to_string());
         let ctx = resolve(

@@ -77,7 +77,14 @@ fn bench(c: &mut Criterion) {
         let project = project.as_path();
         let doc = doc.as_path();
         c.bench_function(&format!("qwen/check {name}"), |b| {
-            b.iter(|| qw.analyse_file(Role::Config, black_box(text.as_bytes()), &options, None))
+            b.iter(|| {
+                qw.analyse_file(
+                    Role::Config,
+                    black_box(text.as_bytes().to_vec()),
+                    &options,
+                    None,
+                )
+            })
         });
         let open = |p: &Path| (p == doc).then(|| text.to_string());
         let ctx = resolve(

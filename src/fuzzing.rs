@@ -23,7 +23,7 @@ pub fn document(bytes: &[u8]) {
     simulated(bytes, &options, root);
     for format in crate::formats::all() {
         for role in [Role::Config, Role::Agent, Role::Rules] {
-            let (text, analysis) = format.analyse_file(role, bytes, &options, None);
+            let (text, analysis) = format.analyse_file(role, bytes.to_vec(), &options, None);
             let index = LineIndex::new(&text);
             let in_bounds = |r: &std::ops::Range<usize>| {
                 r.start <= r.end

@@ -145,7 +145,8 @@ fn read_as_the_cli(cases: &[Value]) -> (usize, usize) {
                 continue;
             };
             let text = text_of(settings);
-            let (_, analysis) = claude.analyse_file(Role::Config, text.as_bytes(), &options, None);
+            let (_, analysis) =
+                claude.analyse_file(Role::Config, text.as_bytes().to_vec(), &options, None);
             // 1. The rules loaded.
             let ours = loaded_by_us(&text, analysis.accepted);
             let theirs: Vec<(String, BTreeSet<String>)> = case["rules_loaded"]
@@ -195,7 +196,8 @@ fn read_as_the_cli(cases: &[Value]) -> (usize, usize) {
         // 3. A bypass we name for a deny rule was not denied by the CLI.
         for (_source, settings) in case["settings"].as_object().unwrap() {
             let text = text_of(settings);
-            let (_, a) = claude.analyse_file(Role::Config, text.as_bytes(), &options, None);
+            let (_, a) =
+                claude.analyse_file(Role::Config, text.as_bytes().to_vec(), &options, None);
             for d in a.diagnostics.iter().filter(|d| d.code.as_str() == "CC018") {
                 let call = d.message.split('`').nth(1).unwrap();
                 // Cases without calls (the corpus) cannot tell.
@@ -226,7 +228,8 @@ fn read_as_the_cli(cases: &[Value]) -> (usize, usize) {
         };
         for (source, settings) in with_calls {
             let text = text_of(settings);
-            let (_, a) = claude.analyse_file(Role::Config, text.as_bytes(), &options, None);
+            let (_, a) =
+                claude.analyse_file(Role::Config, text.as_bytes().to_vec(), &options, None);
             for d in &a.diagnostics {
                 let rule: String = match serde_json::from_str(&text[d.range.clone()]) {
                     Ok(r) => r,

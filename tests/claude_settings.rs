@@ -23,7 +23,7 @@ fn claude() -> &'static dyn Format {
 fn analyse(text: &str) -> Analysis {
     let options = AnalysisOptions::for_profile(claude().default_profile());
     claude()
-        .analyse_file(Role::Config, text.as_bytes(), &options, None)
+        .analyse_file(Role::Config, text.as_bytes().to_vec(), &options, None)
         .1
 }
 

@@ -157,7 +157,7 @@ fn what_a_deny_does_not_block_is_what_the_cli_lets_through() {
     for file in files {
         let name = file.file_name().unwrap().to_string_lossy().into_owned();
         let bytes = std::fs::read(&file).unwrap();
-        let (_, a) = claude.analyse_file(Role::Config, &bytes, &options, None);
+        let (_, a) = claude.analyse_file(Role::Config, bytes.clone(), &options, None);
         let findings: Vec<_> = a
             .diagnostics
             .iter()

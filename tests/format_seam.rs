@@ -103,7 +103,7 @@ fn quick_fixes_do_not_depend_on_message_wording() {
         } else {
             Role::Config
         };
-        let (text, analysis) = pi.analyse_file(role, text.as_bytes(), &options, None);
+        let (text, analysis) = pi.analyse_file(role, text.as_bytes().to_vec(), &options, None);
         let mut reworded = analysis.diagnostics.clone();
         for d in &mut reworded {
             d.message = "reworded".into();

@@ -233,7 +233,7 @@ fn any_bytes_are_read_without_a_panic() {
     ];
     for s in &samples {
         for role in [Role::Config, Role::Agent] {
-            let _ = opencode().analyse_file(role, s, &options, None);
+            let _ = opencode().analyse_file(role, s.to_vec(), &options, None);
         }
     }
 }

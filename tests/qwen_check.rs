@@ -219,7 +219,7 @@ fn every_corpus_file_is_read_and_checked() {
         let kind = formats::detect(&f.display().to_string(), &String::from_utf8_lossy(&bytes))
             .unwrap_or_else(|| panic!("{name} is not detected as a Qwen Code file"));
         assert_eq!(kind.format.id(), "qwen", "{name}");
-        let (_, a) = Qwen.analyse_file(kind.role, &bytes, &options, None);
+        let (_, a) = Qwen.analyse_file(kind.role, bytes.clone(), &options, None);
         let mut codes: Vec<&str> = a.diagnostics.iter().map(|d| d.code.as_str()).collect();
         codes.sort();
         codes.dedup();

@@ -136,7 +136,7 @@ fn reader(
         run: Box::new(move |bytes| {
             let f = format(id);
             let options = options();
-            let (_, a) = f.analyse_file(role, bytes, &options, None);
+            let (_, a) = f.analyse_file(role, bytes.to_vec(), &options, None);
             std::hint::black_box(a);
             let doc = match place.strip_prefix("~/") {
                 Some(rest) => Path::new(HOME).join(rest),
@@ -151,7 +151,7 @@ fn reader(
                 &Default::default(),
                 Some(&open),
             );
-            let (_, a) = f.analyse_file(role, bytes, &options, Some(&ctx));
+            let (_, a) = f.analyse_file(role, bytes.to_vec(), &options, Some(&ctx));
             std::hint::black_box(a);
         }),
     }

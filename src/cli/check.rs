@@ -342,7 +342,7 @@ impl Job<'_> {
         }
         let (text, analysis) = kind
             .format
-            .analyse_file(kind.role, &bytes, options, ctx.as_ref());
+            .analyse_file(kind.role, bytes, options, ctx.as_ref());
         out.analysed = Some(Analysed {
             display,
             text,
@@ -385,7 +385,7 @@ impl Job<'_> {
                 kind.format.analyse(kind.role, t, &ctx)
             } else {
                 kind.format
-                    .analyse_file(kind.role, t.as_bytes(), options, None)
+                    .analyse_file(kind.role, t.as_bytes().to_vec(), options, None)
                     .1
             };
             (a.root, a.diagnostics)

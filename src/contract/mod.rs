@@ -221,10 +221,23 @@ pub trait Check: Describe {
     fn analyse_file(
         &self,
         role: Role,
-        bytes: &[u8],
+        bytes: Vec<u8>,
         options: &AnalysisOptions,
         ctx: Option<&Context<'_>>,
     ) -> (String, Analysis);
+}
+
+/// A file's bytes as a UTF-8 reader decodes them: valid UTF-8 as it is (no
+/// copy), else each invalid sequence as U+FFFD; with where the first
+/// invalid sequence starts (the same place in both).
+pub fn decode(bytes: Vec<u8>) -> (String, Option<usize>) {
+    match String::from_utf8(bytes) {
+        Ok(text) => (text, None),
+        Err(e) => {
+            let at = e.utf8_error().valid_up_to();
+            (String::from_utf8_lossy(e.as_bytes()).into_owned(), Some(at))
+        }
+    }
 }
 
 /// Deciding tool calls as the runtime decides them.

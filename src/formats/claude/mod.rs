@@ -295,11 +295,11 @@ impl Check for Claude {
     fn analyse_file(
         &self,
         _role: Role,
-        bytes: &[u8],
+        bytes: Vec<u8>,
         options: &crate::contract::AnalysisOptions,
         ctx: Option<&Context<'_>>,
     ) -> (String, Analysis) {
-        let text = String::from_utf8_lossy(bytes).into_owned();
+        let (text, _) = crate::contract::decode(bytes);
         let a = checked(&text, ctx, &options.levels);
         (text, a)
     }

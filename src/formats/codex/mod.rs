@@ -401,20 +401,15 @@ impl Check for Codex {
     fn analyse_file(
         &self,
         role: Role,
-        bytes: &[u8],
+        bytes: Vec<u8>,
         _options: &crate::contract::AnalysisOptions,
         ctx: Option<&Context<'_>>,
     ) -> (String, Analysis) {
         // Codex reads files as UTF-8 and fails on anything else: a rules
         // file with invalid bytes does not load.
-        let text = String::from_utf8_lossy(bytes).into_owned();
+        let (text, invalid) = crate::contract::decode(bytes);
         let mut a = checked(role, &text, ctx);
-        if std::str::from_utf8(bytes).is_err() {
-            let at = std::str::from_utf8(bytes)
-                .err()
-                .map(|e| e.valid_up_to())
-                .unwrap_or(0);
-            let start = String::from_utf8_lossy(&bytes[..at]).len();
+        if let Some(start) = invalid {
             a.diagnostics.insert(
                 0,
                 Diagnostic::new(

@@ -356,11 +356,11 @@ impl Check for Gemini {
     fn analyse_file(
         &self,
         _role: Role,
-        bytes: &[u8],
+        bytes: Vec<u8>,
         _options: &crate::contract::AnalysisOptions,
         ctx: Option<&Context<'_>>,
     ) -> (String, Analysis) {
-        let text = String::from_utf8_lossy(bytes).into_owned();
+        let (text, _) = crate::contract::decode(bytes);
         let policy_file = match ctx {
             Some(c) => is_policy_doc(c, &text),
             None => !text.trim_start().starts_with('{'),

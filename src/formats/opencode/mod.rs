@@ -258,11 +258,11 @@ impl Check for OpenCode {
     fn analyse_file(
         &self,
         role: Role,
-        bytes: &[u8],
+        bytes: Vec<u8>,
         options: &crate::contract::AnalysisOptions,
         ctx: Option<&Context<'_>>,
     ) -> (String, Analysis) {
-        let text = String::from_utf8_lossy(bytes).into_owned();
+        let (text, _) = crate::contract::decode(bytes);
         let a = checked(role, &text, ctx, &options.levels);
         (text, a)
     }

@@ -263,16 +263,17 @@ impl Check for Pi {
     fn analyse_file(
         &self,
         role: Role,
-        bytes: &[u8],
+        bytes: Vec<u8>,
         options: &crate::contract::AnalysisOptions,
         ctx: Option<&Context<'_>>,
     ) -> (String, Analysis) {
-        if let (Some(ctx), Ok(text)) = (ctx, std::str::from_utf8(bytes)) {
-            return (text.to_string(), self.analyse(role, text, ctx));
+        let (text, invalid) = crate::contract::decode(bytes);
+        if let (Some(ctx), None) = (ctx, invalid) {
+            let a = self.analyse(role, &text, ctx);
+            return (text, a);
         }
         match role {
             Role::Agent => {
-                let text = String::from_utf8_lossy(bytes).into_owned();
                 let diagnostics = lints::agent_file::analyze_agent_in_scopes(&text, options, None);
                 (
                     text,
@@ -285,7 +286,7 @@ impl Check for Pi {
                 )
             }
             Role::Config | Role::Rules => {
-                let (text, a) = lints::analyze_config_bytes(bytes, options);
+                let (text, a) = lints::analyze_config_decoded(text, invalid, options);
                 (text, a.into())
             }
         }

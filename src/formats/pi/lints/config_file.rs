@@ -105,12 +105,24 @@ pub fn analyze_read_config(
 /// way the runtime's `readFileSync(path, "utf8")` does (each bad sequence
 /// becomes U+FFFD) and reported.
 pub fn analyze_config_bytes(bytes: &[u8], options: &AnalysisOptions) -> (String, ConfigAnalysis) {
-    match std::str::from_utf8(bytes) {
-        Ok(text) => (text.to_string(), analyze_config_text(text, options)),
-        Err(e) => {
-            let text = String::from_utf8_lossy(bytes).into_owned();
+    let (text, invalid) = crate::contract::decode(bytes.to_vec());
+    analyze_config_decoded(text, invalid, options)
+}
+
+/// [`analyze_config_bytes`] of bytes already decoded
+/// ([`crate::contract::decode`]).
+pub fn analyze_config_decoded(
+    text: String,
+    invalid: Option<usize>,
+    options: &AnalysisOptions,
+) -> (String, ConfigAnalysis) {
+    match invalid {
+        None => {
+            let analysis = analyze_config_text(&text, options);
+            (text, analysis)
+        }
+        Some(at) => {
             let mut analysis = analyze_config_text(&text, options);
-            let at = e.valid_up_to();
             if let Some(severity) = options.levels.severity(Code::InvalidUtf8) {
                 let mut d = Diagnostic::new(
                     Code::InvalidUtf8,

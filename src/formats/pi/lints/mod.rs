@@ -8,7 +8,8 @@ pub mod rule_lints;
 pub mod rule_order;
 
 pub use config_file::{
-    ConfigAnalysis, analyze_config_bytes, analyze_config_in_scopes, analyze_config_text,
+    ConfigAnalysis, analyze_config_bytes, analyze_config_decoded, analyze_config_in_scopes,
+    analyze_config_text,
 };
 
 /// Appended to every finding that makes the runtime drop the file.
