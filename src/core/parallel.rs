@@ -17,8 +17,8 @@ pub fn map_ordered<T: Sync, R: Send>(items: &[T], f: impl Fn(&[T]) -> Vec<R> + S
     map_ordered_on(items, cores, SEQUENTIAL_BELOW, BATCH, f)
 }
 
-/// How many rules a thread takes at a time: small enough that the threads
-/// finish together when some rules cost far more than others, large enough
+/// How many items a thread takes at a time: small enough that the threads
+/// finish together when some items cost far more than others, large enough
 /// that taking one is cheap.
 const BATCH: usize = 256;
 

@@ -413,6 +413,8 @@ const ENTRIES: usize = 8;
 /// Lists with more rules than this are analysed afresh and not kept: a
 /// kept state costs some hundred bytes per rule beside its findings, and at
 /// hundreds of thousands of rules that was a third of a check's memory.
+const KEPT_RULES: usize = 100_000;
+
 /// Each of `findings`, owned: taken out of the list when no memo holds
 /// it (a long list is freed finding by finding as its callers turn them
 /// into diagnostics), else copied one at a time.
@@ -422,8 +424,6 @@ pub fn each_owned<F: Clone>(findings: Arc<Vec<F>>, mut each: impl FnMut(F)) {
         Err(shared) => shared.iter().for_each(|f| each(f.clone())),
     }
 }
-
-const KEPT_RULES: usize = 100_000;
 
 /// Recent analyses of one caller (a format keeps one in a static): the
 /// same list again is answered from here, a small edit of one is an
