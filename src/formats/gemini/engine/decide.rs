@@ -8,7 +8,7 @@ use super::heuristics::{self, Places};
 use super::policy::{Policy, Rule, resolve};
 use super::shell;
 use serde_json::Value as Json;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// What happens to a call.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -48,7 +48,7 @@ pub struct Outcome {
 
 struct Run<'a> {
     p: &'a Policy,
-    workspace: PathBuf,
+    workspace: &'a Path,
     incomplete: Vec<String>,
     notes: Vec<String>,
     depth: usize,
@@ -261,9 +261,11 @@ impl Run<'_> {
         let Some(args) = shell::words(command) else {
             return decision;
         };
-        let ws = self.workspace.clone();
-        let eff = dir.map(|d| resolve(&ws, d)).unwrap_or_else(|| ws.clone());
-        let outside = !heuristics::is_subpath(&ws, &eff);
+        let ws = self.workspace;
+        let eff = dir
+            .map(|d| resolve(ws, d))
+            .unwrap_or_else(|| ws.to_path_buf());
+        let outside = !heuristics::is_subpath(ws, &eff);
         if outside && self.p.mode != Mode::Yolo {
             self.heuristic_why = Some("the command's folder is outside the project".into());
             return Decision::Ask;
@@ -285,7 +287,7 @@ impl Run<'_> {
             };
         }
         let at = Places {
-            workspace: &ws,
+            workspace: ws,
             cwd: &eff,
             home: &self.p.env.home,
         };
@@ -499,7 +501,7 @@ impl Run<'_> {
         let (answer, gaps) = p.excluded_memo.get_or(name, server, || {
             let mut run = Run {
                 p,
-                workspace: self.workspace.clone(),
+                workspace: self.workspace,
                 incomplete: Vec::new(),
                 notes: Vec::new(),
                 depth: self.depth,
@@ -865,13 +867,12 @@ fn refusal(p: &Policy, name: &str, args: &Json, ws: &Path) -> Option<String> {
 
 /// Decides one call.
 pub fn decide(p: &Policy, name: &str, args: &Json) -> Outcome {
-    let workspace = p
+    let workspace: &Path = p
         .real_cwd
-        .get_or_init(|| std::fs::canonicalize(&p.env.cwd).unwrap_or_else(|_| p.env.cwd.clone()))
-        .clone();
+        .get_or_init(|| std::fs::canonicalize(&p.env.cwd).unwrap_or_else(|_| p.env.cwd.clone()));
     let mut run = Run {
         p,
-        workspace: workspace.clone(),
+        workspace,
         incomplete: Vec::new(),
         notes: Vec::new(),
         depth: 0,
@@ -955,7 +956,7 @@ pub fn decide(p: &Policy, name: &str, args: &Json) -> Outcome {
             format!("Tool \"{name}\" not found in registry: {why}"),
         );
     }
-    if let Some(m) = refusal(p, name, args, &workspace) {
+    if let Some(m) = refusal(p, name, args, workspace) {
         return finish(
             run,
             Verdict::Invalid(m.clone()),
@@ -968,7 +969,7 @@ pub fn decide(p: &Policy, name: &str, args: &Json) -> Outcome {
     // an edit it cannot make fails without asking, whatever the policy
     // said short of deny.
     if name == "replace" && dec != Decision::Deny {
-        match edit_outcome(p, args, &workspace) {
+        match edit_outcome(p, args, workspace) {
             EditOutcome::Applies => {}
             EditOutcome::Fails(m) => {
                 return finish(
@@ -1010,7 +1011,7 @@ pub fn decide(p: &Policy, name: &str, args: &Json) -> Outcome {
             .iter()
             .find_map(|k| args.get(*k).and_then(Json::as_str));
         if let Some(t) = target
-            && is_build_file(model::js_trim(t), &workspace)
+            && is_build_file(model::js_trim(t), workspace)
         {
             dec = if p.interactive {
                 Decision::Ask

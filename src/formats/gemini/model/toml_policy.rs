@@ -851,8 +851,8 @@ fn read_in_parts(text: &str) -> Option<PolicyFile> {
     if text.starts_with('\u{feff}') {
         return None;
     }
-    let mut rule_issues = Checker { issues: Vec::new() };
-    let mut checker_issues = Checker { issues: Vec::new() };
+    // Schema issues: every rule's, then every checker's (zod's order).
+    let (mut rule_issues, mut checker_issues) = (Vec::new(), Vec::new());
     let (mut rules, mut checkers) = (0usize, 0usize);
     let mut specs = Vec::new();
     let mut start = 0;
@@ -883,18 +883,18 @@ fn read_in_parts(text: &str) -> Option<PolicyFile> {
             match key {
                 "rule" => {
                     check_rule(&mut c, &t, &format!("rule.{rules}"));
-                    if rule_issues.issues.is_empty() && c.issues.is_empty() {
+                    if rule_issues.is_empty() && c.issues.is_empty() {
                         let mut s = spec(rules, &t);
                         s.shift(start);
                         specs.push(s);
                     }
                     rules += 1;
-                    rule_issues.issues.extend(shifted(c.issues, start));
+                    rule_issues.extend(shifted(c.issues, start));
                 }
                 "safety_checker" => {
                     check_checker(&mut c, &t, &format!("safety_checker.{checkers}"));
                     checkers += 1;
-                    checker_issues.issues.extend(shifted(c.issues, start));
+                    checker_issues.extend(shifted(c.issues, start));
                 }
                 _ => return None,
             }
@@ -905,9 +905,8 @@ fn read_in_parts(text: &str) -> Option<PolicyFile> {
         checkers,
         ..PolicyFile::default()
     };
-    let mut issues = rule_issues.issues;
-    issues.extend(checker_issues.issues);
-    Some(finish(out, issues, rules, specs))
+    rule_issues.extend(checker_issues);
+    Some(finish(out, rule_issues, rules, specs))
 }
 
 /// The start of every line that begins (after blanks) with `[[`.
