@@ -240,18 +240,11 @@ impl Diagnostic {
             std::borrow::Cow::Owned(m) => Some(m),
             std::borrow::Cow::Borrowed(_) => None,
         };
-        let mut message = clipped.unwrap_or(message);
-        // `format!` reserves about twice its literal text: a file's many
-        // findings keep only what they say (copied: an allocator may shrink
-        // a block in place and keep all of it).
-        if message.capacity() - message.len() > message.len() / 8 + 16 {
-            message = message.as_str().to_owned();
-        }
         Diagnostic {
             code,
             severity: code.default_severity(),
             range,
-            message,
+            message: clipped.unwrap_or(message),
             runtime_issue: None,
             related: Vec::new(),
             fixes: Vec::new(),
