@@ -200,16 +200,7 @@ fn fresh<F: Clone + From<Finding>>(
             state.index = PrefixIndex::new(&group.members, &prefixes);
             let n = group.members.len();
             let mut outcomes = vec![Outcome::default(); n];
-            let ctx = ValueOrder::new(
-                list.rules,
-                &group.members,
-                &group.judged,
-                group.single_valued,
-                pats,
-                &state.index,
-                &prefixes,
-                &suffixes,
-            );
+            let ctx = ValueOrder::new(list.rules, group, pats, &state.index, &prefixes, &suffixes);
             for (k, o) in outcomes.iter_mut().enumerate() {
                 let (outcome, ends) = measured(&ctx, k, &mut budget, &mut work);
                 *o = outcome;
@@ -368,9 +359,7 @@ impl<F: Clone + From<Finding>> State<F> {
             dirty.dedup();
             let ctx = ValueOrder::new(
                 list.rules,
-                &group.members,
-                &group.judged,
-                group.single_valued,
+                group,
                 pats,
                 &state.index,
                 &self.prefixes,

@@ -3,7 +3,7 @@
 //! call it decides the same way), each with a concrete example.
 
 use super::index::{PrefixIndex, compatible_suffix};
-use super::{CANDIDATE_LIMIT, Finding, MAX_UNION, Rule, TAIL_LIMIT};
+use super::{CANDIDATE_LIMIT, Finding, Group, MAX_UNION, Rule, TAIL_LIMIT};
 use crate::core::pattern_algebra::{
     Inclusion, Overlap, Pattern, Search, Work, included_in_union_within, overlap, overlaps,
     search_within,
@@ -25,17 +25,22 @@ pub(super) struct ValueOrder<'a> {
 }
 
 impl<'a> ValueOrder<'a> {
-    #[allow(clippy::too_many_arguments)]
+    /// The analysis of `group` of `rules`, with its members' patterns and
+    /// index and every rule's literal ends.
     pub(super) fn new(
         rules: &'a [Rule<'a>],
-        members: &'a [usize],
-        judged: &'a [bool],
-        single_valued: bool,
+        group: &'a Group,
         patterns: Vec<&'a Pattern>,
         index: &'a PrefixIndex,
         prefixes: &'a [Vec<u16>],
         suffixes: &'a [Vec<u16>],
     ) -> ValueOrder<'a> {
+        let Group {
+            members,
+            judged,
+            single_valued,
+            ..
+        } = group;
         let n = members.len();
         // Rules that match everything make every earlier rule dead; the
         // rules after the last of them are the only other possible
@@ -48,7 +53,7 @@ impl<'a> ValueOrder<'a> {
             rules,
             members,
             judged,
-            single_valued,
+            single_valued: *single_valued,
             patterns,
             index,
             prefixes,
