@@ -7,9 +7,11 @@
 //! `/dev/zero`, a FIFO or a file that grows while it is read can neither
 //! hang the caller nor exhaust its memory.
 
+use std::cell::RefCell;
 use std::fs::File;
 use std::io::{self, Read};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// Why a file was not read.
 #[derive(Debug)]
@@ -46,24 +48,34 @@ pub enum Opened {
 /// a regular file, or with `allow_stream` a pipe or FIFO (read as a stream;
 /// a FIFO without a writer reads as empty instead of blocking).
 pub fn open(path: &Path, allow_stream: bool) -> Result<(File, Opened), ReadError> {
-    let file = open_nonblocking(path).map_err(ReadError::Io)?;
+    open_sized(path, allow_stream).map(|(file, opened, _)| (file, opened))
+}
+
+/// `open`, with the file's length when it is a regular file.
+fn open_sized(path: &Path, allow_stream: bool) -> Result<(File, Opened, u64), ReadError> {
+    if let Some(code) = remembered_missing(path) {
+        return Err(ReadError::Io(io::Error::from_raw_os_error(code)));
+    }
+    let file = open_nonblocking(path).map_err(|e| {
+        remember_missing(path, &e);
+        ReadError::Io(e)
+    })?;
     let meta = file.metadata().map_err(ReadError::Io)?;
     let ft = meta.file_type();
-    let opened = if ft.is_file() {
-        Opened::Regular
-    } else if allow_stream && is_stream(&ft) {
-        Opened::Stream
-    } else {
+    if ft.is_file() {
+        // Non-blocking changes nothing for a regular file's reads.
+        return Ok((file, Opened::Regular, meta.len()));
+    }
+    if !(allow_stream && is_stream(&ft)) {
         return Err(ReadError::NotRegular(describe(&ft)));
-    };
+    }
     set_blocking(&file).map_err(ReadError::Io)?;
-    Ok((file, opened))
+    Ok((file, Opened::Stream, 0))
 }
 
 /// The bytes of the regular file at `path`, at most `max` of them.
 pub fn read_capped(path: &Path, max: u64) -> Result<Vec<u8>, ReadError> {
-    let (file, _) = open(path, false)?;
-    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let (file, _, len) = open_sized(path, false)?;
     if len > max {
         return Err(ReadError::TooLarge(max));
     }
@@ -80,7 +92,7 @@ pub fn read_capped(path: &Path, max: u64) -> Result<Vec<u8>, ReadError> {
 
 /// The first `n` bytes of the regular file at `path` (fewer if shorter).
 pub fn read_head(path: &Path, n: usize) -> Result<Vec<u8>, ReadError> {
-    let (file, _) = open(path, false)?;
+    let (file, _, _) = open_sized(path, false)?;
     let mut buf = Vec::with_capacity(n);
     file.take(n as u64)
         .read_to_end(&mut buf)
@@ -182,6 +194,194 @@ pub fn read_text(path: &Path, max: u64) -> Option<String> {
         .map(|b| String::from_utf8_lossy(&b).into_owned())
 }
 
+/// What a path names, following links; `Missing` with the error's code
+/// (not found, not a directory, no permission, a loop; 0 when the system
+/// gave none).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    File,
+    Dir,
+    /// A FIFO, a device or a socket.
+    Other,
+    Missing(i32),
+}
+
+/// Lookups remembered while one command runs over files that do not
+/// change meanwhile (a `check` over a thousand projects asks for the same
+/// home and system files, and for each project's ancestors, again and
+/// again). Only the thread that entered them, and the workers it hands
+/// them to, use them; without them every lookup goes to the file system
+/// (the language server, whose files change under it).
+#[derive(Default)]
+pub struct Lookups {
+    // Keyed by the path's bytes: paths compare by their parts, and `a/f/`
+    // (not a directory: an error) is not `a/f`.
+    kinds: Mutex<rustc_hash::FxHashMap<std::ffi::OsString, Kind>>,
+    real: Mutex<rustc_hash::FxHashMap<std::ffi::OsString, Option<PathBuf>>>,
+    cwd: OnceLock<Option<PathBuf>>,
+}
+
+thread_local! {
+    static CURRENT: RefCell<Option<Arc<Lookups>>> = const { RefCell::new(None) };
+}
+
+/// The current thread uses some lookups until this is dropped.
+pub struct Entered {
+    previous: Option<Arc<Lookups>>,
+}
+
+impl Drop for Entered {
+    fn drop(&mut self) {
+        let previous = self.previous.take();
+        CURRENT.with(|c| *c.borrow_mut() = previous);
+    }
+}
+
+impl Lookups {
+    /// New, empty lookups.
+    pub fn new() -> Arc<Lookups> {
+        Arc::new(Lookups::default())
+    }
+
+    /// The calling thread remembers its lookups here until the guard is
+    /// dropped (entering again on the same thread nests).
+    pub fn enter(self: &Arc<Self>) -> Entered {
+        let previous = CURRENT.with(|c| c.borrow_mut().replace(Arc::clone(self)));
+        Entered { previous }
+    }
+
+    /// The lookups the calling thread uses, if any (to hand to workers).
+    pub fn current() -> Option<Arc<Lookups>> {
+        CURRENT.with(|c| c.borrow().clone())
+    }
+}
+
+fn with_lookups<R>(f: impl FnOnce(&Lookups) -> R) -> Option<R> {
+    CURRENT.with(|c| c.borrow().as_deref().map(f))
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    // A panic while the map was held left it whole (inserts only).
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+fn remembered_missing(path: &Path) -> Option<i32> {
+    with_lookups(|l| match lock(&l.kinds).get(path.as_os_str()) {
+        Some(Kind::Missing(code)) if *code != 0 => Some(*code),
+        _ => None,
+    })
+    .flatten()
+}
+
+fn remember_missing(path: &Path, e: &io::Error) {
+    if let Some(code) = e.raw_os_error()
+        && matches!(
+            e.kind(),
+            io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+        )
+    {
+        with_lookups(|l| lock(&l.kinds).insert(path.as_os_str().to_owned(), Kind::Missing(code)));
+    }
+}
+
+/// What `path` names, following links (`std::fs::metadata`).
+pub fn kind(path: &Path) -> Kind {
+    if let Some(Some(k)) = with_lookups(|l| lock(&l.kinds).get(path.as_os_str()).copied()) {
+        return k;
+    }
+    let k = match std::fs::metadata(path) {
+        Ok(m) if m.is_file() => Kind::File,
+        Ok(m) if m.is_dir() => Kind::Dir,
+        Ok(_) => Kind::Other,
+        Err(e) => Kind::Missing(e.raw_os_error().unwrap_or(0)),
+    };
+    with_lookups(|l| lock(&l.kinds).insert(path.as_os_str().to_owned(), k));
+    k
+}
+
+/// `std::fs::metadata`; a path remembered as missing is not asked again.
+pub fn metadata(path: &Path) -> io::Result<std::fs::Metadata> {
+    if let Some(code) = remembered_missing(path) {
+        return Err(io::Error::from_raw_os_error(code));
+    }
+    std::fs::metadata(path).inspect_err(|e| remember_missing(path, e))
+}
+
+/// `std::fs::read_dir`; a path remembered as missing is not asked again.
+pub fn read_dir(path: &Path) -> io::Result<std::fs::ReadDir> {
+    if let Some(code) = remembered_missing(path) {
+        return Err(io::Error::from_raw_os_error(code));
+    }
+    std::fs::read_dir(path).inspect_err(|e| remember_missing(path, e))
+}
+
+/// `Path::exists`: something is there (following links).
+pub fn exists(path: &Path) -> bool {
+    !matches!(kind(path), Kind::Missing(_))
+}
+
+/// `Path::is_dir`.
+pub fn is_dir(path: &Path) -> bool {
+    kind(path) == Kind::Dir
+}
+
+/// `Path::is_file`.
+pub fn is_file(path: &Path) -> bool {
+    kind(path) == Kind::File
+}
+
+/// `std::fs::canonicalize`, `None` where it fails.
+pub fn real_path(path: &Path) -> Option<PathBuf> {
+    let Some(remembered) = with_lookups(|l| lock(&l.real).get(path.as_os_str()).cloned()) else {
+        return std::fs::canonicalize(path).ok();
+    };
+    if let Some(r) = remembered {
+        return r;
+    }
+    let r = real_by_parts(path);
+    with_lookups(|l| lock(&l.real).insert(path.as_os_str().to_owned(), r.clone()));
+    r
+}
+
+/// `canonicalize` from the parent's remembered real path: one `lstat` for
+/// the last part instead of a `readlink` for every part. Only for a plain
+/// absolute path (no `.`, `..` or trailing slash, which the system
+/// resolves); a link is resolved by the system.
+fn real_by_parts(path: &Path) -> Option<PathBuf> {
+    use std::path::Component;
+    let plain = path.is_absolute()
+        && !path.as_os_str().as_encoded_bytes().ends_with(b"/")
+        && path
+            .components()
+            .all(|c| matches!(c, Component::RootDir | Component::Normal(_)));
+    let (Some(parent), Some(name), true) = (path.parent(), path.file_name(), plain) else {
+        return std::fs::canonicalize(path).ok();
+    };
+    let joined = real_path(parent)?.join(name);
+    match std::fs::symlink_metadata(&joined) {
+        Ok(m) if m.file_type().is_symlink() => std::fs::canonicalize(&joined).ok(),
+        Ok(_) => Some(joined),
+        Err(_) => None,
+    }
+}
+
+/// `std::path::absolute`, the working directory looked up once per
+/// lookups.
+pub fn absolute(path: &Path) -> io::Result<PathBuf> {
+    if path.is_absolute() || path.as_os_str().is_empty() {
+        return std::path::absolute(path);
+    }
+    match with_lookups(|l| l.cwd.get_or_init(|| std::env::current_dir().ok()).clone()) {
+        Some(Some(cwd)) => std::path::absolute(cwd.join(path)),
+        _ => std::path::absolute(path),
+    }
+}
+
+/// The nearest folder holding `.git`, from `dir` up.
+pub fn git_root(dir: &Path) -> Option<&Path> {
+    dir.ancestors().find(|d| exists(&d.join(".git")))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -199,6 +399,112 @@ mod tests {
             read_capped(&dir, 10),
             Err(ReadError::NotRegular(_) | ReadError::Io(_))
         ));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn lookups_are_remembered_only_where_entered() {
+        let dir = std::env::temp_dir().join(format!("fsio-lookups-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let later = dir.join("later.json");
+        let git = dir.join("sub/.git");
+        // Without lookups every answer is the file system's own.
+        assert!(!exists(&later));
+        std::fs::write(&later, b"{}").unwrap();
+        assert!(exists(&later) && is_file(&later) && !is_dir(&later));
+        std::fs::remove_file(&later).unwrap();
+        let lookups = Lookups::new();
+        {
+            let _in = lookups.enter();
+            assert!(Lookups::current().is_some());
+            assert!(read_capped(&later, 10).is_err());
+            assert_eq!(git_root(&dir.join("sub")), None);
+            // Created after it was looked for: still missing for this run,
+            // with the error the system gave.
+            std::fs::write(&later, b"{}").unwrap();
+            std::fs::create_dir_all(&git).unwrap();
+            match read_capped(&later, 10) {
+                Err(ReadError::Io(e)) => assert_eq!(e.kind(), io::ErrorKind::NotFound),
+                other => panic!("{other:?}"),
+            }
+            assert!(metadata(&later).is_err() && read_dir(&later).is_err());
+            assert_eq!(git_root(&dir.join("sub")), None);
+            {
+                // Entering again nests; leaving restores the outer.
+                let _again = lookups.enter();
+                assert!(!exists(&git));
+            }
+            assert!(Lookups::current().is_some());
+            // Another thread without them sees the file system.
+            let other = dir.clone();
+            assert!(
+                std::thread::spawn(move || exists(&other.join("later.json")))
+                    .join()
+                    .unwrap()
+            );
+            // Files that exist are read every time (their bytes are not kept).
+            let here = dir.join("here.json");
+            std::fs::write(&here, b"1").unwrap();
+            assert_eq!(read_capped(&here, 10).unwrap(), b"1");
+            std::fs::write(&here, b"22").unwrap();
+            assert_eq!(read_capped(&here, 10).unwrap(), b"22");
+            assert_eq!(
+                absolute(Path::new("x")).unwrap(),
+                std::env::current_dir().unwrap().join("x")
+            );
+        }
+        assert!(Lookups::current().is_none());
+        assert!(exists(&later));
+        assert_eq!(git_root(&dir.join("sub")), Some(dir.join("sub").as_path()));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn real_paths_by_parts_are_the_systems() {
+        let dir = std::env::temp_dir().join(format!("fsio-real-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("a/b")).unwrap();
+        std::fs::write(dir.join("a/f"), b"").unwrap();
+        std::os::unix::fs::symlink(dir.join("a"), dir.join("link")).unwrap();
+        std::os::unix::fs::symlink("a/b", dir.join("rel")).unwrap();
+        std::os::unix::fs::symlink(dir.join("loop"), dir.join("loop")).unwrap();
+        std::os::unix::fs::symlink(dir.join("nowhere"), dir.join("dangling")).unwrap();
+        let cases = [
+            "a",
+            "a/b",
+            "a/f",
+            "a/f/",
+            "a/f/x",
+            "a/b/",
+            "link",
+            "link/b",
+            "link/f",
+            "rel",
+            "rel/..",
+            "a/./b",
+            "a/b/../f",
+            "loop",
+            "loop/x",
+            "dangling",
+            "missing",
+            "missing/x",
+            "a//b",
+        ];
+        let lookups = Lookups::new();
+        let _in = lookups.enter();
+        for case in cases {
+            let p = dir.join(case);
+            let want = std::fs::canonicalize(&p).ok();
+            assert_eq!(real_path(&p), want, "{case}");
+            // Asked again: remembered, the same.
+            assert_eq!(real_path(&p), want, "{case} again");
+        }
+        // A file's path with a trailing slash names nothing.
+        assert!(is_file(&dir.join("a/f")));
+        assert!(!exists(&dir.join("a/f/")));
+        assert!(is_dir(&dir.join("a/b/")));
+        drop(_in);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

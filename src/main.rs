@@ -211,7 +211,7 @@ impl ScopeArgs {
                 .cwd
                 .ancestors()
                 .skip(1)
-                .find(|d| d.join(".git").exists())
+                .find(|d| permission_lsp::fsio::exists(&d.join(".git")))
             {
                 let mut up = this.clone();
                 up.cwd = Some(root.to_path_buf());
@@ -614,7 +614,14 @@ fn main() {
             scopes: _,
             fix,
             scope,
-        }) => check(&paths, format, !no_scopes, fix, &scope),
+        }) => {
+            // Nothing that `check` looks up changes while it runs (a fix
+            // edits a file in place): each home, system and ancestor file
+            // is looked for once, not once per project.
+            let lookups = permission_lsp::fsio::Lookups::new();
+            let _remembered = lookups.enter();
+            check(&paths, format, !no_scopes, fix, &scope)
+        }
         Some(Command::Rule { code }) => Ok(cli::rule::run(code.as_deref(), &mut std::io::stdout())),
         Some(Command::Explain { scope, format }) => scope.formats().map(|detected| {
             detected.announce(None);

@@ -59,7 +59,7 @@ pub const MANAGED: &str = "/etc/claude-code/managed-settings.json";
 pub fn managed_files() -> Vec<PathBuf> {
     let dir = Path::new(MANAGED_DIR);
     let mut out = vec![dir.join("managed-settings.json")];
-    if let Ok(rd) = std::fs::read_dir(dir.join("managed-settings.d")) {
+    if let Ok(rd) = crate::fsio::read_dir(&dir.join("managed-settings.d")) {
         let mut drop_ins: Vec<PathBuf> = rd
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| p.extension().is_some_and(|x| x == "json"))
@@ -218,7 +218,7 @@ pub fn project_state(home: &Path, project: &Path) -> Option<ProjectState> {
     static LAST: std::sync::Mutex<Option<(Key, Option<ProjectState>)>> =
         std::sync::Mutex::new(None);
     let path = home.join(".claude.json");
-    let meta = std::fs::metadata(&path).ok()?;
+    let meta = crate::fsio::metadata(&path).ok()?;
     let key: Key = (
         path.clone(),
         project.to_path_buf(),

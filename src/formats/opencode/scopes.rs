@@ -73,7 +73,7 @@ impl Env {
         let home = {
             let h = ctx.options.home.as_str();
             if !h.is_empty() && h != "~" {
-                normalise(&std::path::absolute(h).unwrap_or_else(|_| PathBuf::from(h)))
+                normalise(&crate::fsio::absolute(Path::new(h)).unwrap_or_else(|_| PathBuf::from(h)))
             } else {
                 std::env::var_os("HOME")
                     .map(PathBuf::from)
@@ -176,9 +176,7 @@ pub fn normalise(p: &Path) -> PathBuf {
 
 /// The nearest folder holding `.git`, from `dir` up.
 pub fn git_root(dir: &Path) -> Option<PathBuf> {
-    dir.ancestors()
-        .find(|d| d.join(".git").exists())
-        .map(Path::to_path_buf)
+    crate::fsio::git_root(dir).map(Path::to_path_buf)
 }
 
 /// Node's `path.relative(from, to)` for absolute, normalised paths.
@@ -232,13 +230,13 @@ pub fn session_files(ctx: &Context<'_>) -> (Env, Vec<SourceFile>) {
     if project_config {
         for d in up_dirs(&env.directory, &env.worktree) {
             let o = d.join(".opencode");
-            if o.is_dir() {
+            if crate::fsio::is_dir(&o) {
                 dirs.push(o);
             }
         }
     }
     let home_dot = env.home.join(".opencode");
-    if home_dot.is_dir() {
+    if crate::fsio::is_dir(&home_dot) {
         dirs.push(home_dot);
     }
     if let Some(d) = env.var("OPENCODE_CONFIG_DIR") {
@@ -314,7 +312,7 @@ fn markdown_files(dir: &Path, names: &[&str], recursive: bool) -> Vec<PathBuf> {
     let (mut dirs, mut entries) = (0usize, 0usize);
     for n in names {
         let root = dir.join(n);
-        let Ok(real_root) = std::fs::canonicalize(&root) else {
+        let Some(real_root) = crate::fsio::real_path(&root) else {
             continue;
         };
         let mut stack = vec![(root, 0usize)];
@@ -323,7 +321,7 @@ fn markdown_files(dir: &Path, names: &[&str], recursive: bool) -> Vec<PathBuf> {
             if dirs > MAX_DIRS {
                 break;
             }
-            let Ok(rd) = std::fs::read_dir(&d) else {
+            let Ok(rd) = crate::fsio::read_dir(&d) else {
                 continue;
             };
             for e in rd.flatten() {

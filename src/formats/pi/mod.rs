@@ -188,7 +188,7 @@ impl Locate for Pi {
         ];
         for (dir, scope) in dirs {
             out.looked_in.push(format!("{}/*.md", show(&dir)));
-            let mut names: Vec<std::path::PathBuf> = std::fs::read_dir(&dir)
+            let mut names: Vec<std::path::PathBuf> = crate::fsio::read_dir(&dir)
                 .into_iter()
                 .flatten()
                 .flatten()
@@ -362,7 +362,7 @@ impl Compare for Pi {
         .iter()
         .filter_map(|p| p.parent())
         {
-            let Ok(rd) = std::fs::read_dir(dir) else {
+            let Ok(rd) = crate::fsio::read_dir(dir) else {
                 continue;
             };
             for e in rd.flatten().take(1_000) {

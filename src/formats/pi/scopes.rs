@@ -111,7 +111,7 @@ pub fn read_text(path: &Path) -> Option<String> {
 
 /// The file exists (`stat` succeeds) but cannot be read as a file.
 fn unreadable(p: &Path) -> bool {
-    std::fs::metadata(p).is_ok_and(|m| m.is_dir() || std::fs::File::open(p).is_err())
+    crate::fsio::metadata(p).is_ok_and(|m| m.is_dir() || std::fs::File::open(p).is_err())
 }
 
 /// Everything the engine needs, read from the locations; `open` supplies
@@ -290,7 +290,7 @@ fn other_scope_file_exists(
     paths
         .iter()
         .filter(|p| p.as_path() != doc)
-        .any(|p| p.is_file() || open(p).is_some())
+        .any(|p| crate::fsio::is_file(p) || open(p).is_some())
 }
 
 /// The other scope files of a document the runtime reads as a scope file,

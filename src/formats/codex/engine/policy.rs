@@ -67,9 +67,7 @@ impl Env {
             .map(PathBuf::from)
             .unwrap_or_else(|| home.join(".codex"));
         let cwd = ctx.cwd.clone();
-        let root = cwd
-            .ancestors()
-            .find(|a| a.join(".git").exists())
+        let root = crate::fsio::git_root(&cwd)
             .map(Path::to_path_buf)
             .unwrap_or_else(|| cwd.clone());
         Env {
@@ -160,7 +158,7 @@ fn read_text(ctx: &Context<'_>, path: &Path) -> Option<String> {
 /// The `*.rules` files directly in `dir`, by name (other names and
 /// subfolders are ignored, as Codex ignores them).
 pub fn rules_in(dir: &Path) -> Vec<PathBuf> {
-    let Ok(rd) = std::fs::read_dir(dir) else {
+    let Ok(rd) = crate::fsio::read_dir(dir) else {
         return Vec::new();
     };
     let mut out: Vec<PathBuf> = rd
@@ -250,7 +248,7 @@ impl Policy {
             .first()
             .and_then(|c| c.read.trust_of(&root_key))
             .or_else(|| {
-                let canon = std::fs::canonicalize(&env.root).ok()?;
+                let canon = crate::fsio::real_path(&env.root)?;
                 configs
                     .first()
                     .and_then(|c| c.read.trust_of(&canon.display().to_string()))
@@ -295,7 +293,7 @@ impl Policy {
                 }
                 rule_paths.extend(project_rules.into_iter().map(|p| (p, Scope::Project)));
             } else {
-                if cfg.is_file() {
+                if crate::fsio::is_file(&cfg) {
                     untrusted_files.push(cfg);
                 }
                 untrusted_files.extend(project_rules);

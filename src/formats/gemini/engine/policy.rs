@@ -437,7 +437,7 @@ fn policy_files(dir: &Path, ctx: &Context<'_>) -> Vec<PathBuf> {
         }
         return out;
     }
-    if let Ok(rd) = std::fs::read_dir(dir) {
+    if let Ok(rd) = crate::fsio::read_dir(dir) {
         for e in rd.flatten().take(4096) {
             let name = e.file_name().to_string_lossy().into_owned();
             if name.ends_with(".toml") && e.file_type().is_ok_and(|t| t.is_file() || t.is_symlink())
@@ -715,7 +715,7 @@ impl Policy {
         // Extensions (tier 2): `~/.gemini/extensions/<dir>/policies/*.toml`
         // of each installed extension (its `gemini-extension.json` names it).
         let ext_root = env.home.join(".gemini").join("extensions");
-        let mut ext_dirs: Vec<PathBuf> = std::fs::read_dir(&ext_root)
+        let mut ext_dirs: Vec<PathBuf> = crate::fsio::read_dir(&ext_root)
             .map(|rd| {
                 rd.flatten()
                     .take(256)
@@ -725,7 +725,8 @@ impl Policy {
             })
             .unwrap_or_default();
         ext_dirs.sort();
-        if ext_root.join("extension-enablement.json").exists() && !ext_dirs.is_empty() {
+        if !ext_dirs.is_empty() && crate::fsio::exists(&ext_root.join("extension-enablement.json"))
+        {
             notes.push("~/.gemini/extensions/extension-enablement.json is not read by this simulation: every installed extension's policies are taken as active".into());
         }
         for ext in ext_dirs {
