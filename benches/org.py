@@ -8,7 +8,8 @@ each with one small config of one format in turn (Claude Code, OpenCode,
 Codex rules, Qwen Code, Gemini CLI settings, pi), and times `check` over
 the whole directory as one process: on every core, and pinned to one core
 (the same binary; the difference is what the second core gives). Prints
-the median and fastest of 10 runs and the time per file. Nothing is read
+the median and fastest of 10 runs, the start-up (the same command over an
+empty folder) and the time per file after it. Nothing is read
 outside the temporary directory (HOME points into it).
 """
 import json
@@ -61,14 +62,19 @@ def main():
             os.makedirs(os.path.dirname(p), exist_ok=True)
             with open(p, "w") as f:
                 f.write(text)
+        empty = os.path.join(tmp, "empty")
+        os.makedirs(empty)
         env = {**os.environ, "HOME": os.path.join(tmp, "home"), "NO_COLOR": "1"}
         cmd = [BIN, "check", org]
         cores = len(os.sched_getaffinity(0))
         print(f"{FOLDERS} folders, {cores} cores")
         for label, one in [(f"every core ({cores})", False), ("one core", True)]:
+            # Start-up: the same command over an empty folder.
+            start, _ = timed([BIN, "check", empty], env, one)
             med, best = timed(cmd, env, one)
             print(f"{label:18} median {med * 1000:7.1f} ms  fastest {best * 1000:7.1f} ms"
-                  f"  ({med / FOLDERS * 1000:.3f} ms per file)")
+                  f"  start-up {start * 1000:5.1f} ms"
+                  f"  ({(med - start) / FOLDERS * 1000:.3f} ms per file after start-up)")
 
 
 if __name__ == "__main__":

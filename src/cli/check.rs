@@ -71,14 +71,18 @@ pub fn run(
         root: root.as_deref(),
         human: format == Format::Human,
     };
-    // A window of files is analysed on every core, then reported in
-    // order; only one window's texts and findings are held at a time.
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    for window in files.chunks(WINDOW) {
-        let done = crate::core::parallel::map_ordered_on(window, cores, 2, 1, |run| {
-            run.iter().map(|f| job.analyse(f)).collect()
-        });
-        for o in done {
+    // Files are analysed on every core and reported in order as each is
+    // done; at most `AHEAD` files' texts and findings are held at a time.
+    let lookups = crate::fsio::Lookups::current();
+    crate::core::parallel::for_each_ordered(
+        &files,
+        crate::core::parallel::cores(),
+        AHEAD,
+        |f| {
+            let _remembered = lookups.as_ref().map(|l| l.enter());
+            job.analyse(f)
+        },
+        |o| {
             for note in &o.notes {
                 let _ = writeln!(out, "{note}");
             }
@@ -89,7 +93,7 @@ pub fn run(
                 diagnostics,
             }) = o.analysed
             else {
-                continue;
+                return;
             };
             checked += 1;
             let index = LineIndex::new(&text);
@@ -110,8 +114,8 @@ pub fn run(
                     Format::Sarif => sarif_out.push((display.clone(), text.to_string(), d.clone())),
                 }
             }
-        }
-    }
+        },
+    );
     match format {
         Format::Json => {
             #[derive(serde::Serialize)]
@@ -193,8 +197,12 @@ pub fn run(
     }
 }
 
-/// Files analysed together before their findings are written.
-const WINDOW: usize = 64;
+/// Up to this size a checked file's text stands for it in its session
+/// (a copy); a larger one is read again there.
+const OWN_TEXT_SHARED: usize = 64 << 10;
+
+/// Files analysed beyond the last one reported.
+const AHEAD: usize = 64;
 
 /// What every file's check shares.
 struct Job<'a> {
@@ -250,7 +258,7 @@ impl Job<'_> {
                 return out;
             }
         };
-        let abs = std::path::absolute(&f.path).unwrap_or_else(|_| f.path.clone());
+        let abs = crate::fsio::absolute(&f.path).unwrap_or_else(|_| f.path.clone());
         // A file named explicitly that no location claims: its content
         // decides; with `--runtime`, it is read as that format (a config,
         // or an agent file when it is markdown).
@@ -310,12 +318,6 @@ impl Job<'_> {
                 }
             }
         };
-        // The editor's context: the project as the workspace root (a named
-        // file: its folder).
-        let ctx = scopes.then(|| {
-            let workspace = root.or(abs.parent());
-            crate::workspace::resolve(options, workspace, Some(&abs), &Default::default(), None)
-        });
         let mut bytes = bytes;
         if inputs.fix {
             match self.fix_file(&f.path, &bytes, kind, &abs) {
@@ -340,6 +342,22 @@ impl Job<'_> {
                     .push(format!("{display}: cannot write the fixes: {e}")),
             }
         }
+        // The editor's context: the project as the workspace root (a named
+        // file: its folder), the file's text standing for it in its session
+        // as an open buffer does (not read again; a large file is).
+        let own =
+            (bytes.len() <= OWN_TEXT_SHARED).then(|| String::from_utf8_lossy(&bytes).into_owned());
+        let open = |p: &std::path::Path| own.as_ref().filter(|_| p == abs).cloned();
+        let ctx = scopes.then(|| {
+            let workspace = root.or(abs.parent());
+            crate::workspace::resolve(
+                options,
+                workspace,
+                Some(&abs),
+                &Default::default(),
+                Some(&open),
+            )
+        });
         let (text, analysis) = kind
             .format
             .analyse_file(kind.role, bytes, options, ctx.as_ref());

@@ -43,8 +43,54 @@ pub fn discover(paths: &[PathBuf]) -> (Vec<Found>, Vec<String>) {
 
 /// Every recognised file below `root`, at any depth (an explicit stack:
 /// no recursion to overflow, and symlinks are never followed, so no loops).
+/// The root's subfolders are walked on every core (an organisation's
+/// checkout holds a thousand projects), in the order one thread takes
+/// them, so files and notices come out as from one walk.
 fn walk(root: &Path, out: &mut Vec<Found>, errors: &mut Vec<String>) {
-    let mut stack = vec![root.to_path_buf()];
+    let entries = match std::fs::read_dir(root) {
+        Ok(e) => e,
+        Err(e) => {
+            errors.push(format!("{}: {e}", root.display()));
+            return;
+        }
+    };
+    let mut subdirs = Vec::new();
+    scan(entries, &mut subdirs, out, errors);
+    // One thread pops the last folder pushed first.
+    subdirs.reverse();
+    let lookups = crate::fsio::Lookups::current();
+    let parts = crate::core::parallel::map_ordered_on(
+        &subdirs,
+        crate::core::parallel::cores(),
+        PARALLEL_FROM,
+        1,
+        |run| {
+            let _remembered = lookups.as_ref().map(|l| l.enter());
+            run.iter()
+                .map(|dir| {
+                    let (mut found, mut errs) = (Vec::new(), Vec::new());
+                    walk_below(dir.clone(), &mut found, &mut errs);
+                    (found, errs)
+                })
+                .collect()
+        },
+    );
+    for (found, errs) in parts {
+        out.extend(found);
+        for e in errs {
+            if !errors.contains(&e) {
+                errors.push(e);
+            }
+        }
+    }
+}
+
+/// Below this many subfolders of the root, one thread walks them.
+const PARALLEL_FROM: usize = 16;
+
+/// `walk` on the calling thread.
+fn walk_below(dir: PathBuf, out: &mut Vec<Found>, errors: &mut Vec<String>) {
+    let mut stack = vec![dir];
     while let Some(dir) = stack.pop() {
         let entries = match std::fs::read_dir(&dir) {
             Ok(e) => e,
@@ -102,7 +148,7 @@ fn scan(
 /// decides when the file is read.
 fn claim(path: &Path) -> Option<Option<DocumentKind>> {
     // By the absolute path: `.opencode/agent/x.md` named from the project.
-    let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let abs = crate::fsio::absolute(path).unwrap_or_else(|_| path.to_path_buf());
     let p = abs.to_string_lossy();
     let mut kinds = crate::formats::claims(&p, "");
     if kinds.is_empty() && (p.ends_with(".json") || p.ends_with(".jsonc")) {
@@ -117,7 +163,7 @@ fn claim(path: &Path) -> Option<Option<DocumentKind>> {
 
 /// Does a format claim this path by its place alone?
 fn claims_by_place(path: &Path) -> bool {
-    let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let abs = crate::fsio::absolute(path).unwrap_or_else(|_| path.to_path_buf());
     !crate::formats::claims(&abs.to_string_lossy(), "").is_empty()
 }
 
@@ -179,12 +225,8 @@ pub struct Session {
 /// recognised files below its project (found from a subdirectory too:
 /// the project is the nearest folder above holding `.git`).
 pub fn session(cwd: &Path, options: &crate::analysis::AnalysisOptions) -> Session {
-    let cwd = std::path::absolute(cwd).unwrap_or_else(|_| cwd.to_path_buf());
-    let root = cwd
-        .ancestors()
-        .find(|d| d.join(".git").exists())
-        .unwrap_or(&cwd)
-        .to_path_buf();
+    let cwd = crate::fsio::absolute(cwd).unwrap_or_else(|_| cwd.to_path_buf());
+    let root = crate::fsio::git_root(&cwd).unwrap_or(&cwd).to_path_buf();
     let mut files: Vec<Found> = Vec::new();
     let mut looked_in = Vec::new();
     let mut seen = rustc_hash::FxHashSet::default();
@@ -200,7 +242,7 @@ pub fn session(cwd: &Path, options: &crate::analysis::AnalysisOptions) -> Sessio
                 looked_in.push((f.display_name().to_string(), found.looked_in.clone()));
             }
             for sf in found.present {
-                let key = std::fs::canonicalize(&sf.path).unwrap_or_else(|_| sf.path.clone());
+                let key = crate::fsio::real_path(&sf.path).unwrap_or_else(|| sf.path.clone());
                 if seen.insert(key) {
                     files.push(Found {
                         shown: Some(shown(&sf.path, &cwd, &options.home)),
@@ -220,7 +262,7 @@ pub fn session(cwd: &Path, options: &crate::analysis::AnalysisOptions) -> Sessio
     walk(&root, &mut below, &mut errors);
     below.sort_by(|a, b| a.path.cmp(&b.path));
     for mut f in below {
-        let key = std::fs::canonicalize(&f.path).unwrap_or_else(|_| f.path.clone());
+        let key = crate::fsio::real_path(&f.path).unwrap_or_else(|| f.path.clone());
         if seen.insert(key) {
             f.shown = Some(shown(&f.path, &cwd, &options.home));
             files.push(f);
@@ -241,7 +283,7 @@ pub fn shown(path: &Path, cwd: &Path, home: &str) -> String {
     }
     // A file of the project above a subdirectory: `../.claude/settings.json`.
     for (ups, dir) in cwd.ancestors().enumerate().skip(1).take(4) {
-        if dir.join(".git").exists()
+        if crate::fsio::exists(&dir.join(".git"))
             && let Ok(rest) = path.strip_prefix(dir)
         {
             return format!("{}{}", "../".repeat(ups), rest.display());
