@@ -109,23 +109,7 @@ pub fn read(text: &str, hosts: &mut HostTable) -> RulesFile {
             format!("not evaluated: brackets nested deeper than {MAX_NESTING}"),
         );
     }
-    let text_owned = text.to_string();
-    let hosts_in = hosts.clone();
-    // Its own thread: a deep recursion in the evaluator has room, and a
-    // panic in it is an error of this file, never of the caller.
-    let handle = std::thread::Builder::new()
-        .name("codex-rules".into())
-        .stack_size(64 << 20)
-        .spawn(move || {
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                evaluate(&text_owned, hosts_in)
-            }))
-        });
-    let outcome = match handle {
-        Ok(h) => h.join().ok().and_then(Result::ok),
-        Err(_) => None,
-    };
-    match outcome {
+    match evaluator::run(text.to_string(), hosts.clone()) {
         Some((file, new_hosts)) => {
             if file.error.is_none() {
                 *hosts = new_hosts;
@@ -136,6 +120,70 @@ pub fn read(text: &str, hosts: &mut HostTable) -> RulesFile {
             0..0,
             "not evaluated: the Starlark evaluator failed on this file".into(),
         ),
+    }
+}
+
+/// Evaluation on threads of its own: a deep recursion in the evaluator has
+/// room, and a panic in it is an error of the file, never of the caller.
+/// The threads are kept for the next file (starting one cost more than
+/// evaluating a small file), at most one per core.
+mod evaluator {
+    use super::{HostTable, RulesFile, evaluate};
+    use std::sync::Mutex;
+    use std::sync::mpsc;
+
+    type Outcome = Option<(RulesFile, HostTable)>;
+    type Job = (String, HostTable, mpsc::SyncSender<Outcome>);
+
+    struct Worker {
+        jobs: mpsc::Sender<Job>,
+    }
+
+    static IDLE: Mutex<Vec<Worker>> = Mutex::new(Vec::new());
+
+    fn idle() -> std::sync::MutexGuard<'static, Vec<Worker>> {
+        IDLE.lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn spawn() -> Option<Worker> {
+        let (jobs, rx) = mpsc::channel::<Job>();
+        std::thread::Builder::new()
+            .name("codex-rules".into())
+            .stack_size(64 << 20)
+            .spawn(move || {
+                for (text, hosts, reply) in rx {
+                    let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        evaluate(&text, hosts)
+                    }));
+                    let failed = out.is_err();
+                    let _ = reply.send(out.ok());
+                    // After a panic the evaluator's state is not trusted
+                    // again: the thread ends, the next file starts another.
+                    if failed {
+                        return;
+                    }
+                }
+            })
+            .ok()?;
+        Some(Worker { jobs })
+    }
+
+    /// Evaluates `text` after `hosts`; `None` when the evaluator panicked
+    /// or no thread could be started.
+    pub fn run(text: String, hosts: HostTable) -> Outcome {
+        let worker = idle().pop().or_else(spawn)?;
+        let (reply, answer) = mpsc::sync_channel(1);
+        worker.jobs.send((text, hosts, reply)).ok()?;
+        let outcome = answer.recv().ok().flatten();
+        // A thread whose evaluation panicked has ended: not kept.
+        if outcome.is_some() {
+            let mut idle = idle();
+            if idle.len() < crate::core::parallel::cores() {
+                idle.push(worker);
+            }
+        }
+        outcome
     }
 }
 
