@@ -48,6 +48,33 @@ pub struct Session {
     pub shutdown_requested: Arc<std::sync::atomic::AtomicBool>,
 }
 
+/// Documents from this size on have their replaced analysis freed on a
+/// thread of its own; smaller ones at once (a hand-over costs more).
+const RETIRE_FROM: usize = 64 << 10;
+
+/// Frees a replaced analysis: at once when small (or still shared), else
+/// on one long-lived thread that does nothing else.
+fn retire(old: Arc<Analysis>, text_len: usize) {
+    type Retired = std::sync::mpsc::Sender<Arc<Analysis>>;
+    static RETIRED: std::sync::OnceLock<Option<std::sync::Mutex<Retired>>> =
+        std::sync::OnceLock::new();
+    if text_len < RETIRE_FROM || Arc::strong_count(&old) > 1 {
+        return;
+    }
+    let sender = RETIRED.get_or_init(|| {
+        let (tx, rx) = std::sync::mpsc::channel::<Arc<Analysis>>();
+        std::thread::Builder::new()
+            .name("retired analyses".into())
+            .spawn(move || rx.into_iter().for_each(drop))
+            .ok()
+            .map(|_| std::sync::Mutex::new(tx))
+    });
+    // No thread (a process limit): freed here.
+    if let Some(Ok(tx)) = sender.as_ref().map(|m| m.lock()) {
+        let _ = tx.send(old);
+    }
+}
+
 #[derive(Debug, Clone)]
 struct CachedAnalysis {
     version: i32,
@@ -115,11 +142,14 @@ impl Session {
 
     /// Keeps an analysis for reuse by hover, code actions, symbols, lenses.
     pub fn store_analysis(&self, snapshot: &Snapshot, analysis: Arc<Analysis>) {
-        if let Ok(mut cache) = self.analyses.lock() {
-            let newer = cache.get(&snapshot.uri).is_some_and(|c| {
-                (c.version, c.generation) > (snapshot.version, snapshot.generation)
-            });
-            if !newer {
+        let replaced = match self.analyses.lock() {
+            Ok(mut cache) => {
+                let newer = cache.get(&snapshot.uri).is_some_and(|c| {
+                    (c.version, c.generation) > (snapshot.version, snapshot.generation)
+                });
+                if newer {
+                    return;
+                }
                 cache.insert(
                     snapshot.uri.clone(),
                     CachedAnalysis {
@@ -127,8 +157,15 @@ impl Session {
                         generation: snapshot.generation,
                         analysis,
                     },
-                );
+                )
             }
+            Err(_) => return,
+        };
+        // Freed outside the lock (readers wait for it), and a large one
+        // off the keystroke's path: freeing a 10,000-rule tree and its
+        // findings took a twentieth of the keystroke.
+        if let Some(old) = replaced {
+            retire(old.analysis, snapshot.text.len());
         }
     }
 
