@@ -207,12 +207,7 @@ impl ScopeArgs {
             let mut message = nothing_found(&probe.cwd, &absent);
             // From a subdirectory: what a session started at the project's
             // root would read.
-            if let Some(root) = probe
-                .cwd
-                .ancestors()
-                .skip(1)
-                .find(|d| permission_lsp::fsio::exists(&d.join(".git")))
-            {
+            if let Some(root) = probe.cwd.parent().and_then(permission_lsp::fsio::git_root) {
                 let mut up = this.clone();
                 up.cwd = Some(root.to_path_buf());
                 if let Ok(ctx) = up.context() {

@@ -47,12 +47,8 @@ pub fn discover(paths: &[PathBuf]) -> (Vec<Found>, Vec<String>) {
 /// checkout holds a thousand projects), in the order one thread takes
 /// them, so files and notices come out as from one walk.
 fn walk(root: &Path, out: &mut Vec<Found>, errors: &mut Vec<String>) {
-    let entries = match std::fs::read_dir(root) {
-        Ok(e) => e,
-        Err(e) => {
-            errors.push(format!("{}: {e}", root.display()));
-            return;
-        }
+    let Some(entries) = entries(root, errors) else {
+        return;
     };
     let mut subdirs = Vec::new();
     scan(entries, &mut subdirs, out, errors);
@@ -92,15 +88,17 @@ const PARALLEL_FROM: usize = 16;
 fn walk_below(dir: PathBuf, out: &mut Vec<Found>, errors: &mut Vec<String>) {
     let mut stack = vec![dir];
     while let Some(dir) = stack.pop() {
-        let entries = match std::fs::read_dir(&dir) {
-            Ok(e) => e,
-            Err(e) => {
-                errors.push(format!("{}: {e}", dir.display()));
-                continue;
-            }
-        };
-        scan(entries, &mut stack, out, errors);
+        if let Some(entries) = entries(&dir, errors) {
+            scan(entries, &mut stack, out, errors);
+        }
     }
+}
+
+/// The entries of `dir`; an error names it.
+fn entries(dir: &Path, errors: &mut Vec<String>) -> Option<std::fs::ReadDir> {
+    std::fs::read_dir(dir)
+        .map_err(|e| errors.push(format!("{}: {e}", dir.display())))
+        .ok()
 }
 
 fn scan(

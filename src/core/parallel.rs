@@ -13,9 +13,6 @@ pub const SEQUENTIAL_BELOW: usize = 4096;
 /// `f` over runs of `items`, the runs' outputs concatenated in order.
 /// `f` sees a run and returns what it found for it.
 pub fn map_ordered<T: Sync, R: Send>(items: &[T], f: impl Fn(&[T]) -> Vec<R> + Sync) -> Vec<R> {
-    if items.len() < SEQUENTIAL_BELOW {
-        return f(items);
-    }
     map_ordered_on(items, cores(), SEQUENTIAL_BELOW, BATCH, f)
 }
 
@@ -162,20 +159,16 @@ pub fn for_each_ordered<T: Sync, R: Send>(
                 Err(_) => break,
             }
         }
+        // Every other way out of the loop hands every output over (with
+        // no worker, this thread takes every item itself): only a worker's
+        // panic leaves some behind, and it is the caller's.
         if next < items.len() {
             for w in workers {
                 if let Err(p) = w.join() {
                     std::panic::resume_unwind(p);
                 }
             }
-            // No worker panicked (none could be started): the rest here.
-            while let Some(k) = shared.take(items.len(), usize::MAX, false) {
-                pending.insert(k, f(&items[k]));
-            }
-            while let Some(r) = pending.remove(&next) {
-                sink(r);
-                next += 1;
-            }
+            unreachable!("an output is missing although no worker panicked");
         }
     });
 }

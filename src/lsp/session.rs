@@ -55,8 +55,7 @@ const RETIRE_FROM: usize = 64 << 10;
 /// Frees a replaced analysis: at once when small (or still shared), else
 /// on one long-lived thread that does nothing else.
 fn retire(old: Arc<Analysis>, text_len: usize) {
-    type Retired = std::sync::mpsc::Sender<Arc<Analysis>>;
-    static RETIRED: std::sync::OnceLock<Option<std::sync::Mutex<Retired>>> =
+    static RETIRED: std::sync::OnceLock<Option<std::sync::mpsc::Sender<Arc<Analysis>>>> =
         std::sync::OnceLock::new();
     if text_len < RETIRE_FROM || Arc::strong_count(&old) > 1 {
         return;
@@ -67,10 +66,10 @@ fn retire(old: Arc<Analysis>, text_len: usize) {
             .name("retired analyses".into())
             .spawn(move || rx.into_iter().for_each(drop))
             .ok()
-            .map(|_| std::sync::Mutex::new(tx))
+            .map(|_| tx)
     });
     // No thread (a process limit): freed here.
-    if let Some(Ok(tx)) = sender.as_ref().map(|m| m.lock()) {
+    if let Some(tx) = sender {
         let _ = tx.send(old);
     }
 }

@@ -81,7 +81,8 @@ impl Env {
             }
         };
         let directory = normalise(&ctx.cwd);
-        let worktree = git_root(&directory).unwrap_or_else(|| PathBuf::from("/"));
+        let worktree =
+            crate::fsio::git_root(&directory).map_or_else(|| PathBuf::from("/"), Path::to_path_buf);
         let config_dir = get("XDG_CONFIG_HOME")
             .map(PathBuf::from)
             .unwrap_or_else(|| home.join(".config"))
@@ -172,11 +173,6 @@ pub fn normalise(p: &Path) -> PathBuf {
         }
     }
     out
-}
-
-/// The nearest folder holding `.git`, from `dir` up.
-pub fn git_root(dir: &Path) -> Option<PathBuf> {
-    crate::fsio::git_root(dir).map(Path::to_path_buf)
 }
 
 /// Node's `path.relative(from, to)` for absolute, normalised paths.

@@ -321,10 +321,7 @@ pub fn candidate_files(ctx: &Context<'_>) -> (PathBuf, PathBuf, Vec<(Source, Pat
         (Source::Project, claude.join("settings.json")),
         (Source::Local, claude.join("settings.local.json")),
     ];
-    if let Some(root) = cwd
-        .ancestors()
-        .skip(1)
-        .find(|d| crate::fsio::exists(&d.join(".git")))
+    if let Some(root) = cwd.parent().and_then(crate::fsio::git_root)
         && root != home
     {
         candidates.push((Source::Local, root.join(".claude/settings.local.json")));

@@ -172,7 +172,9 @@ mod evaluator {
     /// Evaluates `text` after `hosts`; `None` when the evaluator panicked
     /// or no thread could be started.
     pub fn run(text: String, hosts: HostTable) -> Outcome {
-        let worker = idle().pop().or_else(spawn)?;
+        // The pool is not held while a thread starts.
+        let kept = idle().pop();
+        let worker = kept.or_else(spawn)?;
         let (reply, answer) = mpsc::sync_channel(1);
         worker.jobs.send((text, hosts, reply)).ok()?;
         let outcome = answer.recv().ok().flatten();
