@@ -195,3 +195,26 @@ pub fn decision_log(bytes: &[u8]) {
     assert!(s.files[0].calls <= s.calls);
     let _ = collector.borrow().suggestions(1);
 }
+
+/// Any text as a command line: the bash parser's linear path (a newline
+/// added and edited out) gives the tree of the command as written, node for
+/// node. Longer inputs are cut to 4 KiB (the reference parse can cost the
+/// square of the length).
+pub fn command(bytes: &[u8]) {
+    let bytes = &bytes[..bytes.len().min(4096)];
+    let text = String::from_utf8_lossy(bytes);
+    let (Some(fast), Some(written)) = (
+        crate::syntax::bash::parse(&text),
+        crate::syntax::bash::parse_as_written(&text),
+    ) else {
+        panic!("the bash grammar did not load");
+    };
+    let (fast, written) = (
+        crate::syntax::bash::describe(&fast),
+        crate::syntax::bash::describe(&written),
+    );
+    assert!(
+        fast == written,
+        "{text:?}\n--- as written\n{written}--- parsed\n{fast}"
+    );
+}

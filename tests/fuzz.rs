@@ -241,6 +241,74 @@ fn decision_logs_keep_every_invariant() {
     }
 }
 
+/// Command lines the real runtimes were asked about (the recorded cases
+/// under `tests/fixtures/`, every string under a `"command"` key).
+fn commands() -> Vec<Vec<u8>> {
+    fn collect(v: &Value, out: &mut Vec<Vec<u8>>) {
+        match v {
+            Value::Object(m) => m.iter().for_each(|(k, v)| match v {
+                Value::String(s) if k == "command" => out.push(s.as_bytes().to_vec()),
+                _ => collect(v, out),
+            }),
+            Value::Array(a) => a.iter().for_each(|v| collect(v, out)),
+            _ => {}
+        }
+    }
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let mut out = Vec::new();
+    for dir in ["claude", "opencode", "codex", "gemini", "qwen", "history"] {
+        let mut stack = vec![root.join(dir)];
+        while let Some(p) = stack.pop() {
+            if p.is_dir() {
+                stack.extend(std::fs::read_dir(&p).unwrap().flatten().map(|e| e.path()));
+            } else if p.extension().is_some_and(|x| x == "json" || x == "jsonl") {
+                let text = std::fs::read_to_string(&p).unwrap_or_default();
+                for line in text.lines() {
+                    if let Ok(v) = serde_json::from_str(line) {
+                        collect(&v, &mut out);
+                    }
+                }
+                if let Ok(v) = serde_json::from_str(&text) {
+                    collect(&v, &mut out);
+                }
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+#[test]
+fn command_lines_keep_every_invariant() {
+    let commands = commands();
+    assert!(commands.len() > 500, "{} commands", commands.len());
+    let seeds = match std::env::var("FUZZ_SEED").ok().and_then(|s| s.parse().ok()) {
+        Some(seed) => seed..=seed,
+        None => 1..=cases() as u64 * 4,
+    };
+    for seed in seeds {
+        let mut rng = Rng::new(seed);
+        let mut line = commands[rng.below(commands.len())].clone();
+        // Sometimes two joined, then mutated.
+        if rng.below(3) == 0 {
+            line.extend(b" | ");
+            line.extend(&commands[rng.below(commands.len())]);
+        }
+        let line = mutate(&mut rng, &line);
+        let result = std::panic::catch_unwind(|| permission_lsp::fuzzing::command(&line));
+        if result.is_err() {
+            let kept = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+                .join(format!("fuzz-command-{seed}.bin"));
+            let _ = std::fs::write(&kept, &line);
+            panic!(
+                "command case seed {seed} (input kept in {})",
+                kept.display()
+            );
+        }
+    }
+}
+
 fn frame(body: &[u8]) -> Vec<u8> {
     let mut out = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
     out.extend(body);

@@ -482,17 +482,18 @@ fn shapes() -> Vec<Shape> {
                 .collect::<Vec<_>>()
                 .join(" | ")
         }),
-        Shape {
-            known: Some(
-                "tree-sitter-bash keeps several parse stacks to the end of a pipeline of double-quoted words (issue 32)",
-            ),
-            ..simulated("opencode", "pipes of double-quoted words", |n| {
-                (0..n)
-                    .map(|i| format!("cat \"g{i}\""))
-                    .collect::<Vec<_>>()
-                    .join(" | ")
-            })
-        },
+        simulated("opencode", "pipes of double-quoted words", |n| {
+            (0..n)
+                .map(|i| format!("cat \"g{i}\""))
+                .collect::<Vec<_>>()
+                .join(" | ")
+        }),
+        simulated("pi", "pipes of double-quoted words", |n| {
+            (0..n)
+                .map(|i| format!("cat \"g{i}\""))
+                .collect::<Vec<_>>()
+                .join(" | ")
+        }),
     ];
     // History: the recorded logs of every runtime, repeated.
     let mut records = Vec::new();
