@@ -310,7 +310,7 @@ pub fn clip_spans(message: &str) -> std::borrow::Cow<'_, str> {
     let mut out: Option<String> = None;
     let mut copied = 0;
     let mut at = 0;
-    while let Some(rel) = message[at..].find('`') {
+    while let Some(rel) = memchr::memchr(b'`', &message.as_bytes()[at..]) {
         let open = at + rel;
         let run = message[open..].len() - message[open..].trim_start_matches('`').len();
         let after = open + run;
@@ -324,7 +324,12 @@ pub fn clip_spans(message: &str) -> std::borrow::Cow<'_, str> {
                 None => (None, after),
                 Some(close) => {
                     let span = &message[after..after + close];
-                    let n = span.chars().count();
+                    // (No more characters than bytes: most spans are not counted.)
+                    let n = if span.len() > SPAN_MAX {
+                        span.chars().count()
+                    } else {
+                        span.len()
+                    };
                     let clipped = (run == 1 && n > SPAN_MAX).then(|| {
                         let head: String = span.chars().take(120).collect();
                         let tail: String = span.chars().skip(n - 40).collect();

@@ -189,21 +189,40 @@ fn judge(policy: &Policy, doc: usize, pass: &Pass<'_>, seen: &mut Seen, out: &mu
         .filter(|f| !seen.contains(&sub[f.rule()].origin.range))
         .count();
     out.reserve(fresh);
+    let places = Places::default();
     for f in findings.iter() {
         if seen.contains(&sub[f.rule()].origin.range) {
             continue;
         }
-        if let Some(d) = diagnostic(policy, pass, &sub, f) {
+        if let Some(d) = diagnostic(policy, pass, &sub, &places, f) {
             seen.insert(d.range.clone());
             out.push(d);
         }
     }
 }
 
-fn diagnostic(policy: &Policy, pass: &Pass<'_>, sub: &[&Rule], f: &Finding) -> Option<Diagnostic> {
+/// Each rule of a list as messages name it, described once: one catch-all
+/// overriding every other rule is named in every finding.
+#[derive(Default)]
+struct Places(std::cell::RefCell<rustc_hash::FxHashMap<usize, std::rc::Rc<str>>>);
+
+fn diagnostic(
+    policy: &Policy,
+    pass: &Pass<'_>,
+    sub: &[&Rule],
+    places: &Places,
+    f: &Finding,
+) -> Option<Diagnostic> {
     let agent = pass.agent;
     let r = sub[f.rule()];
-    let place = |x: &Rule| describe(policy, x, agent);
+    let place = |j: usize| -> std::rc::Rc<str> {
+        places
+            .0
+            .borrow_mut()
+            .entry(j)
+            .or_insert_with(|| describe(policy, sub[j], agent).into())
+            .clone()
+    };
     let d = match f {
         Finding::Overridden {
             decided_by,
@@ -217,14 +236,14 @@ fn diagnostic(policy: &Policy, pass: &Pass<'_>, sub: &[&Rule], f: &Finding) -> O
             let by = if std::ptr::eq(decider, broader) {
                 String::new()
             } else {
-                format!(" (by {})", place(decider))
+                format!(" (by {})", place(*decided_by))
             };
             let mut d = Diagnostic::new(
                 Code::RuleNeverDecides,
                 r.origin.range.clone(),
                 format!(
                     "This rule never decides: {} {} every call it matches (last match wins), e.g. {call} is {}{by}, not {}. Put the broader rule first.",
-                    place(broader),
+                    place(all_by[0]),
                     verb(broader.action),
                     past(decider.action),
                     past(r.action)
@@ -258,7 +277,7 @@ fn diagnostic(policy: &Policy, pass: &Pass<'_>, sub: &[&Rule], f: &Finding) -> O
             let msg = if all_by.len() <= 1 {
                 format!(
                     "This rule never decides: {} {}{} every call it matches (last match wins), e.g. {call}. It can go.",
-                    place(decider),
+                    place(*decided_by),
                     if same { "also " } else { "" },
                     verb(decider.action)
                 )
@@ -267,7 +286,11 @@ fn diagnostic(policy: &Policy, pass: &Pass<'_>, sub: &[&Rule], f: &Finding) -> O
                 // list them all.
                 let mut order: Vec<usize> = vec![*decided_by];
                 order.extend(all_by.iter().copied().filter(|j| j != decided_by));
-                let mut names: Vec<String> = order.iter().take(3).map(|&j| place(sub[j])).collect();
+                let mut names: Vec<String> = order
+                    .iter()
+                    .take(3)
+                    .map(|&j| place(j).to_string())
+                    .collect();
                 if order.len() > 3 {
                     names.push(format!("{} more", order.len() - 3));
                 }
@@ -280,7 +303,7 @@ fn diagnostic(policy: &Policy, pass: &Pass<'_>, sub: &[&Rule], f: &Finding) -> O
                 format!(
                     "This rule never decides: {names} together match every call it matches (last match wins); e.g. {call} is {} by {}. {}",
                     past(decider.action),
-                    place(decider),
+                    place(*decided_by),
                     if same {
                         "It can go."
                     } else {
@@ -327,7 +350,7 @@ fn diagnostic(policy: &Policy, pass: &Pass<'_>, sub: &[&Rule], f: &Finding) -> O
                 format!(
                     "Removing this rule changes no decision: every call it decides (e.g. {call}) is {} the same way by {} before it.",
                     past(r.action),
-                    place(earlier).replacen("the later ", "the ", 1)
+                    place(*instead).replacen("the later ", "the ", 1)
                 ),
             );
             related(&mut d, r, earlier, "earlier");
