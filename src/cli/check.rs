@@ -97,6 +97,19 @@ pub fn run(
             };
             checked += 1;
             let index = LineIndex::new(&text);
+            if format == Format::Human {
+                let threads = if diagnostics.len() >= RENDER_PARALLEL_FROM {
+                    crate::core::parallel::cores()
+                } else {
+                    1
+                };
+                let file = Shown {
+                    path: &display,
+                    text: &text,
+                    index: &index,
+                };
+                render_human(&file, &diagnostics, style, threads, out);
+            }
             for d in &diagnostics {
                 match d.severity {
                     Severity::Error => errors += 1,
@@ -104,9 +117,7 @@ pub fn run(
                     _ => others += 1,
                 }
                 match format {
-                    Format::Human => {
-                        let _ = writeln!(out, "{}", human(&display, &text, &index, d, style));
-                    }
+                    Format::Human => {}
                     Format::Json => json_out.push(json(&display, &text, &index, d)),
                     Format::Github => {
                         let _ = writeln!(out, "{}", github(&display, &text, &index, d));
@@ -203,6 +214,49 @@ const OWN_TEXT_SHARED: usize = 64 << 10;
 
 /// Files analysed beyond the last one reported.
 const AHEAD: usize = 64;
+
+/// A file as its findings are shown.
+struct Shown<'a> {
+    path: &'a str,
+    text: &'a str,
+    index: &'a LineIndex,
+}
+
+/// A file's findings, rendered on `threads` threads a chunk at a time (a
+/// 10 MB file has hundreds of thousands) and written in order: the same
+/// bytes as one after the other.
+fn render_human(
+    file: &Shown<'_>,
+    diagnostics: &[crate::analysis::Diagnostic],
+    style: Style,
+    threads: usize,
+    out: &mut dyn Write,
+) {
+    let chunks: Vec<_> = diagnostics.chunks(RENDER_CHUNK).collect();
+    crate::core::parallel::for_each_ordered(
+        &chunks,
+        threads,
+        RENDER_AHEAD,
+        |ds| {
+            let mut part = String::new();
+            for d in *ds {
+                part.push_str(&human(file.path, file.text, file.index, d, style));
+                part.push('\n');
+            }
+            part
+        },
+        |part| {
+            let _ = out.write_all(part.as_bytes());
+        },
+    );
+}
+
+/// Findings rendered as one piece, pieces rendered beyond the last one
+/// written (about a megabyte of text held), and from how many findings a
+/// file's are rendered on every core.
+const RENDER_CHUNK: usize = 256;
+const RENDER_AHEAD: usize = 8;
+const RENDER_PARALLEL_FROM: usize = 4096;
 
 /// What every file's check shares.
 struct Job<'a> {
@@ -430,4 +484,51 @@ impl Job<'_> {
 fn is_tty() -> bool {
     use std::io::IsTerminal;
     std::io::stdout().is_terminal()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn findings_rendered_on_several_threads_are_the_bytes_of_one() {
+        // 6,000 rules a catch-all placed last overrides: a finding each.
+        let rules: Vec<String> = (0..6000)
+            .map(|i| format!("\"cmd{i} *\": \"deny\""))
+            .collect();
+        let text = format!(
+            "{{\"permission\": {{\"bash\": {{{}, \"*\": \"ask\"}}}}}}",
+            rules.join(",\n")
+        );
+        let pi = crate::formats::by_id("pi").unwrap();
+        let (text, analysis) = pi.analyse_file(
+            Role::Config,
+            text.into_bytes(),
+            &AnalysisOptions::default(),
+            None,
+        );
+        assert!(analysis.diagnostics.len() >= 6000);
+        let index = LineIndex::new(&text);
+        let file = Shown {
+            path: "config.json",
+            text: &text,
+            index: &index,
+        };
+        let render = |threads| {
+            let mut out = Vec::new();
+            render_human(
+                &file,
+                &analysis.diagnostics,
+                Style { color: false },
+                threads,
+                &mut out,
+            );
+            out
+        };
+        let one = render(1);
+        assert_eq!(one, render(2));
+        assert_eq!(one, render(3));
+        let one = String::from_utf8(one).unwrap();
+        assert!(one.contains("`cmd5999 *`"), "{}", &one[..400]);
+    }
 }
