@@ -410,11 +410,13 @@ fn parse_spaces(block: &str, base: usize) -> Result<Node, YamlError> {
                 }
                 Some(k) if k.merge => merge_into(members, written, merged, &node, &k.range)?,
                 Some(k) => {
-                    if written.contains(&k.text) && !merged.contains(&k.text) {
+                    // A key written twice is refused; a key a merge brought
+                    // may be written once (one set operation for most keys).
+                    let fresh = (!merged.is_empty() && merged.remove(&k.text))
+                        || written.insert(k.text.clone());
+                    if !fresh {
                         return Err(err(k.range, "duplicated mapping key".into()));
                     }
-                    merged.remove(&k.text);
-                    written.insert(k.text.clone());
                     members.push(Member {
                         key: k.text,
                         key_range: k.range,
