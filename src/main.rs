@@ -1050,6 +1050,9 @@ fn serve() -> i32 {
 }
 
 /// The parser allocates one string per key and value; mimalloc makes those
-/// allocations several times cheaper than the system allocator.
+/// allocations several times cheaper than the system allocator. (A build
+/// with `--features system-alloc` keeps the system's, for heap profilers
+/// such as heaptrack.)
+#[cfg(not(feature = "system-alloc"))]
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
