@@ -79,14 +79,52 @@ pub fn read_capped(path: &Path, max: u64) -> Result<Vec<u8>, ReadError> {
     if len > max {
         return Err(ReadError::TooLarge(max));
     }
-    let mut bytes = Vec::with_capacity(len as usize);
     // The file may grow while it is read: the cap holds regardless.
-    file.take(max + 1)
-        .read_to_end(&mut bytes)
-        .map_err(ReadError::Io)?;
+    let mut reader = file.take(max + 1);
+    let bytes = if len < ONE_READ_BELOW {
+        read_sized(&mut reader, len as usize)
+    } else {
+        let mut bytes = Vec::with_capacity(len as usize);
+        reader.read_to_end(&mut bytes).map(|_| bytes)
+    }
+    .map_err(ReadError::Io)?;
     if bytes.len() as u64 > max {
         return Err(ReadError::TooLarge(max));
     }
+    Ok(bytes)
+}
+
+/// Files smaller than this are read into a buffer one byte longer than
+/// their size (zeroed first, which costs nothing at this size).
+const ONE_READ_BELOW: u64 = 64 << 10;
+
+/// The bytes of a regular file of `len` bytes, usually in one read: the
+/// buffer has room for one more byte, so a read that stops at `len` bytes
+/// has met the end the size promised and no read is spent seeing it. A
+/// file that grew is read on to its end; one that came up short (a read
+/// may return less than asked) is read until it ends.
+fn read_sized(reader: &mut impl Read, len: usize) -> io::Result<Vec<u8>> {
+    let mut bytes = vec![0u8; len + 1];
+    let mut filled = 0;
+    loop {
+        match reader.read(&mut bytes[filled..]) {
+            Ok(0) => break,
+            Ok(n) => {
+                filled += n;
+                if filled == bytes.len() {
+                    // Longer than when it was opened.
+                    reader.read_to_end(&mut bytes)?;
+                    return Ok(bytes);
+                }
+                if filled == len {
+                    break;
+                }
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    bytes.truncate(filled);
     Ok(bytes)
 }
 
@@ -385,6 +423,53 @@ pub fn git_root(dir: &Path) -> Option<&Path> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A reader that gives at most `step` bytes per read.
+    struct Trickle<'a> {
+        data: &'a [u8],
+        step: usize,
+        reads: usize,
+    }
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            self.reads += 1;
+            let n = buf.len().min(self.step).min(self.data.len());
+            buf[..n].copy_from_slice(&self.data[..n]);
+            self.data = &self.data[n..];
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn a_file_of_its_size_is_read_once_and_any_other_to_its_end() {
+        let data = b"0123456789";
+        let read = |len: usize, step: usize| {
+            let mut r = Trickle {
+                data,
+                step,
+                reads: 0,
+            };
+            let bytes = read_sized(&mut r, len).unwrap();
+            (bytes, r.reads)
+        };
+        // As long as its size: one read.
+        assert_eq!(read(10, 100), (data.to_vec(), 1));
+        // Short reads: on until the size.
+        assert_eq!(read(10, 3).0, data.to_vec());
+        // Grown since its size was taken (a size of 0: a system file
+        // that does not know its size): to its end.
+        assert_eq!(read(4, 100).0, data.to_vec());
+        assert_eq!(read(0, 100).0, data.to_vec());
+        assert_eq!(read(0, 1).0, data.to_vec());
+        // Shrunk: what there is.
+        let mut r = Trickle {
+            data: b"abc",
+            step: 100,
+            reads: 0,
+        };
+        assert_eq!(read_sized(&mut r, 10).unwrap(), b"abc");
+    }
 
     #[test]
     fn regular_files_are_read_and_capped() {
