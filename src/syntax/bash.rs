@@ -14,9 +14,10 @@
 //! fixtures and mutations of them) except where the newline changes what
 //! comes before it: after a backslash at the end (a line continuation), with
 //! a here-document (a newline completes a body that ends the input without
-//! its delimiter), and in a tree with an error (recovery may end elsewhere). Those are parsed as
-//! written — a long pipeline with a syntax error still costs the square of
-//! its length, as in any parser of this grammar (not measured in the runtimes).
+//! its delimiter), and in a tree with an error (recovery may end elsewhere).
+//! Those are parsed as written — a long pipeline with a syntax error still
+//! costs the square of its length, as in any parser of this grammar (not
+//! measured in the runtimes).
 
 use std::cell::RefCell;
 use tree_sitter::{InputEdit, Parser, Point, Tree};
@@ -65,8 +66,24 @@ pub fn parse(command: &str) -> Option<Tree> {
 
 /// The tree of the command exactly as written, never with a newline added
 /// (the reference [`parse`] is compared with).
-pub fn parse_as_written(command: &str) -> Option<Tree> {
+fn parse_as_written(command: &str) -> Option<Tree> {
     with_parser(|p| p.parse(command, None))
+}
+
+/// [`parse`]'s tree is the tree of the command as written, node for node;
+/// else both trees, described (what the tests and the fuzzer check).
+pub fn same_as_written(command: &str) -> Result<(), String> {
+    let (Some(fast), Some(written)) = (parse(command), parse_as_written(command)) else {
+        return Err("the bash grammar did not load".into());
+    };
+    let (fast, written) = (describe(&fast), describe(&written));
+    if fast == written {
+        Ok(())
+    } else {
+        Err(format!(
+            "{command:?}\n--- as written\n{written}--- parsed\n{fast}"
+        ))
+    }
 }
 
 /// Whether a newline after `command` cannot change the tree of what comes
@@ -93,7 +110,7 @@ fn end_point(text: &str) -> Point {
 
 /// Every node of a tree, one per line, depth first: kind, field, byte range,
 /// positions and flags (two trees are the same when these are).
-pub fn describe(tree: &Tree) -> String {
+fn describe(tree: &Tree) -> String {
     use std::fmt::Write;
     let mut out = String::new();
     let mut c = tree.walk();
@@ -130,19 +147,6 @@ pub fn describe(tree: &Tree) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The fast path's tree equals the tree of the command as written.
-    pub(crate) fn agrees(command: &str) -> Result<(), String> {
-        let fast = describe(&parse(command).unwrap());
-        let written = describe(&parse_as_written(command).unwrap());
-        if fast == written {
-            Ok(())
-        } else {
-            Err(format!(
-                "{command:?}\n--- as written\n{written}--- parsed\n{fast}"
-            ))
-        }
-    }
 
     struct Rng(u64);
     impl Rng {
@@ -284,7 +288,7 @@ mod tests {
                 s.push_str(&command(&mut rng, 0));
             }
             s.push_str(rng.pick(AFTER));
-            if let Err(e) = agrees(&s) {
+            if let Err(e) = same_as_written(&s) {
                 failures.push(e);
             }
         }
@@ -348,7 +352,7 @@ mod tests {
             "cat << EOF\nx\nEOF\n",
             "a <<E <<F\n1\nE\n2\nF",
         ] {
-            agrees(c).unwrap();
+            same_as_written(c).unwrap();
         }
     }
 
@@ -403,7 +407,10 @@ mod tests {
         commands.sort();
         commands.dedup();
         assert!(commands.len() > 1000, "{} commands", commands.len());
-        let failures: Vec<_> = commands.iter().filter_map(|c| agrees(c).err()).collect();
+        let failures: Vec<_> = commands
+            .iter()
+            .filter_map(|c| same_as_written(c).err())
+            .collect();
         assert!(
             failures.is_empty(),
             "{} of {} disagree; first:\n{}",
@@ -430,6 +437,6 @@ mod tests {
             .map(|i| format!("cat \"g{i}\""))
             .collect::<Vec<_>>()
             .join(" | ");
-        agrees(&short).unwrap();
+        same_as_written(&short).unwrap();
     }
 }
