@@ -117,6 +117,7 @@ pub fn run(
                     _ => others += 1,
                 }
                 match format {
+                    // (Rendered above, on every core.)
                     Format::Human => {}
                     Format::Json => json_out.push(json(&display, &text, &index, d)),
                     Format::Github => {

@@ -324,17 +324,16 @@ pub fn clip_spans(message: &str) -> std::borrow::Cow<'_, str> {
                 None => (None, after),
                 Some(close) => {
                     let span = &message[after..after + close];
-                    // (No more characters than bytes: most spans are not counted.)
-                    let n = if span.len() > SPAN_MAX {
-                        span.chars().count()
-                    } else {
-                        span.len()
-                    };
-                    let clipped = (run == 1 && n > SPAN_MAX).then(|| {
-                        let head: String = span.chars().take(120).collect();
-                        let tail: String = span.chars().skip(n - 40).collect();
-                        format!("`{head}…{tail}` ({n} characters)")
-                    });
+                    // Characters are counted only where there can be too
+                    // many (a span has no more characters than bytes).
+                    let clipped = (run == 1 && span.len() > SPAN_MAX)
+                        .then(|| span.chars().count())
+                        .filter(|&n| n > SPAN_MAX)
+                        .map(|n| {
+                            let head: String = span.chars().take(120).collect();
+                            let tail: String = span.chars().skip(n - 40).collect();
+                            format!("`{head}…{tail}` ({n} characters)")
+                        });
                     (clipped, after + close + run)
                 }
             }
