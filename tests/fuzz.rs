@@ -241,8 +241,8 @@ fn decision_logs_keep_every_invariant() {
     }
 }
 
-/// Command lines the real runtimes were asked about (the recorded cases
-/// under `tests/fixtures/`, every string under a `"command"` key).
+/// Command lines the real runtimes were asked about (the recorded cases and
+/// logs under `tests/fixtures/`, every string under a `"command"` key).
 fn commands() -> Vec<Vec<u8>> {
     fn collect(v: &Value, out: &mut Vec<Vec<u8>>) {
         match v {
@@ -256,27 +256,46 @@ fn commands() -> Vec<Vec<u8>> {
     }
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
     let mut out = Vec::new();
-    for dir in ["claude", "opencode", "codex", "gemini", "qwen", "history"] {
-        let mut stack = vec![root.join(dir)];
-        while let Some(p) = stack.pop() {
-            if p.is_dir() {
-                stack.extend(std::fs::read_dir(&p).unwrap().flatten().map(|e| e.path()));
-            } else if p.extension().is_some_and(|x| x == "json" || x == "jsonl") {
-                let text = std::fs::read_to_string(&p).unwrap_or_default();
-                for line in text.lines() {
-                    if let Ok(v) = serde_json::from_str(line) {
-                        collect(&v, &mut out);
-                    }
-                }
-                if let Ok(v) = serde_json::from_str(&text) {
+    let mut stack = vec![root];
+    while let Some(p) = stack.pop() {
+        if p.is_dir() {
+            stack.extend(std::fs::read_dir(&p).unwrap().flatten().map(|e| e.path()));
+        } else if p.extension().is_some_and(|x| x == "json" || x == "jsonl") {
+            let text = std::fs::read_to_string(&p).unwrap_or_default();
+            for line in text.lines() {
+                if let Ok(v) = serde_json::from_str(line) {
                     collect(&v, &mut out);
                 }
+            }
+            if let Ok(v) = serde_json::from_str(&text) {
+                collect(&v, &mut out);
             }
         }
     }
     out.sort();
     out.dedup();
     out
+}
+
+/// Every recorded command, whole: the bash parser's linear path gives the
+/// tree of the command as written.
+#[test]
+fn every_recorded_command_parses_as_written() {
+    let commands = commands();
+    assert!(commands.len() > 1000, "{} commands", commands.len());
+    let failures: Vec<_> = commands
+        .iter()
+        .filter_map(|c| {
+            permission_lsp::syntax::bash::same_as_written(&String::from_utf8_lossy(c)).err()
+        })
+        .collect();
+    assert!(
+        failures.is_empty(),
+        "{} of {} disagree; first:\n{}",
+        failures.len(),
+        commands.len(),
+        failures[0]
+    );
 }
 
 #[test]
