@@ -177,17 +177,27 @@ fn documents_keep_every_invariant() {
         let mut rng = Rng::new(seed);
         let base = &corpus[rng.below(corpus.len())];
         let doc = mutate(&mut rng, base);
-        let result = std::panic::catch_unwind(|| permission_lsp::fuzzing::document(&doc));
-        if result.is_err() {
-            // Kept for `cargo fuzz run document <file>` and a regression test.
-            let kept = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
-                .join(format!("fuzz-document-{seed}.bin"));
-            let _ = std::fs::write(&kept, &doc);
-            panic!(
-                "document case seed {seed} (input kept in {})",
-                kept.display()
-            );
-        }
+        check_case(
+            "document",
+            "document",
+            seed,
+            &doc,
+            permission_lsp::fuzzing::document,
+        );
+    }
+}
+
+/// Runs one case's invariant; a failure keeps the input (for `cargo fuzz
+/// run <target> <file>` and a regression test) and names the seed.
+fn check_case(file: &str, label: &str, seed: u64, input: &[u8], invariant: fn(&[u8])) {
+    if std::panic::catch_unwind(|| invariant(input)).is_err() {
+        let kept = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .join(format!("fuzz-{file}-{seed}.bin"));
+        let _ = std::fs::write(&kept, input);
+        panic!(
+            "{label} case seed {seed} (input kept in {})",
+            kept.display()
+        );
     }
 }
 
@@ -228,16 +238,13 @@ fn decision_logs_keep_every_invariant() {
         let mut rng = Rng::new(seed);
         let base = &logs[rng.below(logs.len())];
         let log = mutate(&mut rng, base);
-        let result = std::panic::catch_unwind(|| permission_lsp::fuzzing::decision_log(&log));
-        if result.is_err() {
-            let kept = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
-                .join(format!("fuzz-decision-log-{seed}.bin"));
-            let _ = std::fs::write(&kept, &log);
-            panic!(
-                "decision log case seed {seed} (input kept in {})",
-                kept.display()
-            );
-        }
+        check_case(
+            "decision-log",
+            "decision log",
+            seed,
+            &log,
+            permission_lsp::fuzzing::decision_log,
+        );
     }
 }
 
@@ -315,16 +322,13 @@ fn command_lines_keep_every_invariant() {
             line.extend(&commands[rng.below(commands.len())]);
         }
         let line = mutate(&mut rng, &line);
-        let result = std::panic::catch_unwind(|| permission_lsp::fuzzing::command(&line));
-        if result.is_err() {
-            let kept = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
-                .join(format!("fuzz-command-{seed}.bin"));
-            let _ = std::fs::write(&kept, &line);
-            panic!(
-                "command case seed {seed} (input kept in {})",
-                kept.display()
-            );
-        }
+        check_case(
+            "command",
+            "command",
+            seed,
+            &line,
+            permission_lsp::fuzzing::command,
+        );
     }
 }
 
