@@ -134,6 +134,22 @@ struct Call<'a> {
     cwd: Option<PathBuf>,
 }
 
+impl<'a> Call<'a> {
+    /// The same call for one part of its command line (the whole line is
+    /// not copied for each part: a line of n parts stays linear).
+    fn part(&self, command: String) -> Call<'a> {
+        Call {
+            tool: self.tool,
+            command: Some(command),
+            file: self.file.clone(),
+            domain: self.domain.clone(),
+            specifier: self.specifier.clone(),
+            params: self.params,
+            cwd: self.cwd.clone(),
+        }
+    }
+}
+
 impl<'a> Pm<'a> {
     fn anchors_for(&self, cwd: Option<&Path>) -> Anchors {
         let mut a = self.anchors.clone();
@@ -338,10 +354,7 @@ impl<'a> Pm<'a> {
         });
         let whole = c.command.clone().unwrap_or_default();
         for s in subs {
-            let sub = Call {
-                command: Some(s.clone()),
-                ..c.clone()
-            };
+            let sub = c.part(s.clone());
             let raw = self.single(&sub);
             let d = if raw == Perm::Default {
                 self.default_for(if cd { &whole } else { s })
@@ -382,15 +395,9 @@ impl<'a> Pm<'a> {
             }
             let subs = shell::split_for_rules(&cmd);
             if subs.len() > 1 {
-                return subs.iter().any(|s| {
-                    self.relevant(
-                        &Call {
-                            command: Some(s.clone()),
-                            ..c.clone()
-                        },
-                        ask_only,
-                    )
-                });
+                return subs
+                    .iter()
+                    .any(|s| self.relevant(&c.part(s.clone()), ask_only));
             }
         }
         let x = Self::ctx(c);
@@ -420,10 +427,7 @@ impl<'a> Pm<'a> {
             let subs = shell::split_for_rules(&cmd);
             if subs.len() > 1 {
                 for s in subs {
-                    if let Some(i) = self.deny_rule(&Call {
-                        command: Some(s),
-                        ..c.clone()
-                    }) {
+                    if let Some(i) = self.deny_rule(&c.part(s)) {
                         return Some(i);
                     }
                 }
