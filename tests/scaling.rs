@@ -239,6 +239,30 @@ fn shapes() -> Vec<Shape> {
             },
         ),
         reader(
+            "pi",
+            Role::Config,
+            "config.json pattern: pipeline ending in an error",
+            ".pi/extensions/pi-permission-system/config.json",
+            |n| {
+                format!(
+                    "{{\"permission\": {{\"bash\": {{\"{}a )\": \"deny\", \"*\": \"ask\"}}}}}}",
+                    "a|".repeat(n)
+                )
+            },
+        ),
+        reader(
+            "pi",
+            Role::Config,
+            "config.json patterns: pipelines of 64 with an error",
+            ".pi/extensions/pi-permission-system/config.json",
+            |n| {
+                format!(
+                    "{{\"permission\": {{\"bash\": {{{}, \"*\": \"ask\"}}}}}}",
+                    json_list(n, |i| format!("\"{}x{i} )\": \"deny\"", "a|".repeat(64)))
+                )
+            },
+        ),
+        reader(
             "claude-code",
             Role::Config,
             "settings rules",
@@ -487,6 +511,23 @@ fn shapes() -> Vec<Shape> {
                 .map(|i| format!("cat \"g{i}\""))
                 .collect::<Vec<_>>()
                 .join(" | ")
+        }),
+        // A long pipeline with a syntax error after it: refused by the
+        // bash reader (quadratic in the grammar), never parsed.
+        simulated("opencode", "pipeline ending in an error", |n| {
+            format!("{}a )", "a|".repeat(n))
+        }),
+        simulated("codex", "pipeline ending in an error", |n| {
+            format!("{}a )", "a|".repeat(n))
+        }),
+        simulated("gemini", "pipeline ending in an error", |n| {
+            format!("{}a \"", "a | ".repeat(n))
+        }),
+        simulated("qwen", "pipeline ending in an error", |n| {
+            format!("a ) {}", "| a".repeat(n))
+        }),
+        simulated("pi", "pipeline ending in an error", |n| {
+            format!("{}a (", "{ a; } | ".repeat(n))
         }),
         simulated("pi", "pipes of double-quoted words", |n| {
             (0..n)

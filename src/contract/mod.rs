@@ -144,6 +144,48 @@ pub trait Simulator {
     fn simulate(&self, call: &CallRequest) -> SimulationReport;
 }
 
+/// A format's simulator whose answers say when a command in the call was
+/// not parsed (a pipeline too long for the bash grammar to recover from in
+/// bounded time, [`crate::syntax::bash::take_refused`]): the format then
+/// decides as for a command without a tree, and the answer is marked
+/// incomplete, in its explanation and in `incomplete`.
+pub struct Bounded(pub Box<dyn Simulator>);
+
+impl Simulator for Bounded {
+    fn simulate(&self, call: &CallRequest) -> SimulationReport {
+        // A refusal left by other work on this thread is not this call's.
+        let _ = crate::syntax::bash::take_refused();
+        let mut report = self.0.simulate(call);
+        if let Some(why) = crate::syntax::bash::take_refused() {
+            mark_incomplete(&mut report, why.to_string());
+        }
+        report
+    }
+}
+
+/// Marks a simulation incomplete: `why` joins `incomplete` (a list of
+/// strings) and the explanation.
+pub fn mark_incomplete(report: &mut SimulationReport, why: String) {
+    let said = |v: &Value| {
+        v.as_array()
+            .is_some_and(|l| l.iter().any(|s| s.as_str() == Some(&why)))
+    };
+    if report.details.get("incomplete").is_some_and(said) {
+        return;
+    }
+    report.explanation.push(format!(
+        "INCOMPLETE: {why} — the runtime's answer may differ"
+    ));
+    let list = report
+        .details
+        .entry("incomplete")
+        .or_insert_with(|| Value::Array(Vec::new()));
+    match list {
+        Value::Array(items) => items.push(Value::String(why)),
+        other => *other = Value::Array(vec![other.take(), Value::String(why)]),
+    }
+}
+
 /// Who the format is: its names, codes and runtime versions.
 pub trait Describe: Send + Sync + 'static {
     /// The id: code namespace, docs folder, `--runtime` value (`pi`).
@@ -259,9 +301,16 @@ pub trait Simulate: Describe {
     /// The tool that runs shell commands (`simulate --command`), taking
     /// the command line as `{"command": …}`.
     fn shell_tool(&self) -> &'static str;
+    /// The format's own loading of the policy of `ctx` (callers use
+    /// [`Describe::simulator`]).
+    fn load_simulator(&self, ctx: &Context<'_>) -> Result<Box<dyn Simulator>, String>;
     /// The policy of `ctx` (the document at `ctx.document` read from its
-    /// open buffer), loaded once, ready to decide any number of calls.
-    fn simulator(&self, ctx: &Context<'_>) -> Result<Box<dyn Simulator>, String>;
+    /// open buffer), loaded once, ready to decide any number of calls; an
+    /// answer for which a command was too long to parse says so (see
+    /// [`Bounded`]).
+    fn simulator(&self, ctx: &Context<'_>) -> Result<Box<dyn Simulator>, String> {
+        Ok(Box::new(Bounded(self.load_simulator(ctx)?)))
+    }
     /// What the runtime decides for one call, with the policy of `ctx`.
     fn simulate(&self, ctx: &Context<'_>, call: &CallRequest) -> Result<SimulationReport, String> {
         Ok(self.simulator(ctx)?.simulate(call))

@@ -15,15 +15,73 @@
 //! comes before it: after a backslash at the end (a line continuation), with
 //! a here-document (a newline completes a body that ends the input without
 //! its delimiter), and in a tree with an error (recovery may end elsewhere).
-//! Those are parsed as written — a long pipeline with a syntax error still
-//! costs the square of its length, as in any parser of this grammar (not
-//! measured in the runtimes).
+//! Those are parsed as written.
+//!
+//! A long pipeline followed by a syntax error (`a|a|…|a )`, or an unclosed
+//! `"`, `(` or `$(` after it) still costs the square of its length in this
+//! grammar, with or without the newline: the pipeline's commands stay on
+//! the parse stack until its end and, after the error, the parser builds a
+//! tree for every path through them when it accepts (8,000 commands:
+//! 3.4 s and 700 MB). Such a command is not parsed: [`parse`] refuses a
+//! statement with more than [`MAX_PIPELINE`] commands joined by `|`, or a
+//! command with more than [`MAX_PIPES`] pipes in all, counted by a linear
+//! scan that skips quotes, comments and here-document bodies. A refusal is
+//! kept for [`take_refused`], which a simulation reports as incomplete.
 
 use std::cell::RefCell;
 use tree_sitter::{InputEdit, Parser, Point, Tree};
 
 thread_local! {
     static PARSER: RefCell<Option<Parser>> = const { RefCell::new(None) };
+    static REFUSED: RefCell<Option<Unparsed>> = const { RefCell::new(None) };
+}
+
+/// The most commands one statement's pipelines may join (nested ones
+/// counted with it) for the command to be parsed. A pipeline of this
+/// length with a syntax error after it parses in well under a
+/// millisecond; no command an agent runs comes near it.
+pub const MAX_PIPELINE: usize = 64;
+
+/// The most pipes a command may have in all (outside quotes, comments and
+/// here-document bodies without substitutions): a bound that does not rest
+/// on the scan telling statements apart as the grammar does (a pipeline of
+/// this length with an error: about 50 ms and 40 MB).
+pub const MAX_PIPES: usize = 1024;
+
+/// Why a command has no tree.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unparsed {
+    /// The grammar did not load.
+    NoGrammar,
+    /// One statement joins more than [`MAX_PIPELINE`] commands by pipes.
+    LongPipeline(usize),
+    /// More than [`MAX_PIPES`] pipes in all.
+    ManyPipes(usize),
+}
+
+impl std::fmt::Display for Unparsed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        const WHY: &str = "the bash grammar the runtime parses with takes time and memory \
+                           growing with the square of a long pipeline that has a syntax error";
+        match self {
+            Unparsed::NoGrammar => write!(f, "the bash grammar did not load"),
+            Unparsed::LongPipeline(n) => write!(
+                f,
+                "a command whose pipes join {n} commands in one statement (more than \
+                 {MAX_PIPELINE}) was not parsed: {WHY}"
+            ),
+            Unparsed::ManyPipes(n) => write!(
+                f,
+                "a command with {n} pipes (more than {MAX_PIPES}) was not parsed: {WHY}"
+            ),
+        }
+    }
+}
+
+/// The first command [`parse`] refused on this thread since the last call
+/// (what a simulation that parsed commands reports as incomplete).
+pub fn take_refused() -> Option<Unparsed> {
+    REFUSED.with(|r| r.borrow_mut().take())
 }
 
 fn with_parser<T>(f: impl FnOnce(&mut Parser) -> Option<T>) -> Option<T> {
@@ -38,8 +96,29 @@ fn with_parser<T>(f: impl FnOnce(&mut Parser) -> Option<T>) -> Option<T> {
     })
 }
 
-/// The syntax tree of a command line (`None` if the grammar cannot load).
-pub fn parse(command: &str) -> Option<Tree> {
+/// The syntax tree of a command line; no tree when the grammar cannot load
+/// or the command is refused (see the module's notes; the refusal is also
+/// kept for [`take_refused`]).
+pub fn parse(command: &str) -> Result<Tree, Unparsed> {
+    let (longest, pipes) = pipe_counts(command);
+    let refused = if longest > MAX_PIPELINE {
+        Some(Unparsed::LongPipeline(longest))
+    } else if pipes > MAX_PIPES {
+        Some(Unparsed::ManyPipes(pipes))
+    } else {
+        None
+    };
+    if let Some(why) = refused {
+        REFUSED.with(|r| {
+            r.borrow_mut().get_or_insert_with(|| why.clone());
+        });
+        return Err(why);
+    }
+    parse_unbounded(command).ok_or(Unparsed::NoGrammar)
+}
+
+/// [`parse`] without the bound on pipelines.
+fn parse_unbounded(command: &str) -> Option<Tree> {
     with_parser(|p| {
         if newline_is_neutral(command) {
             let mut text = String::with_capacity(command.len() + 1);
@@ -70,10 +149,245 @@ fn parse_as_written(command: &str) -> Option<Tree> {
     with_parser(|p| p.parse(command, None))
 }
 
+/// The most pipes in one top-level statement and the pipes in all, outside
+/// quotes and here-document bodies, in one pass. Statements are
+/// told apart only where no bracket and no compound command (`if`…`fi`,
+/// `for`/`while`/`until`/`select`…`done`, `case`…`esac`) is open: the scan
+/// opens one for every such word at the start of a word and closes it only
+/// after a separator, so that it counts more than the grammar, never less
+/// (a test compares it with the trees of random commands); a scan that
+/// closes too early is bounded by the count of all pipes.
+fn pipe_counts(command: &str) -> (usize, usize) {
+    let b = command.as_bytes();
+    if memchr::memchr(b'|', b).is_none() {
+        return (0, 0);
+    }
+    // What closes each open bracket, quote or compound command: `)`, `}`,
+    // `` ` ``, `"`, or `f` (`fi`), `d` (`done`), `e` (`esac`).
+    let mut open: Vec<u8> = Vec::new();
+    let mut heredocs: Vec<(&[u8], bool, bool)> = Vec::new();
+    let (mut run, mut longest, mut pipes) = (0usize, 0usize, 0usize);
+    let mut word_start = true;
+    // After a separator or an opening, where `fi`, `done` and `esac` close.
+    let mut after_separator = true;
+    let mut i = 0;
+    // Only where no bracket is open does a statement end.
+    let end_statement = |open: &[u8], run: &mut usize| {
+        if open.is_empty() {
+            *run = 0;
+        }
+    };
+    while i < b.len() {
+        let c = b[i];
+        let next = b.get(i + 1).copied();
+        if open.last() == Some(&b'"') {
+            match c {
+                b'\\' => i += 2,
+                b'"' => {
+                    open.pop();
+                    i += 1;
+                }
+                b'$' if next == Some(b'(') => {
+                    open.push(b')');
+                    i += 2;
+                }
+                b'$' if next == Some(b'{') => {
+                    open.push(b'}');
+                    i += 2;
+                }
+                b'`' => {
+                    open.push(b'`');
+                    i += 1;
+                }
+                _ => i += 1,
+            }
+            word_start = false;
+            after_separator = false;
+            continue;
+        }
+        let mut starts_word = false;
+        let mut separator = false;
+        match c {
+            b'\\' => i += 2,
+            b'\'' => {
+                i = memchr::memchr(b'\'', &b[i + 1..]).map_or(b.len(), |j| i + j + 2);
+            }
+            b'$' if next == Some(b'\'') => {
+                i += 2;
+                while i < b.len() && b[i] != b'\'' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 1;
+            }
+            b'"' => {
+                open.push(b'"');
+                i += 1;
+            }
+            b'$' if matches!(next, Some(b'(' | b'{')) => {
+                open.push(if next == Some(b'(') { b')' } else { b'}' });
+                i += 2;
+                starts_word = next == Some(b'(');
+                separator = starts_word;
+            }
+            b'`' => {
+                if open.last() == Some(&b'`') {
+                    open.pop();
+                } else {
+                    open.push(b'`');
+                    starts_word = true;
+                    separator = true;
+                }
+                i += 1;
+            }
+            b'(' | b'{' => {
+                open.push(if c == b'(' { b')' } else { b'}' });
+                i += 1;
+                starts_word = true;
+                separator = true;
+            }
+            b')' | b'}' => {
+                if open.last() == Some(&c) {
+                    open.pop();
+                }
+                i += 1;
+            }
+            b'#' if word_start => {
+                // A comment's quotes are skipped; its pipes count, in case
+                // the grammar's recovery reads the line otherwise.
+                let end = memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |j| i + j);
+                let n = memchr::memchr_iter(b'|', &b[i..end]).count();
+                run += n;
+                pipes += n;
+                longest = longest.max(run);
+                i = end;
+            }
+            // `&&` and `||` do not end the statement for the scan: the
+            // grammar's recovery and precedence may put a list inside a
+            // pipeline.
+            b'|' | b'&' if next == Some(c) => {
+                i += 2;
+                starts_word = true;
+                separator = true;
+            }
+            b'|' => {
+                run += 1;
+                pipes += 1;
+                longest = longest.max(run);
+                i += if next == Some(b'&') { 2 } else { 1 };
+                starts_word = true;
+                separator = true;
+            }
+            b'&' | b';' => {
+                // `>&`, `<&` and `&>` redirect; anything else ends a statement.
+                let redirect =
+                    c == b'&' && (next == Some(b'>') || (i > 0 && matches!(b[i - 1], b'>' | b'<')));
+                if !redirect {
+                    end_statement(&open, &mut run);
+                }
+                i += 1;
+                starts_word = true;
+                separator = true;
+            }
+            b'<' if next == Some(b'<') && b.get(i + 2) != Some(&b'<') => {
+                i += 2;
+                let strip = b.get(i) == Some(&b'-');
+                if strip {
+                    i += 1;
+                }
+                while matches!(b.get(i), Some(b' ' | b'\t')) {
+                    i += 1;
+                }
+                let start = i;
+                while i < b.len() && !b" \t\n;&|()<>".contains(&b[i]) {
+                    i += 1;
+                }
+                let word = &b[start..i];
+                let quoted = word.iter().any(|c| matches!(c, b'\'' | b'"' | b'\\'));
+                heredocs.push((word, strip, quoted));
+            }
+            b'<' if next == Some(b'<') => i += 3,
+            // A newline does not end the statement for the scan either: the
+            // grammar reads some words across it (`*.txt⏎/ x` is one
+            // command).
+            b'\n' => {
+                i += 1;
+                starts_word = true;
+                separator = true;
+                for (word, strip, quoted) in heredocs.drain(..) {
+                    let delimiter: Vec<u8> = word
+                        .iter()
+                        .copied()
+                        .filter(|c| !matches!(c, b'\'' | b'"' | b'\\'))
+                        .collect();
+                    let body_start = i;
+                    loop {
+                        if i >= b.len() {
+                            break;
+                        }
+                        let end = memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |j| i + j);
+                        let mut line = &b[i..end];
+                        if strip {
+                            while let [b'\t', rest @ ..] = line {
+                                line = rest;
+                            }
+                        }
+                        i = (end + 1).min(b.len());
+                        if line == delimiter.as_slice() {
+                            break;
+                        }
+                    }
+                    // A body with substitutions is parsed: its pipes count.
+                    let body = &b[body_start..i];
+                    if !quoted && memchr::memchr2(b'$', b'`', body).is_some() {
+                        let n = memchr::memchr_iter(b'|', body).count();
+                        run += n;
+                        pipes += n;
+                        longest = longest.max(run);
+                    }
+                }
+            }
+            b' ' | b'\t' | b'\r' => {
+                i += 1;
+                starts_word = true;
+                separator = after_separator;
+            }
+            b'a'..=b'z' if word_start => {
+                let end = b[i..]
+                    .iter()
+                    .position(|c| !c.is_ascii_lowercase())
+                    .map_or(b.len(), |j| i + j);
+                let word = &b[i..end];
+                let whole = b.get(end).is_none_or(|c| b" \t\r\n;&|()<>".contains(c));
+                if whole {
+                    match word {
+                        b"if" => open.push(b'f'),
+                        b"for" | b"while" | b"until" | b"select" => open.push(b'd'),
+                        b"case" => open.push(b'e'),
+                        b"fi" | b"done" | b"esac" if after_separator => {
+                            let closer = word[word.len() - 1];
+                            let closer = if closer == b'c' { b'e' } else { word[0] };
+                            if open.last() == Some(&closer) {
+                                open.pop();
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                separator = whole && matches!(word, b"then" | b"do" | b"else" | b"elif" | b"in");
+                i = end;
+            }
+            _ => i += 1,
+        }
+        word_start = starts_word;
+        after_separator = separator;
+    }
+    (longest, pipes)
+}
+
 /// [`parse`]'s tree is the tree of the command as written, node for node;
 /// else both trees, described (what the tests and the fuzzer check).
 pub fn same_as_written(command: &str) -> Result<(), String> {
-    let (Some(fast), Some(written)) = (parse(command), parse_as_written(command)) else {
+    let (Some(fast), Some(written)) = (parse_unbounded(command), parse_as_written(command)) else {
         return Err("the bash grammar did not load".into());
     };
     let (fast, written) = (describe(&fast), describe(&written));
@@ -363,7 +677,12 @@ mod tests {
             .map(|i| format!("cat \"g{i}\""))
             .collect::<Vec<_>>()
             .join(" | ");
-        let tree = parse(&line).unwrap();
+        // Refused by `parse` (more than MAX_PIPELINE commands) …
+        assert_eq!(parse(&line).unwrap_err(), Unparsed::LongPipeline(19_999));
+        assert_eq!(take_refused(), Some(Unparsed::LongPipeline(19_999)));
+        assert_eq!(take_refused(), None);
+        // … and linear without the bound.
+        let tree = parse_unbounded(&line).unwrap();
         let root = tree.root_node();
         assert_eq!(root.byte_range(), 0..line.len());
         assert!(!root.has_error());
@@ -374,5 +693,168 @@ mod tests {
             .collect::<Vec<_>>()
             .join(" | ");
         same_as_written(&short).unwrap();
+    }
+
+    /// The most `|` and `|&` tokens of one pipeline node, and of all.
+    fn tree_pipes(tree: &Tree) -> (usize, usize) {
+        let (mut longest, mut all) = (0, 0);
+        let mut stack = vec![tree.root_node()];
+        while let Some(n) = stack.pop() {
+            let mut here = 0;
+            for i in 0..n.child_count() {
+                let c = n.child(i).unwrap();
+                if !c.is_named() && matches!(c.kind(), "|" | "|&") {
+                    here += 1;
+                }
+                stack.push(c);
+            }
+            all += here;
+            if n.kind() == "pipeline" {
+                longest = longest.max(here);
+            }
+        }
+        (longest, all)
+    }
+
+    #[test]
+    fn pipes_are_counted_per_statement_outside_quotes_and_bodies() {
+        for (command, longest, all) in [
+            ("ls", 0, 0),
+            ("a | b | c", 2, 2),
+            ("a | b; c | d", 1, 2),
+            ("a | b && c | d || e |& f", 3, 3),
+            ("a | b\nc | d", 2, 2),
+            ("a | b\n; c | d", 1, 2),
+            ("a | b & c | d", 1, 2),
+            ("a 2>&1 | b &> x | c >& y | d", 3, 3),
+            ("echo 'a|b|c' | x", 1, 1),
+            ("echo \"a|b|c\" | x", 1, 1),
+            ("echo $'a|\\'|c' | x", 1, 1),
+            ("echo a\\|b | x", 1, 1),
+            ("a | b # c | d | e", 3, 3),
+            ("a # it's\nb | c # it's", 1, 1),
+            ("a # x | y\n;b | c", 1, 2),
+            ("echo a#b|c", 1, 1),
+            // Nested statements count with the statement around them.
+            ("{ a; } | { b; } | c", 2, 2),
+            ("( a | b; c | d ) | e", 3, 3),
+            ("x=$(a | b; c | d); e | f", 2, 3),
+            ("echo \"$(a | b)\" | c", 2, 2),
+            ("echo `a | b` | c", 2, 2),
+            // Here-document bodies: plain text is not parsed; a body with
+            // a substitution is.
+            ("cat <<'E' | x\n| a | b |\nE\n;y | z", 1, 2),
+            ("cat <<E | x\n| a | b |\nE\n;y | z", 1, 2),
+            ("cat <<-E | x\n\t| a |\n\tE\n;y | z", 1, 2),
+            ("cat <<E | x\n$(a | b)\nE\n;y | z", 2, 3),
+            ("cat <<<'a|b' | x", 1, 1),
+            // Unclosed: the rest is one statement, or quoted.
+            ("( a | b\nc | d", 2, 2),
+            ("echo \"a | b", 0, 0),
+        ] {
+            assert_eq!(pipe_counts(command), (longest, all), "{command:?}");
+        }
+    }
+
+    #[test]
+    fn the_scan_never_counts_fewer_pipes_than_the_tree_has() {
+        // Random commands, pipelines of them, wrapped and quoted, with and
+        // without a syntax error after them.
+        const WRAP: &[&str] = &[
+            "( {} )",
+            "{{ {}; }}",
+            "echo \"$({})\"",
+            "x=`{}`",
+            "if a; then {}; fi",
+            "{}",
+        ];
+        const END: &[&str] = &["", " )", " \"", " (", " |", " }", " fi", "\n", " 'x"];
+        let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+        let mut failures = Vec::new();
+        for _ in 0..10_000 {
+            let stages = 1 + rng.below(12);
+            let mut s = String::new();
+            for k in 0..stages {
+                if k > 0 {
+                    s.push_str(rng.pick(&[" | ", "|", " |& ", " && ", "; ", "\n"]));
+                }
+                let inner = command(&mut rng, 1);
+                s.push_str(
+                    &rng.pick(WRAP)
+                        .replacen("{}", &inner, 1)
+                        .replace("{{", "{")
+                        .replace("}}", "}"),
+                );
+            }
+            s.push_str(rng.pick(END));
+            let tree = parse_unbounded(&s).unwrap();
+            let (tree_longest, tree_all) = tree_pipes(&tree);
+            let (longest, all) = pipe_counts(&s);
+            // Error recovery may join statements the scan keeps apart:
+            // there only the count of all pipes bounds the tree.
+            let error = tree.root_node().has_error();
+            if (tree_longest > longest && !error) || tree_all > all {
+                failures.push(format!(
+                    "{s:?}: tree {tree_longest}/{tree_all}, scan {longest}/{all}, error {error}"
+                ));
+            }
+        }
+        assert!(
+            failures.is_empty(),
+            "{} undercounts; first: {}",
+            failures.len(),
+            failures[0]
+        );
+    }
+
+    #[test]
+    fn a_long_pipeline_with_a_syntax_error_is_refused() {
+        for (command, why) in [
+            (
+                format!("{}a )", "a|".repeat(8_000)),
+                Unparsed::LongPipeline(8_000),
+            ),
+            (
+                format!("{}a \"", "a | ".repeat(65)),
+                Unparsed::LongPipeline(65),
+            ),
+            (
+                format!("a ) {}", "| a".repeat(100)),
+                Unparsed::LongPipeline(100),
+            ),
+            (
+                format!("{}a", "{ a; } | ".repeat(70)),
+                Unparsed::LongPipeline(70),
+            ),
+            (
+                format!("echo \"$({}a\"", "a|".repeat(70)),
+                Unparsed::LongPipeline(70),
+            ),
+            (
+                format!("if a; then {}a; fi )", "a|".repeat(70)),
+                Unparsed::LongPipeline(70),
+            ),
+        ] {
+            let _ = take_refused();
+            assert_eq!(parse(&command).unwrap_err(), why, "{:.40}", command);
+            assert_eq!(take_refused(), Some(why));
+        }
+        // Short pipelines, one per statement: parsed, however many.
+        assert!(parse(&"a | b; ".repeat(600)).is_ok());
+        assert_eq!(take_refused(), None);
+        let many = "a | b; ".repeat(MAX_PIPES + 1);
+        assert_eq!(
+            parse(&many).unwrap_err(),
+            Unparsed::ManyPipes(MAX_PIPES + 1)
+        );
+        // At the bound: parsed, error and all.
+        let at = format!("{}a )", "a|".repeat(MAX_PIPELINE));
+        assert!(parse(&at).unwrap().root_node().has_error());
+        let _ = take_refused();
+        assert!(
+            Unparsed::LongPipeline(65)
+                .to_string()
+                .contains("65 commands")
+        );
     }
 }

@@ -353,7 +353,7 @@ impl Simulate for Claude {
         })
     }
 
-    fn simulator(&self, ctx: &Context<'_>) -> Result<Box<dyn Simulator>, String> {
+    fn load_simulator(&self, ctx: &Context<'_>) -> Result<Box<dyn Simulator>, String> {
         Ok(Box::new(simulation::ClaudeSimulator::load(ctx)))
     }
 }

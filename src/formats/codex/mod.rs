@@ -455,7 +455,7 @@ impl Simulate for Codex {
         "shell"
     }
 
-    fn simulator(&self, ctx: &Context<'_>) -> Result<Box<dyn Simulator>, String> {
+    fn load_simulator(&self, ctx: &Context<'_>) -> Result<Box<dyn Simulator>, String> {
         Ok(Box::new(ide::simulation::CodexSimulator {
             policy: session(None, ctx).0,
         }))

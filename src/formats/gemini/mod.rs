@@ -406,7 +406,7 @@ impl Simulate for Gemini {
         "run_shell_command"
     }
 
-    fn simulator(&self, ctx: &Context<'_>) -> Result<Box<dyn Simulator>, String> {
+    fn load_simulator(&self, ctx: &Context<'_>) -> Result<Box<dyn Simulator>, String> {
         let mut policy = session(None, ctx);
         // A policy file outside the places the CLI reads (a dotfiles
         // repository's copy): decided as the user's only policy file, as

@@ -287,7 +287,7 @@ impl Simulate for OpenCode {
         "bash"
     }
 
-    fn simulator(&self, ctx: &Context<'_>) -> Result<Box<dyn Simulator>, String> {
+    fn load_simulator(&self, ctx: &Context<'_>) -> Result<Box<dyn Simulator>, String> {
         let sim = simulation::OpenCodeSimulator::load(&document_context(ctx));
         if sim.unknown_agent {
             return Err(format!(

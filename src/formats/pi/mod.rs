@@ -306,7 +306,7 @@ impl Simulate for Pi {
         "bash"
     }
 
-    fn simulator(&self, ctx: &Context<'_>) -> Result<Box<dyn Simulator>, String> {
+    fn load_simulator(&self, ctx: &Context<'_>) -> Result<Box<dyn Simulator>, String> {
         let (loc, inputs, loaded) = scopes::load(ctx)?;
         Ok(Box::new(PiSimulator {
             loc,

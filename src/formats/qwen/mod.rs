@@ -309,7 +309,7 @@ impl Simulate for Qwen {
         "run_shell_command"
     }
 
-    fn simulator(&self, ctx: &Context<'_>) -> Result<Box<dyn Simulator>, String> {
+    fn load_simulator(&self, ctx: &Context<'_>) -> Result<Box<dyn Simulator>, String> {
         Ok(Box::new(ide::QwenSimulator {
             policy: session(None, ctx).0,
         }))

@@ -32,7 +32,7 @@ const PLAIN_TOKENS: &[&str] = &["&&", "||", ";", "|", "\"", "'"];
 /// The commands of a plain script (each an argv, quotes removed), or `None`
 /// when Codex would not split it.
 pub fn plain_commands(script: &str) -> Option<Vec<Vec<String>>> {
-    let tree = crate::syntax::bash::parse(script)?;
+    let tree = crate::syntax::bash::parse(script).ok()?;
     let root = tree.root_node();
     if root.has_error() {
         return None;
@@ -126,7 +126,7 @@ fn single_quoted(n: Node, src: &str) -> Option<String> {
 /// dangerous-command check reads. `None` when the script has a syntax
 /// error.
 pub fn literal_commands(script: &str) -> Option<Vec<Vec<String>>> {
-    let tree = crate::syntax::bash::parse(script)?;
+    let tree = crate::syntax::bash::parse(script).ok()?;
     let root = tree.root_node();
     if root.has_error() {
         return None;

@@ -115,7 +115,7 @@ pub fn parse(command: &str) -> Option<Parsed> {
     if super::super::model::js_trim(command).is_empty() {
         return None;
     }
-    let tree = crate::syntax::bash::parse(command)?;
+    let tree = crate::syntax::bash::parse(command).ok()?;
     let root = tree.root_node();
     let mut details = Vec::new();
     let mut stack = vec![root];
@@ -146,7 +146,7 @@ pub fn has_redirection(command: &str) -> bool {
     if !command.contains(['<', '>']) {
         return false;
     }
-    let Some(tree) = crate::syntax::bash::parse(command) else {
+    let Ok(tree) = crate::syntax::bash::parse(command) else {
         return true;
     };
     let mut stack = vec![tree.root_node()];

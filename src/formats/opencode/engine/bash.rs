@@ -35,8 +35,16 @@ const PATH_COMMANDS: &[&str] = &["rm", "cp", "mv", "mkdir", "touch", "chmod", "c
 /// The bash and folder checks of `command` run in `cwd`.
 pub fn collect(command: &str, cwd: &Path, env: &Env) -> Collected {
     let mut out = Collected::default();
-    let Some(tree) = parse(command) else {
-        return out;
+    let tree = match parse(command) {
+        Ok(tree) => tree,
+        Err(crate::syntax::bash::Unparsed::NoGrammar) => return out,
+        Err(_) => {
+            // Not parsed (a pipeline too long to recover from): the whole
+            // line is the one pattern, so that only rules for every
+            // command (`*`) decide it; the answer is marked incomplete.
+            out.patterns.push(command.trim().to_string());
+            return out;
+        }
     };
     let mut commands = Vec::new();
     descendants(tree.root_node(), &mut commands);

@@ -259,7 +259,7 @@ impl Policy {
             .map(|(command, workdir)| {
                 let promotable = self.promotable();
                 match parse(command) {
-                    Some(tree) => {
+                    Ok(tree) => {
                         let resolver = Resolver {
                             spellings: Default::default(),
                             ctx: &ctx,
@@ -280,7 +280,7 @@ impl Policy {
                         }
                         (command.clone(), units, paths)
                     }
-                    None => (command.clone(), Vec::new(), BashPaths::default()),
+                    Err(_) => (command.clone(), Vec::new(), BashPaths::default()),
                 }
             });
 
@@ -593,8 +593,9 @@ fn bash_command_check(
     let writes = std::cell::OnceCell::new();
     let writes = || {
         *writes.get_or_init(|| {
-            parse(command)
-                .is_none_or(|t| super::bash::direction::writes_through_redirect(&t, command))
+            parse(command).map_or(true, |t| {
+                super::bash::direction::writes_through_redirect(&t, command)
+            })
         })
     };
     if units.is_empty() {

@@ -266,7 +266,7 @@ pub fn precedence(
     }
     if me.surface == "bash" && me.action == crate::formats::pi::model::State::Allow {
         let cmd = me.pattern.replace(['*', '?'], "x");
-        if let Some(tree) = crate::formats::pi::engine::bash::parse(&cmd)
+        if let Ok(tree) = crate::formats::pi::engine::bash::parse(&cmd)
             && let Some(w) = crate::formats::pi::engine::bash::command_units(&tree, &cmd)
                 .first()
                 .and_then(|u| u.wrapper)

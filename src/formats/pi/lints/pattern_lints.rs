@@ -17,8 +17,8 @@ fn instance(pattern: &str) -> String {
 
 fn units(command: &str) -> Vec<CommandUnit> {
     match bash::parse(command) {
-        Some(tree) => bash::command_units(&tree, command),
-        None => Vec::new(),
+        Ok(tree) => bash::command_units(&tree, command),
+        Err(_) => Vec::new(),
     }
 }
 

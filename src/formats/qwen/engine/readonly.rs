@@ -833,8 +833,9 @@ pub fn classify(command: &str) -> (Safety, Vec<String>) {
     if command.trim().is_empty() {
         return (Unknown, incomplete);
     }
-    let Some(tree) = crate::syntax::bash::parse(command) else {
-        return (Unknown, vec!["the bash grammar did not load".into()]);
+    let tree = match crate::syntax::bash::parse(command) {
+        Ok(tree) => tree,
+        Err(why) => return (Unknown, vec![why.to_string()]),
     };
     let root = tree.root_node();
     if root.named_child_count() == 0 || root.has_error() {
@@ -862,7 +863,7 @@ pub fn classify(command: &str) -> (Safety, Vec<String>) {
 /// Does a `cd`/`pushd` come before a `git diff`/`git status` (Qwen then
 /// never calls it read-only)?
 pub fn cd_before_git_diff_or_status(command: &str) -> bool {
-    let Some(tree) = crate::syntax::bash::parse(command) else {
+    let Ok(tree) = crate::syntax::bash::parse(command) else {
         return false;
     };
     let root = tree.root_node();

@@ -111,7 +111,7 @@ pub fn token_roles(tree: &Tree, src: &str, r: Reading<'_>) -> FxHashMap<String, 
 /// read, as a wrapper's executed unit is judged.
 pub fn proves_read_text(command: &str) -> bool {
     super::parse(command)
-        .is_some_and(|tree| super::first_command(&tree).is_some_and(|n| proves_read(n, command)))
+        .is_ok_and(|tree| super::first_command(&tree).is_some_and(|n| proves_read(n, command)))
 }
 
 /// The program writes (or may write) a file through a redirect.

@@ -275,7 +275,7 @@ fn classify_wrapper(node: Node<'_>, src: &str) -> Option<WrapperKind> {
 /// established or adds nothing over the unit (the runtime shows nothing
 /// rather than a guess).
 pub fn executed_unit(unit: &str) -> Option<String> {
-    let tree = parse(unit)?;
+    let tree = parse(unit).ok()?;
     let command = first_command(&tree)?;
     let mut words: Vec<(String, usize)> = Vec::new();
     let mut c = command.walk();
@@ -353,7 +353,7 @@ pub fn floor_exemption(
     if matches!(first, "watch" | "parallel" | "rush" | "rust-parallel") {
         return None;
     }
-    let tree = parse(unit)?;
+    let tree = parse(unit).ok()?;
     let wrapper = first_command(&tree).and_then(|n| classify_wrapper(n, unit));
     if wrapper != Some(WrapperKind::Indirection) {
         return None;
