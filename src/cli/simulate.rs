@@ -199,9 +199,12 @@ fn emit(format: Format, report: &SimulationReport, out: &mut dyn Write) {
                 Some(c) => format!("{} `{c}`", report.tool),
                 None => format!("{} {}", report.tool, report.input),
             };
-            let _ = writeln!(out, "{:<5} {what}", report.decision);
+            // Clipped for people: a 40 KB tool name or command line is not
+            // echoed whole (`--format json` keeps every value).
+            let head = format!("{:<5} {what}", report.decision);
+            let _ = writeln!(out, "{}", crate::text::clip_line(&head));
             for line in &report.explanation {
-                let _ = writeln!(out, "  {line}");
+                let _ = writeln!(out, "  {}", crate::text::clip_line(line));
             }
         }
     }

@@ -358,6 +358,38 @@ pub fn clip_spans(message: &str) -> std::borrow::Cow<'_, str> {
 /// The longest code span a message shows whole.
 pub const SPAN_MAX: usize = 300;
 
+/// A line as people read it: each code span clipped as by [`clip_spans`],
+/// then each word (a run without white space) longer than [`SPAN_MAX`]
+/// characters clipped the same way — a 40 KB tool name or command without
+/// spaces in a line of prose. Machine output (JSON) keeps every value
+/// whole.
+pub fn clip_line(line: &str) -> std::borrow::Cow<'_, str> {
+    let spans = clip_spans(line);
+    let long = |w: &str| w.len() > SPAN_MAX && w.chars().count() > SPAN_MAX;
+    if !spans.split(char::is_whitespace).any(long) {
+        return spans;
+    }
+    let mut out = String::with_capacity(spans.len().min(4096));
+    let mut rest: &str = &spans;
+    while !rest.is_empty() {
+        let space = rest.len() - rest.trim_start().len();
+        out.push_str(&rest[..space]);
+        rest = &rest[space..];
+        let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+        let word = &rest[..end];
+        if long(word) {
+            let n = word.chars().count();
+            let head: String = word.chars().take(120).collect();
+            let tail: String = word.chars().skip(n - 40).collect();
+            out.push_str(&format!("{head}…{tail} ({n} characters)"));
+        } else {
+            out.push_str(word);
+        }
+        rest = &rest[end..];
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 pub fn line_col_1(index: &LineIndex, text: &str, offset: usize) -> (usize, usize) {
     let p = index.position(text, offset, PositionEncoding::Utf8);
     let start = index.line_range(text, p.line as usize).start;
@@ -371,6 +403,20 @@ pub fn line_col_1(index: &LineIndex, text: &str, offset: usize) -> (usize, usize
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_line_is_clipped_word_by_word() {
+        assert_eq!(clip_line("ask  bash `ls -la`"), "ask  bash `ls -la`");
+        let tool = "x".repeat(40_000);
+        let line = format!("ask   {tool}\n  agent sees: Using tool '{tool}'");
+        let clipped = clip_line(&line);
+        assert!(clipped.len() < 500, "{clipped}");
+        assert!(clipped.starts_with("ask   xxx"));
+        assert!(clipped.contains("(40000 characters)\n  agent sees: Using tool 'xxx"));
+        assert!(clipped.ends_with("' (40002 characters)"));
+        let command = format!("bash `{}`", "a|".repeat(8_000));
+        assert!(clip_line(&command).contains("(16000 characters)"));
+    }
 
     #[test]
     fn replaced_spans_map_back() {
