@@ -800,3 +800,48 @@ fn an_unsaved_buffer_is_compared_not_the_file_on_disk() {
     assert!(c.report.newly_allowed >= 1, "{:?}", c.report);
     let _ = std::fs::remove_dir_all(&root);
 }
+
+/// A rule whose command the bash reader refuses (a pipeline of 70 commands
+/// with a syntax error after it) cannot be compared exactly: the surface is
+/// named incomplete and the gate does not pass.
+#[test]
+fn a_probe_decided_incompletely_makes_the_diff_incomplete() {
+    let root = temp("incomplete");
+    let repo = root.join("repo");
+    let home = root.join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let config = repo.join(".pi/extensions/pi-permission-system/config.json");
+    write(
+        &config,
+        "{\"permission\": {\"bash\": {\"*\": \"ask\", \"git *\": \"allow\"}}}\n",
+    );
+    git(&repo, &["init", "-q"]);
+    git(&repo, &["add", "-A"]);
+    git(&repo, &["commit", "-qm", "base"]);
+    let long = format!("{}a )", "a|".repeat(70));
+    write(
+        &config,
+        &format!(
+            "{{\"permission\": {{\"bash\": {{\"*\": \"ask\", \"git *\": \"allow\", \"{long}\": \"deny\"}}}}}}\n"
+        ),
+    );
+    let home_arg = home.display().to_string();
+    let (code, out, err) = cli(
+        &repo,
+        &[
+            "diff",
+            "--runtime",
+            "pi",
+            "--target-version",
+            "20.7.3",
+            "--home",
+            &home_arg,
+            "--format",
+            "json",
+        ],
+    );
+    let v: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}{err}"));
+    let incomplete = v["incomplete"].as_array().expect("incomplete listed");
+    assert!(incomplete.iter().any(|s| s == "bash"), "{out}");
+    assert_ne!(code, 0, "an incomplete comparison never passes: {out}");
+}
