@@ -7,8 +7,8 @@
 Writes each format's file where its runtime reads it in a fresh project
 folder (a git repository, a home of its own), runs `check` on it — and
 `simulate` of a 20,000-part command line under each runtime — with
-`/usr/bin/time`, and prints one line per run: seconds, peak memory, and
-whether the answer was complete. Deterministic inputs; nothing is read
+`/usr/bin/time`, and prints one line per run: seconds, peak memory, the
+exit status and, for `simulate`, whether the answer was complete. Deterministic inputs; nothing is read
 outside the temporary folder.
 """
 import json
@@ -89,16 +89,18 @@ FORMATS = [
 ]
 
 
-def timed(args, cwd, env):
+def timed(args, cwd, env, keep_output=False):
     r = subprocess.run(
         ["/usr/bin/time", "-f", "%e %M"] + args,
         cwd=cwd,
         env=env,
-        stdout=subprocess.DEVNULL,
+        stdout=subprocess.PIPE if keep_output else subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
     )
     secs, kb = r.stderr.strip().splitlines()[-1].split()
+    if keep_output:
+        return float(secs), int(kb) // 1024, r.returncode, r.stdout
     return float(secs), int(kb) // 1024, r.returncode
 
 
@@ -134,10 +136,20 @@ def main():
             ("20,000 &&", " && ".join(["ls"] * 20000)),
             # (One argument is at most 128 KiB.)
             ("5,000 pipes", " | ".join(f"cat 'f {i}' \"g{i}\"" for i in range(5000))),
+            # A pipeline with a syntax error after it: quadratic in the
+            # bash grammar, refused by the reader (the answer incomplete).
+            ("8,000 pipes, then )", "a|" * 8000 + "a )"),
+            ("64 pipes, then )", "a|" * 64 + "a )"),
         ]:
             for runtime in ["claude-code", "opencode", "codex", "gemini", "qwen", "pi"]:
-                secs, mb, rc = timed([BIN, "simulate", "--runtime", runtime, "--command", line], proj, env)
-                print(f"{runtime:<12} {'(defaults)':<34} {len(line) / 1e6:>6.2f}MB {'':>8} {'simulate ' + shape:<22} {secs:>6.2f}s {mb:>5}MB {rc}")
+                secs, mb, rc, out = timed(
+                    [BIN, "simulate", "--runtime", runtime, "--command", line, "--format", "json"],
+                    proj,
+                    env,
+                    keep_output=True,
+                )
+                complete = "incomplete" if '"incomplete"' in out else "complete"
+                print(f"{runtime:<12} {'(defaults)':<34} {len(line) / 1e6:>6.2f}MB {'':>8} {'simulate ' + shape:<22} {secs:>6.2f}s {mb:>5}MB {rc} {complete}")
 
 
 if __name__ == "__main__":

@@ -801,7 +801,7 @@ fn an_unsaved_buffer_is_compared_not_the_file_on_disk() {
     let _ = std::fs::remove_dir_all(&root);
 }
 
-/// A rule whose command the bash reader refuses (a pipeline of 70 commands
+/// A rule whose command the bash reader refuses (a pipeline of 300 commands
 /// with a syntax error after it) cannot be compared exactly: the surface is
 /// named incomplete and the gate does not pass.
 #[test]
@@ -818,7 +818,7 @@ fn a_probe_decided_incompletely_makes_the_diff_incomplete() {
     git(&repo, &["init", "-q"]);
     git(&repo, &["add", "-A"]);
     git(&repo, &["commit", "-qm", "base"]);
-    let long = format!("{}a )", "a|".repeat(70));
+    let long = format!("{}a )", "a|".repeat(300));
     write(
         &config,
         &format!(
