@@ -15,10 +15,13 @@ fn instance(pattern: &str) -> String {
     pattern.replace(['*', '?'], "x")
 }
 
-fn units(command: &str) -> Vec<CommandUnit> {
+/// The commands the runtime checks for `command`, or why they are unknown
+/// (the bash reader refused it).
+fn units(command: &str) -> Result<Vec<CommandUnit>, String> {
     match bash::parse(command) {
-        Ok(tree) => bash::command_units(&tree, command),
-        Err(_) => Vec::new(),
+        Ok(tree) => Ok(bash::command_units(&tree, command)),
+        Err(crate::syntax::bash::Unparsed::NoGrammar) => Ok(Vec::new()),
+        Err(why) => Err(why.to_string()),
     }
 }
 
@@ -92,6 +95,30 @@ pub fn pattern_lints(cfg: &PiConfig, home: &str, out: &mut Vec<Diagnostic>) {
 fn bash_patterns(s: &Surface, out: &mut Vec<Diagnostic>) {
     for r in map_rules(s) {
         let p = r.pattern.as_str();
+        // The commands of the pattern's readable instance, read once; a
+        // pattern the bash reader refuses is said once (PL229) and the
+        // lints that need its commands are skipped.
+        let parsed = std::cell::OnceCell::new();
+        let commands = |out: &mut Vec<Diagnostic>| -> Option<&Vec<CommandUnit>> {
+            let mut fresh = false;
+            let r2 = parsed.get_or_init(|| {
+                fresh = true;
+                units(&instance(p))
+            });
+            match r2 {
+                Ok(u) => Some(u),
+                Err(why) => {
+                    if fresh {
+                        out.push(Diagnostic::new(
+                            Code::PatternNotParsed,
+                            r.key_range.clone(),
+                            format!("not checked as the runtime splits it: {why}"),
+                        ));
+                    }
+                    None
+                }
+            }
+        };
         // Most patterns need no readable instance: build it on demand.
         let typed_cell = std::cell::OnceCell::new();
         let typed = || -> &str { typed_cell.get_or_init(|| instance(p)) };
@@ -119,9 +146,10 @@ fn bash_patterns(s: &Surface, out: &mut Vec<Diagnostic>) {
                 .with_fix(single_spaced(p)),
             );
         }
-        if let Some(name) = env_prefix(p) {
+        if let Some(name) = env_prefix(p)
+            && let Some(u) = commands(out)
+        {
             let typed = typed();
-            let u = units(typed);
             if u.len() == 1 && u[0].text != typed {
                 out.push(Diagnostic::new(
                     Code::BashEnvPrefix,
@@ -137,9 +165,8 @@ fn bash_patterns(s: &Surface, out: &mut Vec<Diagnostic>) {
         let has_operator = p
             .bytes()
             .any(|b| matches!(b, b'&' | b'|' | b';' | b'>' | b'<' | b'\n'));
-        if has_operator {
+        if has_operator && let Some(u) = commands(out) {
             let typed = typed();
-            let u = units(typed);
             if !(u.len() == 1 && u[0].text == typed) {
                 let parts: Vec<String> = u.iter().map(|u| format!("`{}`", u.text)).collect();
                 let split = if parts.is_empty() {
@@ -165,9 +192,11 @@ fn bash_patterns(s: &Surface, out: &mut Vec<Diagnostic>) {
         } else {
             String::new()
         };
-        if r.value.action == State::Allow && bash::may_be_wrapper(&first_word) {
+        if r.value.action == State::Allow
+            && bash::may_be_wrapper(&first_word)
+            && let Some(u) = commands(out)
+        {
             let typed = typed();
-            let u = units(typed);
             if let Some(w) = u.first().and_then(|u| u.wrapper) {
                 out.push(Diagnostic::new(
                     Code::WrapperAllowClamped,
