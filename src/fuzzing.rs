@@ -198,11 +198,17 @@ pub fn decision_log(bytes: &[u8]) {
 
 /// Any text as a command line: the bash parser's linear path (a newline
 /// added and edited out) gives the tree of the command as written, node for
-/// node. Longer inputs are cut to 4 KiB (the reference parse can cost the
+/// node, and the scan that bounds it counts at least the tree's pipes. Longer inputs are cut to 4 KiB (the reference parse can cost the
 /// square of the length).
 pub fn command(bytes: &[u8]) {
     let bytes = &bytes[..bytes.len().min(4096)];
-    if let Err(e) = crate::syntax::bash::same_as_written(&String::from_utf8_lossy(bytes)) {
+    let command = String::from_utf8_lossy(bytes);
+    if let Err(e) = crate::syntax::bash::same_as_written(&command) {
+        panic!("{e}");
+    }
+    // The scan that refuses long pipelines never counts fewer pipes than
+    // the tree has.
+    if let Err(e) = crate::syntax::bash::scan_bounds_tree(&command) {
         panic!("{e}");
     }
 }

@@ -293,7 +293,10 @@ fn every_recorded_command_parses_as_written() {
     let failures: Vec<_> = commands
         .iter()
         .filter_map(|c| {
-            permission_lsp::syntax::bash::same_as_written(&String::from_utf8_lossy(c)).err()
+            let c = String::from_utf8_lossy(c);
+            permission_lsp::syntax::bash::same_as_written(&c)
+                .and_then(|()| permission_lsp::syntax::bash::scan_bounds_tree(&c))
+                .err()
         })
         .collect();
     assert!(

@@ -526,6 +526,14 @@ fn shapes() -> Vec<Shape> {
         simulated("qwen", "pipeline ending in an error", |n| {
             format!("a ) {}", "| a".repeat(n))
         }),
+        // Operators right after another, each an error: quadratic in the
+        // grammar's recovery, refused past 64.
+        simulated("opencode", "operators in a row, then an error", |n| {
+            format!("a {}b )", "|| ".repeat(n))
+        }),
+        simulated("gemini", "operators in a row, then an error", |n| {
+            format!("a {}b )", "&& ".repeat(n))
+        }),
         simulated("pi", "pipeline ending in an error", |n| {
             format!("{}a (", "{ a; } | ".repeat(n))
         }),
