@@ -536,9 +536,21 @@ pub fn same_as_written(command: &str) -> Result<(), String> {
 /// (with only white space after it, a line continuation or an error as
 /// written, a continuation or white space with the newline), and not with
 /// a here-document (a newline completes a body that ends the input without
-/// its delimiter).
+/// its delimiter), and not after a reserved word.
 fn newline_is_neutral(command: &str) -> bool {
-    !command.trim_end().ends_with('\\') && memchr::memmem::find(command.as_bytes(), b"<<").is_none()
+    let end = command.trim_end();
+    // A reserved word last (`… && X=1 done`): the grammar may read it as a
+    // word as written and as a keyword before a newline, both without error.
+    const RESERVED: &[&str] = &[
+        "!", "case", "coproc", "do", "done", "elif", "else", "esac", "fi", "for", "function", "if",
+        "in", "select", "then", "time", "until", "while", "{", "}", "[[", "]]",
+    ];
+    let last = end
+        .rsplit(|c: char| c.is_whitespace() || c == ';' || c == '&' || c == '|')
+        .next();
+    !end.ends_with('\\')
+        && !last.is_some_and(|w| RESERVED.contains(&w))
+        && memchr::memmem::find(command.as_bytes(), b"<<").is_none()
 }
 
 /// The row and byte column of the end of `text`.
@@ -796,6 +808,9 @@ mod tests {
             "cat <<EOF\nx\\",
             "cat << EOF\nx\nEOF\n",
             "a <<E <<F\n1\nE\n2\nF",
+            "docker logseil -x | ls && X=1 dil -x |  --until -x | ls oner logs --until -x |  --until -x | ls && X=1 done",
+            "a && X=1 fi",
+            "ls | X=1 esac",
         ] {
             same_as_written(c).unwrap();
         }
