@@ -389,20 +389,27 @@ fn git(dir: &Path, args: &[&str]) {
     assert!(ok.status.success(), "git {args:?}: {ok:?}");
 }
 
-#[test]
-fn the_diff_command_compares_with_git_and_fails_on_new_allows() {
-    let root = temp("git");
+/// A git repository with a pi project config committed as `base`, and a
+/// home of its own: (the folder of both, repo, home, config path).
+fn pi_repo(tag: &str, base: &str) -> (PathBuf, PathBuf, PathBuf, PathBuf) {
+    let root = temp(tag);
     let repo = root.join("repo");
     let home = root.join("home");
     std::fs::create_dir_all(&home).unwrap();
     let config = repo.join(".pi/extensions/pi-permission-system/config.json");
-    write(
-        &config,
-        "{\n  \"permission\": {\n    \"bash\": {\n      \"*\": \"ask\",\n      \"git *\": \"allow\",\n      \"rm *\": \"deny\"\n    }\n  }\n}\n",
-    );
+    write(&config, base);
     git(&repo, &["init", "-q"]);
     git(&repo, &["add", "-A"]);
     git(&repo, &["commit", "-qm", "base"]);
+    (root, repo, home, config)
+}
+
+#[test]
+fn the_diff_command_compares_with_git_and_fails_on_new_allows() {
+    let (root, repo, home, config) = pi_repo(
+        "git",
+        "{\n  \"permission\": {\n    \"bash\": {\n      \"*\": \"ask\",\n      \"git *\": \"allow\",\n      \"rm *\": \"deny\"\n    }\n  }\n}\n",
+    );
     let home_arg = home.display().to_string();
     let args = |extra: &[&str]| -> Vec<String> {
         let mut a: Vec<String> = [
@@ -806,18 +813,10 @@ fn an_unsaved_buffer_is_compared_not_the_file_on_disk() {
 /// named incomplete and the gate does not pass.
 #[test]
 fn a_probe_decided_incompletely_makes_the_diff_incomplete() {
-    let root = temp("incomplete");
-    let repo = root.join("repo");
-    let home = root.join("home");
-    std::fs::create_dir_all(&home).unwrap();
-    let config = repo.join(".pi/extensions/pi-permission-system/config.json");
-    write(
-        &config,
+    let (_, repo, home, config) = pi_repo(
+        "incomplete",
         "{\"permission\": {\"bash\": {\"*\": \"ask\", \"git *\": \"allow\"}}}\n",
     );
-    git(&repo, &["init", "-q"]);
-    git(&repo, &["add", "-A"]);
-    git(&repo, &["commit", "-qm", "base"]);
     let long = format!("{}a )", "a|".repeat(300));
     write(
         &config,
