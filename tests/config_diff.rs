@@ -844,3 +844,52 @@ fn a_probe_decided_incompletely_makes_the_diff_incomplete() {
     assert!(incomplete.iter().any(|s| s == "bash"), "{out}");
     assert_ne!(code, 0, "an incomplete comparison never passes: {out}");
 }
+
+/// A runtime whose rules `diff` cannot write as patterns (Qwen Code, Gemini
+/// CLI): a changed rule is named incomplete, never "0 differences" and a
+/// pass.
+#[test]
+fn a_changed_rule_diff_cannot_read_makes_the_diff_incomplete() {
+    let root = temp("qwen-uncompared");
+    let repo = root.join("repo");
+    let home = root.join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let settings = repo.join(".qwen/settings.json");
+    write(
+        &settings,
+        "{\"permissions\": {\"allow\": [\"Bash(git status)\"]}}\n",
+    );
+    git(&repo, &["init", "-q"]);
+    git(&repo, &["add", "-A"]);
+    git(&repo, &["commit", "-qm", "base"]);
+    let home_arg = home.display().to_string();
+    let run = || {
+        cli(
+            &repo,
+            &[
+                "diff",
+                "--runtime",
+                "qwen",
+                "--home",
+                &home_arg,
+                "--format",
+                "json",
+            ],
+        )
+    };
+    // Unchanged: complete.
+    let (code, out, _) = run();
+    assert_eq!(code, 0, "{out}");
+    write(
+        &settings,
+        "{\"permissions\": {\"allow\": [\"Bash(git status)\"], \"deny\": [\"Bash(rm -rf *)\"]}}\n",
+    );
+    let (code, out, err) = run();
+    let v: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}{err}"));
+    assert!(
+        v["incomplete"].as_array().is_some_and(|l| !l.is_empty()),
+        "{out}"
+    );
+    assert_eq!(code, 3, "{out}");
+    let _ = std::fs::remove_dir_all(&root);
+}

@@ -98,16 +98,22 @@ struct Entry {
     pattern: Pattern,
 }
 
-/// One side's rules, as (entry, action) in evaluation order.
-fn side_rules(
+/// A rule `diff` cannot write as a pattern: (surface, pattern, action).
+type Uncompared<'a> = (&'a str, &'a str, &'a str);
+
+/// One side's rules, as (entry, action) in evaluation order; the rules the
+/// format cannot write as a pattern go to `uncompared`, in order.
+fn side_rules<'a>(
     format: &dyn Format,
-    policy: &EffectivePolicyReport,
+    policy: &'a EffectivePolicyReport,
     home: &str,
     entries: &mut Vec<Entry>,
+    uncompared: &mut Vec<Uncompared<'a>>,
 ) -> Vec<(usize, Decision)> {
     let mut out = Vec::new();
     for rule in &policy.rules {
         let Some((surface, source, pattern)) = format.diff_pattern(rule, home) else {
+            uncompared.push((&rule.surface, &rule.pattern, &rule.action));
             continue;
         };
         let Some(action) = Decision::parse(&rule.action) else {
@@ -188,8 +194,15 @@ pub fn diff_within(
     surface_work: usize,
 ) -> DiffReport {
     let mut entries: Vec<Entry> = Vec::new();
-    let rules_before = side_rules(format, before.policy, home, &mut entries);
-    let rules_after = side_rules(format, after.policy, home, &mut entries);
+    let (mut skipped_before, mut skipped_after) = (Vec::new(), Vec::new());
+    let rules_before = side_rules(
+        format,
+        before.policy,
+        home,
+        &mut entries,
+        &mut skipped_before,
+    );
+    let rules_after = side_rules(format, after.policy, home, &mut entries, &mut skipped_after);
     let mut surfaces: Vec<&str> = entries.iter().map(|e| e.surface.as_str()).collect();
     surfaces.sort_unstable();
     surfaces.dedup();
@@ -203,6 +216,28 @@ pub fn diff_within(
         surfaces: surfaces.len(),
         ..Default::default()
     };
+    // A runtime whose rules `diff` cannot write as patterns at all (no rule
+    // of either side has one): where its rules differ between the sides,
+    // their surfaces are not compared — never "0 differences". (Where some
+    // rules have patterns, the others are left out as before: Claude Code's
+    // `Skill` rules, for one.)
+    if entries.is_empty() && skipped_before != skipped_after {
+        let mut changed: Vec<&str> = Vec::new();
+        for (s, _, _) in skipped_before.iter().chain(&skipped_after) {
+            let of = |v: &Vec<Uncompared<'_>>| -> Vec<(String, String)> {
+                v.iter()
+                    .filter(|r| r.0 == *s)
+                    .map(|r| (r.1.to_string(), r.2.to_string()))
+                    .collect()
+            };
+            if of(&skipped_before) != of(&skipped_after) && !changed.contains(s) {
+                changed.push(s);
+            }
+        }
+        for s in changed {
+            report.incomplete.push(s.to_string());
+        }
+    }
     let mut seen_calls: HashSet<(String, String)> = HashSet::new();
     for surface in surfaces {
         // The entries that take part, by position in the product (after

@@ -298,7 +298,7 @@ fn human(
     for s in &report.incomplete {
         let _ = writeln!(
             out,
-            "note: `{s}` has too many patterns to compare completely; differences there may be missing"
+            "note: `{s}` was not compared completely (too many patterns, a rule `diff` cannot read, or a call not decided exactly); differences there may be missing"
         );
     }
     summary_line(report, runtime, out);
