@@ -222,20 +222,25 @@ pub fn diff_within(
     // rules have patterns, the others are left out as before: Claude Code's
     // `Skill` rules, for one.)
     if entries.is_empty() && skipped_before != skipped_after {
-        let mut changed: Vec<&str> = Vec::new();
-        for (s, _, _) in skipped_before.iter().chain(&skipped_after) {
-            let of = |v: &Vec<Uncompared<'_>>| -> Vec<(String, String)> {
-                v.iter()
-                    .filter(|r| r.0 == *s)
-                    .map(|r| (r.1.to_string(), r.2.to_string()))
-                    .collect()
-            };
-            if of(&skipped_before) != of(&skipped_after) && !changed.contains(s) {
-                changed.push(s);
+        // Each surface's rules in order, side by side (one pass per side),
+        // surfaces in the order they first appear.
+        let mut order: Vec<&str> = Vec::new();
+        let mut by_surface: std::collections::HashMap<&str, [Vec<(&str, &str)>; 2]> =
+            Default::default();
+        for (side, rules) in [&skipped_before, &skipped_after].into_iter().enumerate() {
+            for &(surface, pattern, action) in rules {
+                let sides = by_surface.entry(surface).or_insert_with(|| {
+                    order.push(surface);
+                    Default::default()
+                });
+                sides[side].push((pattern, action));
             }
         }
-        for s in changed {
-            report.incomplete.push(s.to_string());
+        for surface in order {
+            let [b, a] = &by_surface[surface];
+            if b != a {
+                report.incomplete.push(surface.to_string());
+            }
         }
     }
     let mut seen_calls: HashSet<(String, String)> = HashSet::new();
