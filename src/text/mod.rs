@@ -330,8 +330,7 @@ pub fn clip_spans(message: &str) -> std::borrow::Cow<'_, str> {
                         .then(|| span.chars().count())
                         .filter(|&n| n > SPAN_MAX)
                         .map(|n| {
-                            let head: String = span.chars().take(120).collect();
-                            let tail: String = span.chars().skip(n - 40).collect();
+                            let (head, tail) = ends(span, n);
                             format!("`{head}…{tail}` ({n} characters)")
                         });
                     (clipped, after + close + run)
@@ -358,6 +357,12 @@ pub fn clip_spans(message: &str) -> std::borrow::Cow<'_, str> {
 /// The longest code span a message shows whole.
 pub const SPAN_MAX: usize = 300;
 
+/// What a clipped text of `n` characters keeps: its first 120 and last 40.
+fn ends(text: &str, n: usize) -> (&str, &str) {
+    let at = |k: usize| text.char_indices().nth(k).map_or(text.len(), |(i, _)| i);
+    (&text[..at(120)], &text[at(n - 40)..])
+}
+
 /// A line as people read it: each code span clipped as by [`clip_spans`],
 /// then each word (a run without white space) longer than [`SPAN_MAX`]
 /// characters clipped the same way — a 40 KB tool name or command without
@@ -379,8 +384,7 @@ pub fn clip_line(line: &str) -> std::borrow::Cow<'_, str> {
         let word = &rest[..end];
         if long(word) {
             let n = word.chars().count();
-            let head: String = word.chars().take(120).collect();
-            let tail: String = word.chars().skip(n - 40).collect();
+            let (head, tail) = ends(word, n);
             out.push_str(&format!("{head}…{tail} ({n} characters)"));
         } else {
             out.push_str(word);
