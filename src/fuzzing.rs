@@ -198,8 +198,9 @@ pub fn decision_log(bytes: &[u8]) {
 
 /// Any text as a command line: the bash parser's linear path (a newline
 /// added and edited out) gives the tree of the command as written, node for
-/// node, and the scan that bounds it counts at least the tree's pipes. Longer inputs are cut to 4 KiB (the reference parse can cost the
-/// square of the length).
+/// node, and the scan that bounds it counts at least the tree's pipes.
+/// Longer inputs are cut to 4 KiB (the reference parse can cost the square
+/// of the length).
 pub fn command(bytes: &[u8]) {
     let bytes = &bytes[..bytes.len().min(4096)];
     let command = String::from_utf8_lossy(bytes);
