@@ -392,11 +392,17 @@ fn git(dir: &Path, args: &[&str]) {
 /// A git repository with a pi project config committed as `base`, and a
 /// home of its own: (the folder of both, repo, home, config path).
 fn pi_repo(tag: &str, base: &str) -> (PathBuf, PathBuf, PathBuf, PathBuf) {
+    repo_with(tag, ".pi/extensions/pi-permission-system/config.json", base)
+}
+
+/// A git repository with `file` committed as `base`, and a home of its
+/// own: (the folder of both, repo, home, the file's path).
+fn repo_with(tag: &str, file: &str, base: &str) -> (PathBuf, PathBuf, PathBuf, PathBuf) {
     let root = temp(tag);
     let repo = root.join("repo");
     let home = root.join("home");
     std::fs::create_dir_all(&home).unwrap();
-    let config = repo.join(".pi/extensions/pi-permission-system/config.json");
+    let config = repo.join(file);
     write(&config, base);
     git(&repo, &["init", "-q"]);
     git(&repo, &["add", "-A"]);
@@ -850,18 +856,11 @@ fn a_probe_decided_incompletely_makes_the_diff_incomplete() {
 /// pass.
 #[test]
 fn a_changed_rule_diff_cannot_read_makes_the_diff_incomplete() {
-    let root = temp("qwen-uncompared");
-    let repo = root.join("repo");
-    let home = root.join("home");
-    std::fs::create_dir_all(&home).unwrap();
-    let settings = repo.join(".qwen/settings.json");
-    write(
-        &settings,
+    let (root, repo, home, settings) = repo_with(
+        "qwen-uncompared",
+        ".qwen/settings.json",
         "{\"permissions\": {\"allow\": [\"Bash(git status)\"]}}\n",
     );
-    git(&repo, &["init", "-q"]);
-    git(&repo, &["add", "-A"]);
-    git(&repo, &["commit", "-qm", "base"]);
     let home_arg = home.display().to_string();
     let run = || {
         cli(
