@@ -263,6 +263,14 @@ fn the_hostile_input_shapes() {
     replay("observed-issue32.json", 61);
 }
 
+/// `Skill(…)` rules: a deny names a skill exactly, by a prefix (`name:*`,
+/// `name *`) or by a `skill:` glob; an ask or allow changes nothing. A
+/// deny `Agent(type)` (or `Task(type)`) stops that agent type.
+#[test]
+fn skill_rules() {
+    replay("observed-skills.json", 48);
+}
+
 /// Every tool a 2.1.332 session offers, called with no rule: those it runs
 /// without asking (launching a subagent, loading a tool or a skill,
 /// scheduling), those it asks about, those not offered at all ("No such

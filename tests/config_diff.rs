@@ -365,6 +365,95 @@ fn claude_code_diff_finds_every_change_brute_force_finds() {
     );
 }
 
+/// Rules on a skill's or an agent type's name (deny rules decide; ask and
+/// allow rules and other tools' contents change nothing): every change
+/// brute force finds over skill, agent and search calls, `diff` finds, and
+/// such rules are compared, never left out.
+#[test]
+fn claude_code_diff_compares_skill_and_agent_rules() {
+    let cc = formats::by_id("claude-code").unwrap();
+    let mut calls: Vec<(String, CallRequest)> = Vec::new();
+    for name in ["foo", "fo", "foobar", "bar", "f?o", "/foo", "f*", "for"] {
+        calls.push((
+            "Skill".into(),
+            CallRequest {
+                tool: "Skill".into(),
+                input: json!({ "skill": name }),
+            },
+        ));
+    }
+    for kind in ["Explore", "Plan", "general-purpose", "Exp"] {
+        calls.push((
+            "Agent".into(),
+            CallRequest {
+                tool: "Agent".into(),
+                input: json!({ "subagent_type": kind, "description": "d", "prompt": "p" }),
+            },
+        ));
+    }
+    for q in ["cats", "dogs"] {
+        calls.push((
+            "WebSearch".into(),
+            CallRequest {
+                tool: "WebSearch".into(),
+                input: json!({ "query": q }),
+            },
+        ));
+    }
+    const RULES: &[&str] = &[
+        "Skill(foo)",
+        "Skill(fo:*)",
+        "Skill(foo *)",
+        "Skill(skill:f*r)",
+        "Skill(f?o)",
+        "Skill(/bar)",
+        "Skill(*)",
+        "Skill",
+        "Agent(Explore)",
+        "Task(Plan)",
+        "Agent(E*)",
+        "Agent",
+        "WebSearch(cats)",
+        "WebSearch",
+    ];
+    check_format(
+        "claude-skills",
+        cc,
+        |rng| {
+            let mut lists = serde_json::Map::new();
+            for list in ["allow", "ask", "deny"] {
+                let n = rng.below(4);
+                let rules: Vec<&str> = (0..n).map(|_| rng.pick(RULES)).collect();
+                lists.insert(list.into(), json!(rules));
+            }
+            json!({ "permissions": lists })
+        },
+        |root, config| {
+            let proj = root.join("proj");
+            let home = root.join("home");
+            write(&proj.join(".claude/settings.json"), &config.to_string());
+            write(
+                &home.join(".claude.json"),
+                &json!({"projects": {proj.display().to_string(): {"hasTrustDialogAccepted": true}}})
+                    .to_string(),
+            );
+            let mut options = AnalysisOptions::for_profile(cc.default_profile());
+            options.home = home.display().to_string();
+            resolve(
+                &options,
+                None,
+                None,
+                &Overrides {
+                    cwd: Some(proj),
+                    ..Default::default()
+                },
+                None,
+            )
+        },
+        &calls,
+    );
+}
+
 fn cli(dir: &Path, args: &[&str]) -> (i32, String, String) {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_permission-lsp"))
         .args(args)

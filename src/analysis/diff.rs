@@ -216,12 +216,11 @@ pub fn diff_within(
         surfaces: surfaces.len(),
         ..Default::default()
     };
-    // A runtime whose rules `diff` cannot write as patterns at all (no rule
-    // of either side has one): where its rules differ between the sides,
-    // their surfaces are not compared — never "0 differences". (Where some
-    // rules have patterns, the others are left out as before: Claude Code's
-    // `Skill` rules, for one.)
-    if entries.is_empty() && skipped_before != skipped_after {
+    // Rules `diff` cannot write as patterns (every rule of a runtime
+    // without `diff_pattern`; a rule of another whose shape has none):
+    // where such rules differ between the sides, their surfaces are not
+    // compared — never "0 differences".
+    if skipped_before != skipped_after {
         // Each surface's rules in order, side by side (one pass per side),
         // surfaces in the order they first appear.
         let mut order: Vec<&str> = Vec::new();

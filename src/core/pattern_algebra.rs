@@ -90,6 +90,22 @@ impl Pattern {
         Pattern { alts }
     }
 
+    /// The literal `parts` with any run between each two (`["a", ""]` is
+    /// every string starting with `a`): for a runtime whose wildcard is
+    /// `*` alone, where `?` and every other character is itself.
+    pub fn from_parts(parts: &[&str]) -> Pattern {
+        let mut toks = Vec::new();
+        for (i, part) in parts.iter().enumerate() {
+            if i > 0 {
+                toks.push(Tok::Star);
+            }
+            toks.extend(part.encode_utf16().map(Tok::Lit));
+        }
+        Pattern {
+            alts: vec![normalize(toks.into_iter())],
+        }
+    }
+
     /// Matches every string.
     pub fn is_universal(&self) -> bool {
         self.alts.iter().any(|a| a == &[Tok::Star])

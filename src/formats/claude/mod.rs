@@ -383,7 +383,46 @@ impl Compare for Claude {
         rule: &crate::contract::report::EffectiveRule,
         home: &str,
     ) -> Option<(String, String, crate::core::pattern_algebra::Pattern)> {
-        let (surface, glob) = diff_glob(&rule.pattern, home)?;
+        // A skill's name: deny rules refuse it, by a name, a prefix or a
+        // `skill:` glob (ask and allow rules change nothing; the
+        // simulators' answers show that).
+        if let Some(content) = rule
+            .pattern
+            .strip_prefix("Skill(")
+            .and_then(|r| r.strip_suffix(')'))
+            .filter(|c| *c != "*")
+        {
+            return Some((
+                "Skill".into(),
+                rule.pattern.clone(),
+                engine::skill::algebra(content),
+            ));
+        }
+        // An agent type: a deny rule stops it (`Task(…)` is `Agent(…)`).
+        if let Some(content) = ["Agent(", "Task("]
+            .iter()
+            .find_map(|t| rule.pattern.strip_prefix(t))
+            .and_then(|r| r.strip_suffix(')'))
+            .filter(|c| *c != "*")
+        {
+            return Some((
+                "Agent".into(),
+                rule.pattern.clone(),
+                crate::core::pattern_algebra::Pattern::from_parts(&[content]),
+            ));
+        }
+        let Some((surface, glob)) = diff_glob(&rule.pattern, home) else {
+            // Any other tool's content (`WebSearch(cats)`): the value it
+            // names, on its own surface, decided by the simulators (which
+            // read no such content: the change shows as none).
+            let (tool, content) = rule.pattern.split_once('(')?;
+            let content = content.strip_suffix(')')?;
+            return Some((
+                tool.to_string(),
+                rule.pattern.clone(),
+                crate::core::pattern_algebra::Pattern::from_parts(&[content]),
+            ));
+        };
         Some((
             surface,
             rule.pattern.clone(),
@@ -415,6 +454,12 @@ impl Compare for Claude {
                 "WebFetch",
                 json!({ "url": format!("https://{value}/"), "prompt": "p" }),
             ),
+            "Skill" => ("Skill", json!({ "skill": value })),
+            "Agent" => (
+                "Agent",
+                json!({ "subagent_type": value, "description": "d", "prompt": "p" }),
+            ),
+            "WebSearch" => ("WebSearch", json!({ "query": value })),
             // Rules without a specifier, over tool names.
             "tools" => {
                 let ok = !value.is_empty()
@@ -435,7 +480,9 @@ impl Compare for Claude {
                     input,
                 });
             }
-            _ => return None,
+            // A tool whose rules' contents the CLI reads nowhere: a call
+            // of the tool (its whole-tool rules decide).
+            _ => (surface, json!({})),
         };
         Some(CallRequest {
             tool: tool.to_string(),
@@ -561,11 +608,18 @@ fn diff_glob(rule: &str, home: &str) -> Option<(String, String)> {
     let Some((tool, rest)) = rule.split_once('(') else {
         // A whole-tool rule decides every value of a tool that has them.
         return Some(match rule {
-            "Bash" | "Read" | "Edit" | "Write" | "WebFetch" => (rule.to_string(), "*".into()),
+            "Bash" | "Read" | "Edit" | "Write" | "WebFetch" | "Skill" | "WebSearch" => {
+                (rule.to_string(), "*".into())
+            }
+            "Agent" | "Task" => ("Agent".into(), "*".into()),
             _ => ("tools".into(), rule.to_string()),
         });
     };
     let content = rest.strip_suffix(')')?;
+    // `Tool(*)` is the whole tool (the CLI lists it as `Tool`).
+    if content == "*" {
+        return diff_glob(tool, home);
+    }
     let glob = match tool {
         "Bash" => match content.strip_suffix(":*") {
             Some(prefix) => format!("{prefix} *"),

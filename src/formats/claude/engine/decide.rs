@@ -265,6 +265,16 @@ impl Policy {
             // Observed on 2.1.332 (`observed-tools.json`): not offered in a
             // `-p` session either.
             t if UNAVAILABLE.contains(&t) => return outcome(Decision::Deny, Why::Unavailable),
+            // A skill is loaded without asking, unless a deny rule names
+            // it (observed: an ask or allow `Skill(name)` changes nothing).
+            "Skill" => self.skill(input),
+            // A subagent is launched without asking, but the tool refuses
+            // an agent type a deny rule names (observed: its permission
+            // check accepts the call, then "Agent type 'Explore' has been
+            // denied by permission rule 'Agent(Explore)'"; `Task(…)` is
+            // the same rule; an ask rule, `Agent(Exp:*)` and `Agent(E*)`
+            // change nothing).
+            "Agent" | "Task" => self.subagent(input),
             // Run without asking (observed, in default and dontAsk mode).
             t if NO_PERMISSION.contains(&t) => outcome(Decision::Allow, Why::NoPermission),
             // A background command: decided as a Bash command (observed:
@@ -472,6 +482,29 @@ impl Policy {
     }
 
     /// MCP tools and every other tool: rules by name only.
+    fn skill(&self, input: &serde_json::Value) -> Outcome {
+        let name = super::skill::call_name(input["skill"].as_str().unwrap_or_default());
+        match self.first(List::Deny, |r| {
+            r.tool == "Skill"
+                && r.content
+                    .as_deref()
+                    .is_some_and(|c| super::skill::denies(c, name))
+        }) {
+            Some(i) => outcome(Decision::Deny, Why::Rule(i)),
+            None => outcome(Decision::Allow, Why::NoPermission),
+        }
+    }
+
+    fn subagent(&self, input: &serde_json::Value) -> Outcome {
+        let kind = input["subagent_type"].as_str().unwrap_or_default();
+        match self.first(List::Deny, |r| {
+            matches!(r.tool.as_str(), "Agent" | "Task") && r.content.as_deref() == Some(kind)
+        }) {
+            Some(i) => outcome(Decision::Deny, Why::Rule(i)),
+            None => outcome(Decision::Allow, Why::NoPermission),
+        }
+    }
+
     fn named(&self, tool: &str) -> Outcome {
         if let Some(i) = self.first_whole(List::Allow, |r| whole_tool(r, tool)) {
             return outcome(Decision::Allow, Why::Rule(i));

@@ -10,3 +10,4 @@ pub mod paths;
 pub mod policy;
 pub mod read_only;
 pub mod read_only_options;
+pub mod skill;
