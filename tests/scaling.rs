@@ -290,6 +290,24 @@ fn shapes() -> Vec<Shape> {
                 )
             },
         ),
+        // Many permission keys (each a tool of its own), every third a
+        // `*` deny that hides its tool, maps without a `*` among them.
+        reader(
+            "opencode",
+            Role::Config,
+            "opencode.json permission keys",
+            "opencode.json",
+            |n| {
+                format!(
+                    "{{\"permission\": {{{}}}}}",
+                    json_list(n, |i| match i % 3 {
+                        0 => format!("\"tool{i}\": \"deny\""),
+                        1 => format!("\"tool{i}\": {{\"x *\": \"allow\"}}"),
+                        _ => format!("\"tool{i}\": \"allow\""),
+                    })
+                )
+            },
+        ),
         reader(
             "opencode",
             Role::Agent,

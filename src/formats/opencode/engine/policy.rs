@@ -205,6 +205,7 @@ impl Merged {
     /// `mergeDeep(this, add)`: maps merge pattern by pattern, anything else
     /// replaces; a key already present keeps its position.
     pub fn merge(&mut self, add: &PermMap, layer: Layer, file: Option<usize>) {
+        let mut at = self.positions();
         for e in &add.entries {
             let value = match &e.value {
                 PermValue::Action(a, r) => MValue::Action(
@@ -231,41 +232,78 @@ impl Merged {
                         .collect(),
                 ),
             };
-            self.merge_value(&e.key, value);
+            self.merge_value(&mut at, &e.key, value);
         }
+        self.order();
     }
 
-    fn merge_value(&mut self, key: &str, value: MValue) {
-        match self.entries.iter_mut().find(|x| x.key == key) {
+    /// Each key's position (before [`Merged::order`]).
+    fn positions(&self) -> rustc_hash::FxHashMap<String, usize> {
+        self.entries
+            .iter()
+            .enumerate()
+            .map(|(i, e)| (e.key.clone(), i))
+            .collect()
+    }
+
+    /// JavaScript's property order: array-index keys first, ascending,
+    /// then the others in insertion order. (Sorting once after a merge is
+    /// sorting after every insertion: the sort is stable and a key keeps
+    /// its first position.)
+    fn order(&mut self) {
+        crate::syntax::js_order::sort_index_keys_first(&mut self.entries, |e| e.key.as_str());
+    }
+
+    /// One key of a merge; `at` holds each key's position. Linear in the
+    /// two values' sizes (a map merged into a map by pattern).
+    fn merge_value(
+        &mut self,
+        at: &mut rustc_hash::FxHashMap<String, usize>,
+        key: &str,
+        value: MValue,
+    ) {
+        match at.get(key).map(|&i| &mut self.entries[i]) {
             Some(x) => match (&mut x.value, value) {
                 (MValue::Map(old), MValue::Map(new)) => {
+                    let mut slots: rustc_hash::FxHashMap<String, usize> = old
+                        .iter()
+                        .enumerate()
+                        .map(|(i, (q, _, _))| (q.clone(), i))
+                        .collect();
                     for (p, a, o) in new {
-                        match old.iter_mut().find(|(q, _, _)| *q == p) {
-                            Some(slot) => {
-                                slot.1 = a;
-                                slot.2 = o;
+                        match slots.get(&p) {
+                            Some(&i) => {
+                                old[i].1 = a;
+                                old[i].2 = o;
                             }
-                            None => old.push((p, a, o)),
+                            None => {
+                                slots.insert(p.clone(), old.len());
+                                old.push((p, a, o));
+                            }
                         }
                     }
                     crate::syntax::js_order::sort_index_keys_first(old, |(p, _, _)| p.as_str());
                 }
                 (slot, v) => *slot = v,
             },
-            None => self.entries.push(MEntry {
-                key: key.to_string(),
-                value,
-            }),
+            None => {
+                at.insert(key.to_string(), self.entries.len());
+                self.entries.push(MEntry {
+                    key: key.to_string(),
+                    value,
+                });
+            }
         }
-        crate::syntax::js_order::sort_index_keys_first(&mut self.entries, |e| e.key.as_str());
     }
 
     /// `mergeDeep(base, self)`: `self` over `base`, positions from `base`.
     fn under(self, base: Merged) -> Merged {
         let mut out = base;
+        let mut at = out.positions();
         for e in self.entries {
-            out.merge_value(&e.key, e.value);
+            out.merge_value(&mut at, &e.key, e.value);
         }
+        out.order();
         out
     }
 

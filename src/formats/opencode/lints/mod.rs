@@ -691,6 +691,10 @@ pub fn describe(policy: &Policy, r: &Rule, agent: &str) -> String {
 fn map_drops_catch_all(policy: &Policy, doc: usize, out: &mut Vec<Diagnostic>) {
     let f = &policy.files[doc];
     let Some(pm) = &f.read.permission else { return };
+    // Each key set to one action in a file merged before this one: the
+    // last such file, its first such entry (gathered once, when a map
+    // needs it).
+    let mut earlier: Option<rustc_hash::FxHashMap<&str, (&SourceFile, Action)>> = None;
     for e in &pm.entries {
         let PermValue::Map(list) = &e.value else {
             continue;
@@ -698,22 +702,27 @@ fn map_drops_catch_all(policy: &Policy, doc: usize, out: &mut Vec<Diagnostic>) {
         if list.iter().any(|p| p.pattern == "*") {
             continue;
         }
-        // The same key as one action in a file merged before this one.
-        let earlier = policy.files[..doc].iter().rev().find_map(|g| {
-            if !g.read.accepted() || g.yaml_error.is_some() {
-                return None;
+        let earlier = earlier.get_or_insert_with(|| {
+            let mut m = rustc_hash::FxHashMap::default();
+            for g in policy.files[..doc].iter().rev() {
+                if !g.read.accepted() || g.yaml_error.is_some() {
+                    continue;
+                }
+                let Some(p) = &g.read.permission else {
+                    continue;
+                };
+                let mut own = rustc_hash::FxHashSet::default();
+                for x in &p.entries {
+                    if let PermValue::Action(a, _) = &x.value
+                        && own.insert(x.key.as_str())
+                    {
+                        m.entry(x.key.as_str()).or_insert((g, *a));
+                    }
+                }
             }
-            g.read
-                .permission
-                .as_ref()?
-                .entries
-                .iter()
-                .find_map(|x| match &x.value {
-                    PermValue::Action(a, _) if x.key == e.key => Some((g, *a)),
-                    _ => None,
-                })
+            m
         });
-        if let Some((g, a)) = earlier {
+        if let Some(&(g, a)) = earlier.get(e.key.as_str()) {
             out.push(Diagnostic::new(
                 Code::MapDropsCatchAll,
                 e.key_range.clone(),
@@ -744,41 +753,78 @@ struct Hidden {
 fn hidden_tools(policy: &Policy, rules: &[Rule], doc: usize, agent: &str, out: &mut Vec<Hidden>) {
     let f: &SourceFile = &policy.files[doc];
     let mut names: Vec<&str> = Vec::new();
+    let mut named: rustc_hash::FxHashSet<&str> = Default::default();
     for (pm, a) in all_perm_maps(&f.read) {
         if a.is_some_and(|a| a != agent) {
             continue;
         }
         for e in &pm.entries {
-            if !e.key.contains(['*', '?']) && !names.contains(&e.key.as_str()) {
+            if !e.key.contains(['*', '?']) && named.insert(&e.key) {
                 names.push(&e.key);
             }
         }
     }
+    // The rules that apply to a name: those of that literal permission and
+    // the wildcard ones that match it (found per name among the few
+    // wildcards, not by a scan of the whole list per name).
+    let mut by_name: rustc_hash::FxHashMap<&str, Vec<usize>> = Default::default();
+    let mut wildcards: Vec<usize> = Vec::new();
+    for (i, r) in rules.iter().enumerate() {
+        if r.permission.contains(['*', '?', '\\']) {
+            wildcards.push(i);
+        } else {
+            by_name.entry(r.permission.as_str()).or_default().push(i);
+        }
+    }
+    let applying = |name: &str| -> Vec<usize> {
+        if name.contains('\\') {
+            return (0..rules.len())
+                .filter(|&i| rules[i].applies_to(name))
+                .collect();
+        }
+        let mut v: Vec<usize> = by_name.get(name).cloned().unwrap_or_default();
+        v.extend(
+            wildcards
+                .iter()
+                .copied()
+                .filter(|&i| rules[i].applies_to(name)),
+        );
+        v.sort_unstable();
+        v
+    };
+    let mut at: rustc_hash::FxHashMap<(Range<usize>, String), usize> = out
+        .iter()
+        .enumerate()
+        .map(|(k, h)| ((h.range.clone(), h.tool.clone()), k))
+        .collect();
     for name in names {
-        let Some(i) = super::engine::decide::hidden_by(rules, name) else {
+        // `hidden_by`: the last rule for the tool's permission, a `*` deny.
+        let Some(&i) = applying(super::engine::decide::permission_of(name)).last() else {
             continue;
         };
         let r = &rules[i];
+        if !(r.pattern == "*" && r.action == Action::Deny) {
+            continue;
+        }
         if r.origin.file != Some(doc) || r.origin.range.is_empty() {
             continue;
         }
-        let others = rules[..i]
-            .iter()
-            .filter(|x| {
-                x.origin.file == Some(doc) && x.applies_to(name) && x.action != Action::Deny
-            })
+        let others = applying(name)
+            .into_iter()
+            .take_while(|&j| j < i)
+            .filter(|&j| rules[j].origin.file == Some(doc) && rules[j].action != Action::Deny)
             .count();
-        match out
-            .iter_mut()
-            .find(|h| h.range == r.origin.range && h.tool == name)
-        {
-            Some(h) => h.agents.push(agent.to_string()),
-            None => out.push(Hidden {
-                range: r.origin.range.clone(),
-                tool: name.to_string(),
-                agents: vec![agent.to_string()],
-                others,
-            }),
+        match at.get(&(r.origin.range.clone(), name.to_string())) {
+            Some(&k) => out[k].agents.push(agent.to_string()),
+            None => {
+                at.insert((r.origin.range.clone(), name.to_string()), out.len());
+                out.push(Hidden {
+                    range: r.origin.range.clone(),
+                    tool: name.to_string(),
+                    agents: vec![agent.to_string()],
+                    others,
+                })
+            }
         }
     }
 }

@@ -17,7 +17,6 @@ use crate::core::pattern_algebra::{Inclusion, included_in};
 use crate::formats::opencode::codes::Code;
 use crate::formats::opencode::engine::policy::{Layer, Policy, Rule};
 use crate::formats::opencode::engine::wildcard;
-use crate::formats::opencode::model::config::PermMap;
 
 /// Recent analyses (a few documents' agents).
 static MEMO: Memo<Finding> = Memo::new();
@@ -91,18 +90,40 @@ fn is_literal(permission: &str) -> bool {
 /// has (the rules that apply to every name it matches; no redundancy is
 /// claimed there, since a narrower rule may decide some of its names).
 fn groups(rules: &[&Rule], judged: &[bool]) -> Vec<Group> {
-    let mut literal: Vec<&str> = rules
-        .iter()
-        .map(|r| r.permission.as_str())
-        .filter(|p| is_literal(p))
-        .collect();
+    // The rules of each literal permission, and the wildcard ones (few in
+    // any real list): a name's rules are its own and the wildcards that
+    // match it, in list order — linear in the rules, not in rules × names.
+    let mut by_name: rustc_hash::FxHashMap<&str, Vec<usize>> = Default::default();
+    let mut wildcards: Vec<usize> = Vec::new();
+    for (i, r) in rules.iter().enumerate() {
+        if is_literal(&r.permission) {
+            by_name.entry(r.permission.as_str()).or_default().push(i);
+        } else {
+            wildcards.push(i);
+        }
+    }
+    let mut literal: Vec<&str> = by_name.keys().copied().collect();
     literal.sort_unstable();
-    literal.dedup();
     let mut out = Vec::new();
     for name in literal {
-        let members: Vec<usize> = (0..rules.len())
+        let own = &by_name[name];
+        let mut members: Vec<usize> = Vec::with_capacity(own.len());
+        let mut wild = wildcards
+            .iter()
+            .copied()
             .filter(|&i| rules[i].applies_to(name))
-            .collect();
+            .peekable();
+        let mut own = own.iter().copied().peekable();
+        // The two ascending lists merged.
+        loop {
+            let next = match (own.peek(), wild.peek()) {
+                (Some(&a), Some(&b)) if a < b => own.next(),
+                (Some(_), Some(_)) | (None, Some(_)) => wild.next(),
+                (Some(_), None) => own.next(),
+                (None, None) => break,
+            };
+            members.extend(next);
+        }
         let judged = members
             .iter()
             .map(|&i| judged[i] && rules[i].permission == name)
@@ -143,22 +164,32 @@ fn groups(rules: &[&Rule], judged: &[bool]) -> Vec<Group> {
     out
 }
 
-/// Another file sets the same permission key in the same place: removing
-/// this rule would bring that file's value back, so "it can go" is not
-/// claimed.
-fn set_elsewhere(policy: &Policy, doc: usize, r: &Rule, agent: &str) -> bool {
-    policy.files.iter().enumerate().any(|(i, g)| {
-        i != doc
-            && all_perm_maps(&g.read)
-                .into_iter()
-                .any(|(pm, a): (&PermMap, _)| {
-                    (if r.agent_rule {
-                        a == Some(agent)
-                    } else {
-                        a.is_none()
-                    }) && pm.entries.iter().any(|e| e.key == r.permission)
-                })
-    })
+/// The permission keys other files than `doc` set at the top level
+/// (`None`) or in `agent`'s block: removing a rule whose key another file
+/// sets would bring that file's value back, so "it can go" is not claimed.
+/// Gathered once per list (a set, not a scan per rule).
+fn set_elsewhere<'p>(
+    policy: &'p Policy,
+    doc: usize,
+    agent: &str,
+) -> [rustc_hash::FxHashSet<&'p str>; 2] {
+    let mut keys: [rustc_hash::FxHashSet<&str>; 2] = Default::default();
+    for (i, g) in policy.files.iter().enumerate() {
+        if i == doc {
+            continue;
+        }
+        for (pm, a) in all_perm_maps(&g.read) {
+            let agent_rule = match a {
+                None => false,
+                Some(a) if a == agent => true,
+                Some(_) => continue,
+            };
+            for e in &pm.entries {
+                keys[usize::from(agent_rule)].insert(e.key.as_str());
+            }
+        }
+    }
+    keys
 }
 
 /// Adds the findings of one list not `seen` before to `out`.
@@ -166,6 +197,7 @@ fn judge(policy: &Policy, doc: usize, pass: &Pass<'_>, seen: &mut Seen, out: &mu
     let sub: Vec<&Rule> = pass.keep.iter().map(|&i| &pass.rules[i]).collect();
     let groups = groups(&sub, &pass.judged);
     // (Only a judged rule's removal is ever weighed.)
+    let elsewhere = set_elsewhere(policy, doc, pass.agent);
     let core: Vec<last_match::Rule> = sub
         .iter()
         .zip(&pass.judged)
@@ -173,7 +205,8 @@ fn judge(policy: &Policy, doc: usize, pass: &Pass<'_>, seen: &mut Seen, out: &mu
             source: &r.pattern,
             action: r.action,
             effect: None,
-            keeps_lower: judged && set_elsewhere(policy, doc, r, pass.agent),
+            keeps_lower: judged
+                && elsewhere[usize::from(r.agent_rule)].contains(r.permission.as_str()),
         })
         .collect();
     let list = List {
