@@ -71,7 +71,7 @@ fn compare(
     before: &Context<'_>,
     after: &Context<'_>,
     calls: &[(String, CallRequest)],
-) -> (Transitions, Transitions) {
+) -> (Transitions, Transitions, Vec<String>) {
     let (sb, sa) = (
         format.simulator(before).unwrap(),
         format.simulator(after).unwrap(),
@@ -117,8 +117,7 @@ fn compare(
         assert_eq!(decide(sa.as_ref(), &call), d.after, "{d:?}");
         found.insert((d.surface.clone(), d.before.to_string(), d.after.to_string()));
     }
-    assert!(report.incomplete.is_empty(), "{:?}", report.incomplete);
-    (brute, found)
+    (brute, found, report.incomplete)
 }
 
 fn pick_map(rng: &mut Rng, keys: &[&str], n: usize) -> serde_json::Map<String, Value> {
@@ -150,12 +149,26 @@ const PATH_GLOBS: &[&str] = &["*", "*.env", "src/*", "docs/**", "*.txt", "x", "*
 fn check_format(
     name: &str,
     format: &'static dyn Format,
+    config: impl FnMut(&mut Rng) -> Value,
+    place: impl FnMut(&Path, &Value) -> Context<'static>,
+    calls: &[(String, CallRequest)],
+) {
+    let complete = check_format_within(name, format, config, place, calls);
+    assert_eq!(complete, 25, "{name}: a comparison said it was incomplete");
+}
+
+/// [`check_format`] where a comparison may say it is incomplete (then only
+/// what it reports is checked): how many pairs were compared completely.
+fn check_format_within(
+    name: &str,
+    format: &'static dyn Format,
     mut config: impl FnMut(&mut Rng) -> Value,
     mut place: impl FnMut(&Path, &Value) -> Context<'static>,
     calls: &[(String, CallRequest)],
-) {
+) -> usize {
     let mut rng = Rng(0x0d1f_f000 ^ name.len() as u64 | 1);
     let mut kinds = 0;
+    let mut complete = 0;
     for i in 0..25 {
         let a = config(&mut rng);
         let b = config(&mut rng);
@@ -164,12 +177,18 @@ fn check_format(
             temp(&format!("{name}-{i}-b")),
         );
         let (ca, cb) = (place(&ra, &a), place(&rb, &b));
-        let (brute, found) = compare(format, &ca, &cb, calls);
-        let missing: Vec<_> = brute.difference(&found).collect();
-        assert!(
-            missing.is_empty(),
-            "{name} pair {i}: diff misses {missing:?}\nbefore {a}\nafter {b}\nreported {found:?}"
-        );
+        let (brute, found, incomplete) = compare(format, &ca, &cb, calls);
+        // What is reported is what the simulators decide (checked in
+        // `compare`), and a change brute force does not see among its
+        // calls is still one.
+        if incomplete.is_empty() {
+            complete += 1;
+            let missing: Vec<_> = brute.difference(&found).collect();
+            assert!(
+                missing.is_empty(),
+                "{name} pair {i}: diff misses {missing:?}\nbefore {a}\nafter {b}\nreported {found:?}"
+            );
+        }
         kinds += found.len();
         let _ = std::fs::remove_dir_all(&ra);
         let _ = std::fs::remove_dir_all(&rb);
@@ -178,6 +197,7 @@ fn check_format(
         kinds >= 25,
         "{name}: only {kinds} kinds of change in 25 pairs"
     );
+    complete
 }
 
 #[test]
@@ -361,6 +381,126 @@ fn claude_code_diff_finds_every_change_brute_force_finds() {
                 None,
             )
         },
+        &calls,
+    );
+}
+
+/// Qwen Code's shell rules (word prefixes without `*`, ` *` optional, `?`
+/// literal; deny > ask > allow), over commands Qwen also decides by itself
+/// (read-only commands, options, expansions, paths outside the project):
+/// every change brute force finds, `diff` finds.
+#[test]
+fn qwen_code_diff_finds_every_change_brute_force_finds() {
+    let qwen = formats::by_id("qwen").unwrap();
+    let mut lines = commands();
+    for extra in [
+        "ls",
+        "ls -la",
+        "cat a.txt",
+        "cat /etc/passwd",
+        "git log",
+        "git status --help",
+        "ls *",
+        "echo ~/x",
+        "git push --force",
+        "rm -rf /",
+        "git status > out",
+        "grep -r x .",
+        "sed -i s/a/b/ x",
+        "git remote add o u",
+        "npm test?",
+        "git  status",
+        "git branch x",
+        "rm -rf ~/x",
+        "npm run test ../x",
+    ] {
+        lines.push(extra.to_string());
+    }
+    let calls: Vec<(String, CallRequest)> = lines
+        .into_iter()
+        .map(|c| {
+            (
+                "run_shell_command".to_string(),
+                CallRequest {
+                    tool: "run_shell_command".into(),
+                    input: json!({ "command": c }),
+                },
+            )
+        })
+        .collect();
+    // Rules that reach commands Qwen may call read-only (compared there
+    // by example: the comparison may say it is incomplete), and rules
+    // that do not (compared completely).
+    const READ_ONLY_REACHING: &[&str] = &[
+        "Bash(git *)",
+        "Bash(git push)",
+        "Bash(git push *)",
+        "Bash(git status)",
+        "Bash(* --force)",
+        "Bash(*test)",
+        "Bash(ls *)",
+        "Bash(cat *)",
+        "Bash",
+        "ShellTool(git * x)",
+    ];
+    const ELSEWHERE: &[&str] = &[
+        "Bash(rm *)",
+        "Bash(rm -rf *)",
+        "Bash(npm run test *)",
+        "Bash(npm:*)",
+        "Bash(x*)",
+        "Bash(rm -rf build)",
+        "run_shell_command(npm test?)",
+        "ShellTool(npm * x)",
+        "Bash(npm run test ../*)",
+    ];
+    let session = |root: &Path, config: &Value| {
+        let proj = root.join("proj");
+        let home = root.join("home");
+        write(&proj.join(".qwen/settings.json"), &config.to_string());
+        std::fs::create_dir_all(&home).unwrap();
+        let mut options = AnalysisOptions::for_profile(qwen.default_profile());
+        options.home = home.display().to_string();
+        resolve(
+            &options,
+            None,
+            None,
+            &Overrides {
+                cwd: Some(proj),
+                ..Default::default()
+            },
+            None,
+        )
+    };
+    let settings = |rng: &mut Rng, pool: &[&'static str]| {
+        let mut lists = serde_json::Map::new();
+        for list in ["allow", "ask", "deny"] {
+            let n = rng.below(3);
+            let rules: Vec<&str> = (0..n).map(|_| rng.pick(pool)).collect();
+            lists.insert(list.into(), json!(rules));
+        }
+        // The default mode (Qwen's own default, `auto`, leaves what no rule
+        // decides to an LLM classifier: a comparison there is incomplete by
+        // nature).
+        json!({ "permissions": lists, "tools": { "approvalMode": "default" } })
+    };
+    check_format(
+        "qwen",
+        qwen,
+        |rng| settings(rng, ELSEWHERE),
+        session,
+        &calls,
+    );
+    let every: Vec<&'static str> = READ_ONLY_REACHING
+        .iter()
+        .chain(ELSEWHERE)
+        .copied()
+        .collect();
+    check_format_within(
+        "qwen-read-only",
+        qwen,
+        |rng| settings(rng, &every),
+        session,
         &calls,
     );
 }
@@ -710,7 +850,8 @@ fn every_corpus_settings_file_compares_completely_under_seeded_edits() {
         ] {
             let open_a = |p: &Path| (p == settings).then(|| after_text.clone());
             let after = claude_session(&root, &open_a);
-            let (_, found) = compare(cc, &before, &after, &[]);
+            let (_, found, incomplete) = compare(cc, &before, &after, &[]);
+            assert!(incomplete.is_empty(), "{}: {incomplete:?}", path.display());
             match tag {
                 "deny" => assert!(
                     found.iter().any(|(s, _, a)| s == "Bash" && a == "deny"),
@@ -940,15 +1081,15 @@ fn a_probe_decided_incompletely_makes_the_diff_incomplete() {
     assert_ne!(code, 0, "an incomplete comparison never passes: {out}");
 }
 
-/// A runtime whose rules `diff` cannot write as patterns (Qwen Code, Gemini
-/// CLI): a changed rule is named incomplete, never "0 differences" and a
-/// pass.
+/// A rule `diff` cannot write as a pattern (a Qwen Code file rule; every
+/// Gemini CLI rule): a changed one is named incomplete, never "0
+/// differences" and a pass.
 #[test]
 fn a_changed_rule_diff_cannot_read_makes_the_diff_incomplete() {
     let (root, repo, home, settings) = repo_with(
         "qwen-uncompared",
         ".qwen/settings.json",
-        "{\"permissions\": {\"allow\": [\"Bash(git status)\"]}}\n",
+        "{\"permissions\": {\"allow\": [\"Bash(git status)\"]}, \"tools\": {\"approvalMode\": \"default\"}}\n",
     );
     let home_arg = home.display().to_string();
     let run = || {
@@ -970,7 +1111,7 @@ fn a_changed_rule_diff_cannot_read_makes_the_diff_incomplete() {
     assert_eq!(code, 0, "{out}");
     write(
         &settings,
-        "{\"permissions\": {\"allow\": [\"Bash(git status)\"], \"deny\": [\"Bash(rm -rf *)\"]}}\n",
+        "{\"permissions\": {\"allow\": [\"Bash(git status)\"], \"deny\": [\"Read(.env)\"]}, \"tools\": {\"approvalMode\": \"default\"}}\n",
     );
     let (code, out, err) = run();
     let v: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}{err}"));

@@ -91,12 +91,16 @@ pub use crate::core::pattern_algebra::path_hints;
 const SURFACE_STATES: usize = 12_000_000;
 pub const SURFACE_WORK: usize = 100_000_000;
 
-/// A pattern of the comparison: its surface, source and compiled form.
+/// A pattern of the comparison: its surface and compiled form (one per
+/// surface and source, see [`EntryIndex`]).
 struct Entry {
     surface: String,
-    source: String,
     pattern: Pattern,
 }
+
+/// Each entry's position, by (surface, source): both sides' rules share
+/// entries (found by hash, not by a scan per rule).
+type EntryIndex = rustc_hash::FxHashMap<(String, String), usize>;
 
 /// A rule `diff` cannot write as a pattern: (surface, pattern, action).
 type Uncompared<'a> = (&'a str, &'a str, &'a str);
@@ -108,6 +112,7 @@ fn side_rules<'a>(
     policy: &'a EffectivePolicyReport,
     home: &str,
     entries: &mut Vec<Entry>,
+    at: &mut EntryIndex,
     uncompared: &mut Vec<Uncompared<'a>>,
 ) -> Vec<(usize, Decision)> {
     let mut out = Vec::new();
@@ -119,17 +124,11 @@ fn side_rules<'a>(
         let Some(action) = Decision::parse(&rule.action) else {
             continue;
         };
-        let i = match entries
-            .iter()
-            .position(|e| e.surface == surface && e.source == source)
-        {
-            Some(i) => i,
+        let i = match at.get(&(surface.clone(), source.clone())) {
+            Some(&i) => i,
             None => {
-                entries.push(Entry {
-                    surface,
-                    source,
-                    pattern,
-                });
+                at.insert((surface.clone(), source), entries.len());
+                entries.push(Entry { surface, pattern });
                 entries.len() - 1
             }
         };
@@ -195,14 +194,23 @@ pub fn diff_within(
 ) -> DiffReport {
     let mut entries: Vec<Entry> = Vec::new();
     let (mut skipped_before, mut skipped_after) = (Vec::new(), Vec::new());
+    let mut at = EntryIndex::default();
     let rules_before = side_rules(
         format,
         before.policy,
         home,
         &mut entries,
+        &mut at,
         &mut skipped_before,
     );
-    let rules_after = side_rules(format, after.policy, home, &mut entries, &mut skipped_after);
+    let rules_after = side_rules(
+        format,
+        after.policy,
+        home,
+        &mut entries,
+        &mut at,
+        &mut skipped_after,
+    );
     let mut surfaces: Vec<&str> = entries.iter().map(|e| e.surface.as_str()).collect();
     surfaces.sort_unstable();
     surfaces.dedup();
@@ -266,7 +274,10 @@ pub fn diff_within(
         if same_rules && same_settings {
             continue;
         }
-        let hints = format.diff_hints(surface, home);
+        let mut hints = format.diff_hints(surface, home);
+        // Hints from here on are compared by example only.
+        let exact_hints = hints.len();
+        hints.extend(format.diff_example_hints(surface, home));
         let any_hint = Pattern::union(&hints);
         let non_empty = Pattern::from_expanded("?*");
         let mut product: Vec<&Pattern> = vec![&non_empty];
@@ -478,7 +489,7 @@ pub fn diff_within(
                 .map(|(c, _)| *c)
                 .collect();
             in_hint(&any_hint, false, outside, &mut report, &mut complete);
-            for h in &hints {
+            for (k, h) in hints.iter().enumerate() {
                 let wanted: Vec<Class> = differing
                     .iter()
                     .filter(|(c, _)| {
@@ -488,6 +499,12 @@ pub fn diff_within(
                     })
                     .map(|(c, _)| *c)
                     .collect();
+                // Regions the runtime decides by more than the value's
+                // class (a command's arguments): an example per class is
+                // not every value.
+                if !wanted.is_empty() && k >= exact_hints {
+                    complete = false;
+                }
                 in_hint(h, true, wanted, &mut report, &mut complete);
             }
         }

@@ -298,7 +298,7 @@ fn human(
     for s in &report.incomplete {
         let _ = writeln!(
             out,
-            "note: `{s}` was not compared completely (too many patterns, a rule `diff` cannot read, or a call not decided exactly); differences there may be missing"
+            "note: `{s}` was not compared completely (too many patterns, a rule `diff` cannot read, a call not decided exactly, or commands the runtime judges by their arguments); differences there may be missing"
         );
     }
     summary_line(report, runtime, out);

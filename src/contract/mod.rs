@@ -379,6 +379,19 @@ pub trait Compare: Describe {
     ) -> Vec<crate::core::pattern_algebra::Pattern> {
         Vec::new()
     }
+    /// For `diff`: regions like [`Compare::diff_hints`] where the runtime
+    /// decides by more than which rules match — a classifier that reads a
+    /// command's arguments (`git branch` is read-only, `git branch x` is
+    /// not). A change that reaches such a region is compared there by
+    /// example only, and the surface is reported as not compared
+    /// completely.
+    fn diff_example_hints(
+        &self,
+        _surface: &str,
+        _home: &str,
+    ) -> Vec<crate::core::pattern_algebra::Pattern> {
+        Vec::new()
+    }
     /// For `diff`: a call on `surface` whose matched value is `value`.
     fn probe_call(&self, _surface: &str, _value: &str) -> Option<CallRequest> {
         None

@@ -20,9 +20,13 @@ pub fn runtime() -> String {
     format!("gemini-cli {}", super::VERSION)
 }
 
-fn place_in(text: &str, path: &std::path::Path, at: usize) -> RulePlace {
-    let index = crate::text::LineIndex::new(text);
-    let (line, column) = crate::text::line_col_1(&index, text, at.min(text.len()));
+fn place_in(
+    text: &str,
+    path: &std::path::Path,
+    at: usize,
+    index: &crate::text::LineIndex,
+) -> RulePlace {
+    let (line, column) = crate::text::line_col_1(index, text, at.min(text.len()));
     RulePlace {
         file: Some(path.display().to_string()),
         line: Some(line),
@@ -32,24 +36,42 @@ fn place_in(text: &str, path: &std::path::Path, at: usize) -> RulePlace {
 
 /// Where an engine rule is written.
 pub fn place(p: &Policy, i: usize) -> RulePlace {
+    place_with(p, i, &mut Places::default())
+}
+
+/// Each file's line index and rule starts, built once for a session's
+/// every rule (linear, not a line count and a search per rule).
+#[derive(Default)]
+struct Places {
+    docs:
+        rustc_hash::FxHashMap<usize, (crate::text::LineIndex, rustc_hash::FxHashMap<usize, usize>)>,
+    settings: rustc_hash::FxHashMap<usize, crate::text::LineIndex>,
+}
+
+fn place_with(p: &Policy, i: usize, places: &mut Places) -> RulePlace {
     match &p.rules[i].origin {
         Origin::File { doc, rule, .. } => {
             let d = &p.policies[*doc];
-            let at = d
-                .read
-                .rules
-                .iter()
-                .find(|r| r.index == *rule)
-                .map(|r| r.range.start)
-                .unwrap_or(0);
-            place_in(&d.text, &d.path, at)
+            let (index, starts) = places.docs.entry(*doc).or_insert_with(|| {
+                let mut starts = rustc_hash::FxHashMap::default();
+                for r in &d.read.rules {
+                    starts.entry(r.index).or_insert(r.range.start);
+                }
+                (crate::text::LineIndex::new(&d.text), starts)
+            });
+            let at = starts.get(rule).copied().unwrap_or(0);
+            place_in(&d.text, &d.path, at, index)
         }
         Origin::Settings {
             place: Some((f, r)),
             ..
         } => {
             let s = &p.settings[*f];
-            place_in(&s.text, &s.path, r.start)
+            let index = places
+                .settings
+                .entry(*f)
+                .or_insert_with(|| crate::text::LineIndex::new(&s.text));
+            place_in(&s.text, &s.path, r.start, index)
         }
         Origin::Builtin { file, .. } => RulePlace {
             file: Some(format!("(Gemini CLI's bundled policies/{file})")),
@@ -221,6 +243,7 @@ pub fn effective(p: &Policy) -> EffectivePolicyReport {
             issues: (!iss.is_empty()).then_some(iss),
         });
     }
+    let mut places = Places::default();
     let rules = p
         .rules
         .iter()
@@ -262,7 +285,7 @@ pub fn effective(p: &Policy) -> EffectivePolicyReport {
             },
             layer: json!(decide::fmt_priority(r.priority)),
             scope: r.source.clone(),
-            place: place(p, i),
+            place: place_with(p, i, &mut places),
         })
         .collect();
     let mut notes = issues(p);

@@ -21,9 +21,23 @@ pub fn runtime() -> String {
 }
 
 fn place(policy: &Policy, file: usize, at: usize) -> RulePlace {
+    place_with(policy, file, at, &mut Vec::new())
+}
+
+/// [`place`] with each file's line index built once in `lines` (a
+/// session's every rule: linear, not a line count per rule).
+fn place_with(
+    policy: &Policy,
+    file: usize,
+    at: usize,
+    lines: &mut Vec<Option<crate::text::LineIndex>>,
+) -> RulePlace {
     let f = &policy.files[file];
-    let index = crate::text::LineIndex::new(&f.text);
-    let (line, column) = crate::text::line_col_1(&index, &f.text, at.min(f.text.len()));
+    if lines.len() <= file {
+        lines.resize_with(file + 1, || None);
+    }
+    let index = lines[file].get_or_insert_with(|| crate::text::LineIndex::new(&f.text));
+    let (line, column) = crate::text::line_col_1(index, &f.text, at.min(f.text.len()));
     RulePlace {
         file: Some(f.path.display().to_string()),
         line: Some(line),
@@ -161,6 +175,7 @@ pub fn effective(p: &Policy) -> EffectivePolicyReport {
             issues: f.read.error.as_ref().map(|(_, m)| vec![m.clone()]),
         })
         .collect();
+    let mut lines = Vec::new();
     let rules = p
         .rules
         .iter()
@@ -176,7 +191,7 @@ pub fn effective(p: &Policy) -> EffectivePolicyReport {
                 .then(|| "unbalanced parentheses: skipped".to_string()),
             layer: json!(r.key),
             scope: p.files[r.file].scope.name().into(),
-            place: place(p, r.file, r.range.start),
+            place: place_with(p, r.file, r.range.start, &mut lines),
         })
         .collect();
     let mut notes = issues(p);

@@ -327,6 +327,60 @@ impl Compare for Qwen {
         crate::core::precedence::Precedence::DenyAskAllow
     }
 
+    /// Shell rules: the commands their pattern matches (as Qwen re-reads
+    /// a command before matching). Rules of other tools, and a pattern
+    /// with more than six ` *`, have none here: where they change, `diff`
+    /// says the comparison is incomplete.
+    fn diff_pattern(
+        &self,
+        rule: &crate::contract::report::EffectiveRule,
+        _home: &str,
+    ) -> Option<(String, String, crate::core::pattern_algebra::Pattern)> {
+        let r = model::parse_rule(&rule.pattern);
+        if r.invalid || r.tool != "run_shell_command" {
+            return None;
+        }
+        let pattern = match r.specifier.as_deref() {
+            None | Some("") => crate::core::pattern_algebra::Pattern::from_parts(&["", ""]),
+            Some(spec) if r.kind == Some(model::Kind::Command) => engine::matching::algebra(spec)?,
+            Some(_) => return None,
+        };
+        Some(("run_shell_command".into(), rule.pattern.clone(), pattern))
+    }
+
+    /// Where Qwen decides a command by itself: paths outside the project
+    /// reach the file rules.
+    fn diff_hints(&self, surface: &str, home: &str) -> Vec<crate::core::pattern_algebra::Pattern> {
+        if surface != "run_shell_command" {
+            return Vec::new();
+        }
+        crate::core::pattern_algebra::path_hints(home, &["* /*", "* ~*", "* ../*"])
+    }
+
+    /// Qwen's read-only classifier reads a command's arguments (`git
+    /// branch` is read-only, `git branch x` is not; an output option, an
+    /// expansion): commands it may call read-only are compared by example.
+    fn diff_example_hints(
+        &self,
+        surface: &str,
+        _home: &str,
+    ) -> Vec<crate::core::pattern_algebra::Pattern> {
+        use crate::core::pattern_algebra::Pattern;
+        if surface != "run_shell_command" {
+            return Vec::new();
+        }
+        let read_only: Vec<Pattern> = engine::readonly::read_only_prefixes()
+            .iter()
+            .flat_map(|p| {
+                [
+                    Pattern::from_parts(&[p]),
+                    Pattern::from_parts(&[&format!("{p} "), ""]),
+                ]
+            })
+            .collect();
+        vec![Pattern::union(&read_only)]
+    }
+
     fn probe_call(&self, surface: &str, value: &str) -> Option<CallRequest> {
         (surface == "run_shell_command" && !value.trim().is_empty()).then(|| CallRequest {
             tool: "run_shell_command".into(),

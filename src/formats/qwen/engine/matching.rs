@@ -123,6 +123,53 @@ pub fn command_matches_normalized(pattern: &str, cmd: &str) -> bool {
     wildcard_matches(pattern, cmd)
 }
 
+/// The commands (as re-read for matching) a command pattern matches, as a
+/// pattern of the shared algebra: literal text, `*` any text, ` *`
+/// nothing or a blank and any text (each such choice one alternative),
+/// no `*` the command or it, a blank and anything. `None` past 6 ` *`
+/// (64 alternatives).
+pub fn algebra(pattern: &str) -> Option<crate::core::pattern_algebra::Pattern> {
+    use crate::core::pattern_algebra::Pattern;
+    if !pattern.contains('*') {
+        return Some(Pattern::union(&[
+            Pattern::from_parts(&[pattern]),
+            Pattern::from_parts(&[&format!("{pattern} "), ""]),
+        ]));
+    }
+    // Each alternative as its parts (text between the stars).
+    let mut alts: Vec<Vec<String>> = vec![vec![String::new()]];
+    for piece in pieces(pattern) {
+        match piece {
+            Piece::Lit(l) => {
+                for a in &mut alts {
+                    a.last_mut().expect("never empty").push_str(l);
+                }
+            }
+            Piece::Any => {
+                for a in &mut alts {
+                    a.push(String::new());
+                }
+            }
+            Piece::BlankAny => {
+                if alts.len() >= 64 {
+                    return None;
+                }
+                let mut with = alts.clone();
+                for a in &mut with {
+                    a.last_mut().expect("never empty").push(' ');
+                    a.push(String::new());
+                }
+                alts.extend(with);
+            }
+        }
+    }
+    let pats: Vec<Pattern> = alts
+        .iter()
+        .map(|a| Pattern::from_parts(&a.iter().map(String::as_str).collect::<Vec<_>>()))
+        .collect();
+    Some(Pattern::union(&pats))
+}
+
 /// A piece of a command pattern, as the CLI's regex reads it.
 #[derive(Debug, PartialEq)]
 enum Piece<'a> {
@@ -568,6 +615,66 @@ pub fn within(p: &Path, dir: &Path) -> bool {
 
 #[cfg(test)]
 mod tests {
+
+    /// The algebra's reading of a command pattern matches exactly the
+    /// commands the CLI's does.
+    #[test]
+    fn the_algebra_reads_command_patterns_as_the_cli() {
+        let patterns = [
+            "git",
+            "git push",
+            "git *",
+            "git * --force",
+            "*",
+            "* x",
+            "x*",
+            "a * b * c",
+            "g?t",
+            "npm run test *",
+            "rm -rf *",
+            "*test",
+            "a*b",
+            " *",
+            "git  *",
+        ];
+        let commands = [
+            "",
+            "git",
+            "git push",
+            "git push x",
+            "gitx",
+            "git  push",
+            "x",
+            "a b c",
+            "a x b y c",
+            "abc",
+            "a b  c",
+            "g?t",
+            "git",
+            "npm run test",
+            "npm run tests",
+            "npm run test -w",
+            "rm -rf",
+            "rm -rf /",
+            "mytest",
+            "test",
+            "ab",
+            "a x",
+            " x",
+            "git ",
+        ];
+        for p in patterns {
+            let a = algebra(p).expect("few ` *`");
+            for c in commands {
+                assert_eq!(
+                    a.is_match(c),
+                    command_matches_normalized(p, c),
+                    "pattern {p:?} command {c:?}"
+                );
+            }
+        }
+    }
+
     use super::*;
 
     /// The regex the CLI builds from a command pattern (`matchesCommandPattern`).

@@ -77,6 +77,16 @@ const WRITE_GIT_REMOTE: &[&str] = &[
 ];
 const WRITE_REDIRECTS: &[&str] = &[">", ">>", "&>", "&>>", ">|"];
 
+/// The commands this classifier may call read-only by their name (and
+/// `git`'s subcommand): where Qwen allows without a rule, for `diff`.
+/// (A command judged `write` is asked about like an unknown one.)
+pub fn read_only_prefixes() -> Vec<String> {
+    let mut out: Vec<String> = READ_ONLY_ROOTS.iter().map(|r| r.to_string()).collect();
+    out.extend(READ_ONLY_GIT.iter().map(|s| format!("git {s}")));
+    out.push("git remote".into());
+    out
+}
+
 fn text<'a>(n: &Node, src: &'a str) -> &'a str {
     n.utf8_text(src.as_bytes()).unwrap_or("")
 }
