@@ -505,6 +505,121 @@ fn qwen_code_diff_finds_every_change_brute_force_finds() {
     );
 }
 
+/// Gemini CLI's shell rules (a `commandPrefix` or every command, the
+/// highest priority first): every change brute force finds, `diff` finds
+/// where it says it compared completely; commands Gemini judges by their
+/// arguments (known safe, dangerous, `git`, redirections) are compared by
+/// example.
+#[test]
+fn gemini_cli_diff_finds_every_change_brute_force_finds() {
+    let gemini = formats::by_id("gemini").unwrap();
+    let mut lines = commands();
+    for extra in [
+        "ls",
+        "cat a.txt",
+        "git log",
+        "rm -rf /",
+        "npm test > out",
+        "curl x",
+        "curl  x",
+        "npm run test ../x",
+        "make",
+        "make install",
+    ] {
+        lines.push(extra.to_string());
+    }
+    let calls: Vec<(String, CallRequest)> = lines
+        .into_iter()
+        .map(|c| {
+            (
+                "run_shell_command".to_string(),
+                CallRequest {
+                    tool: "run_shell_command".into(),
+                    input: json!({ "command": c }),
+                },
+            )
+        })
+        .collect();
+    const PREFIXES: &[&str] = &[
+        "npm",
+        "npm run",
+        "npm run test",
+        "x",
+        "curl",
+        "make",
+        "npm test",
+    ];
+    const SELF_DECIDED: &[&str] = &[
+        "git",
+        "git push",
+        "rm -rf",
+        "ls",
+        "cat",
+        "git status",
+        "",
+        "rm",
+    ];
+    let session = |root: &Path, config: &Value| {
+        let proj = root.join("proj");
+        let home = root.join("home");
+        std::fs::create_dir_all(&proj).unwrap();
+        let mut toml = String::new();
+        for r in config.as_array().unwrap() {
+            toml.push_str("[[rule]]\ntoolName = \"run_shell_command\"\n");
+            let prefix = r["prefix"].as_str().unwrap();
+            if !prefix.is_empty() {
+                toml.push_str(&format!("commandPrefix = \"{prefix}\"\n"));
+            }
+            toml.push_str(&format!(
+                "decision = \"{}\"\npriority = {}\n\n",
+                r["decision"].as_str().unwrap(),
+                r["priority"]
+            ));
+        }
+        write(&home.join(".gemini/policies/a.toml"), &toml);
+        let mut options = AnalysisOptions::for_profile(gemini.default_profile());
+        options.home = home.display().to_string();
+        resolve(
+            &options,
+            None,
+            None,
+            &Overrides {
+                cwd: Some(proj),
+                ..Default::default()
+            },
+            None,
+        )
+    };
+    let rules = |rng: &mut Rng, pool: &[&'static str]| {
+        let n = rng.below(5);
+        let v: Vec<Value> = (0..n)
+            .map(|_| {
+                json!({
+                    "prefix": rng.pick(pool),
+                    "decision": rng.pick(&["allow", "deny", "ask_user"]),
+                    "priority": ([10, 100, 500][rng.below(3)]),
+                })
+            })
+            .collect();
+        Value::Array(v)
+    };
+    check_format(
+        "gemini",
+        gemini,
+        |rng| rules(rng, PREFIXES),
+        session,
+        &calls,
+    );
+    let every: Vec<&'static str> = PREFIXES.iter().chain(SELF_DECIDED).copied().collect();
+    check_format_within(
+        "gemini-self-decided",
+        gemini,
+        |rng| rules(rng, &every),
+        session,
+        &calls,
+    );
+}
+
 /// Rules on a skill's or an agent type's name (deny rules decide; ask and
 /// allow rules and other tools' contents change nothing): every change
 /// brute force finds over skill, agent and search calls, `diff` finds, and
@@ -1081,9 +1196,9 @@ fn a_probe_decided_incompletely_makes_the_diff_incomplete() {
     assert_ne!(code, 0, "an incomplete comparison never passes: {out}");
 }
 
-/// A rule `diff` cannot write as a pattern (a Qwen Code file rule; every
-/// Gemini CLI rule): a changed one is named incomplete, never "0
-/// differences" and a pass.
+/// A rule `diff` cannot write as a pattern (a Qwen Code file rule, a
+/// Gemini CLI regular expression): a changed one is named incomplete, never
+/// "0 differences" and a pass.
 #[test]
 fn a_changed_rule_diff_cannot_read_makes_the_diff_incomplete() {
     let (root, repo, home, settings) = repo_with(

@@ -215,6 +215,7 @@ pub fn diff_within(
     surfaces.sort_unstable();
     surfaces.dedup();
     let precedence = format.diff_precedence();
+    let decider_matters = format.diff_decider_matters();
     // Beyond the rules (mode, directories, defaults, trust), the policies
     // are the same: a class decided by the same action on both sides is
     // decided alike.
@@ -365,15 +366,23 @@ pub fn diff_within(
             )
         };
         // Phase B: a class whose sides may decide differently (another
-        // action, or a rule on one side only; every class when the
-        // policies differ beyond their rules) is decided by both
+        // action, or a rule on one side only; another deciding rule where
+        // the format says the rule matters; every class when the policies
+        // differ beyond their rules) is decided by both
         // simulators — where the runtime's own checks may decide, inside
         // each hint and outside them all. No rule on either side is the
         // runtime's own default, the same on both.
         type Class = (Option<(usize, Decision)>, Option<(usize, Decision)>);
         let differing: Vec<(Class, String)> = classes
             .into_iter()
-            .filter(|((b, a), _)| !(same_settings && b.map(|x| x.1) == a.map(|x| x.1)))
+            .filter(|((b, a), _)| {
+                let alike = if decider_matters {
+                    b == a
+                } else {
+                    b.map(|x| x.1) == a.map(|x| x.1)
+                };
+                !(same_settings && alike)
+            })
             .collect();
         for (_, example) in &differing {
             if !any_hint.is_match(example) {

@@ -379,6 +379,14 @@ pub trait Compare: Describe {
     ) -> Vec<crate::core::pattern_algebra::Pattern> {
         Vec::new()
     }
+    /// For `diff`: may two rules with the same action decide a call
+    /// differently (Gemini CLI runs its shell heuristics only after a rule
+    /// without a command pattern)? Then every class whose deciding rules
+    /// differ is decided by both simulators, not only those whose actions
+    /// differ.
+    fn diff_decider_matters(&self) -> bool {
+        false
+    }
     /// For `diff`: regions like [`Compare::diff_hints`] where the runtime
     /// decides by more than which rules match — a classifier that reads a
     /// command's arguments (`git branch` is read-only, `git branch x` is

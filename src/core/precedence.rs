@@ -13,6 +13,9 @@ pub enum Precedence {
     /// Every matching rule counts; deny beats ask beats allow, and the
     /// first rule of the winning action decides (Claude Code).
     DenyAskAllow,
+    /// Rules are ordered; the first one that matches decides (Gemini CLI,
+    /// its rules sorted by priority).
+    FirstMatchWins,
 }
 
 impl Precedence {
@@ -23,6 +26,7 @@ impl Precedence {
         match self {
             Precedence::LastMatchWins => (usize::MAX - index, 0),
             Precedence::DenyAskAllow => (Action::Deny as usize - action as usize, index),
+            Precedence::FirstMatchWins => (index, 0),
         }
     }
 

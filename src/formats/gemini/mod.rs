@@ -433,8 +433,87 @@ impl Explain for Gemini {
 }
 
 impl Compare for Gemini {
+    /// The effective rules are in the engine's order (highest effective
+    /// priority first, ties in reading order): the first match decides.
     fn diff_precedence(&self) -> crate::core::precedence::Precedence {
-        crate::core::precedence::Precedence::DenyAskAllow
+        crate::core::precedence::Precedence::FirstMatchWins
+    }
+
+    /// The shell heuristics (known-safe commands allowed, dangerous ones
+    /// asked) run only after a rule without a command pattern.
+    fn diff_decider_matters(&self) -> bool {
+        true
+    }
+
+    /// Shell rules with a `commandPrefix` (the command, or it followed by
+    /// a blank or a quote and anything: the prefix regex over the
+    /// arguments' JSON) or none (every command). Rules with a regular
+    /// expression, and rules of other tools or of a tool pattern, have no
+    /// pattern here: where they change, `diff` says the comparison is
+    /// incomplete.
+    fn diff_pattern(
+        &self,
+        rule: &crate::contract::report::EffectiveRule,
+        _home: &str,
+    ) -> Option<(String, String, crate::core::pattern_algebra::Pattern)> {
+        use crate::core::pattern_algebra::Pattern;
+        if rule.surface != "run_shell_command" {
+            return None;
+        }
+        let pattern = if rule.pattern == "(every call)" {
+            Pattern::from_parts(&["", ""])
+        } else {
+            let prefix = rule
+                .pattern
+                .strip_prefix("commandPrefix \"")?
+                .strip_suffix('"')?;
+            Pattern::union(&[
+                Pattern::from_parts(&[prefix]),
+                Pattern::from_parts(&[&format!("{prefix} "), ""]),
+                Pattern::from_parts(&[&format!("{prefix}\""), ""]),
+            ])
+        };
+        Some((rule.surface.clone(), rule.pattern.clone(), pattern))
+    }
+
+    /// Where Gemini decides a command by itself: paths outside the
+    /// project, a redirection (an allow asks), `git` in a folder not
+    /// trusted.
+    fn diff_hints(&self, surface: &str, home: &str) -> Vec<crate::core::pattern_algebra::Pattern> {
+        use crate::core::pattern_algebra::Pattern;
+        if surface != "run_shell_command" {
+            return Vec::new();
+        }
+        let mut v = crate::core::pattern_algebra::path_hints(home, &["* /*", "* ~*", "* ../*"]);
+        v.push(Pattern::from_parts(&["", ">", ""]));
+        v.push(Pattern::from_parts(&["", "<", ""]));
+        v.push(Pattern::from_parts(&["", "git", ""]));
+        v
+    }
+
+    /// Where Gemini decides a command by its arguments (known safe and
+    /// dangerous commands): compared by example.
+    fn diff_example_hints(
+        &self,
+        surface: &str,
+        _home: &str,
+    ) -> Vec<crate::core::pattern_algebra::Pattern> {
+        use crate::core::pattern_algebra::Pattern;
+        if surface != "run_shell_command" {
+            return Vec::new();
+        }
+        let mut v = Vec::new();
+        let named: Vec<Pattern> = engine::heuristics::self_decided_commands()
+            .iter()
+            .flat_map(|p| {
+                [
+                    Pattern::from_parts(&[p]),
+                    Pattern::from_parts(&[&format!("{p} "), ""]),
+                ]
+            })
+            .collect();
+        v.push(Pattern::union(&named));
+        v
     }
 
     fn probe_call(&self, surface: &str, value: &str) -> Option<CallRequest> {

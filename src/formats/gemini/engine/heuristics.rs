@@ -282,11 +282,6 @@ fn safe_exec(args: &[String], at: &Places) -> bool {
         cwd: &cwd,
         home: at.home,
     };
-    const SAFE: &[&str] = &[
-        "__read", "__write", "cat", "cd", "cut", "echo", "expr", "false", "grep", "head", "id",
-        "ls", "nl", "paste", "pwd", "rev", "seq", "stat", "tail", "tr", "true", "uname", "uniq",
-        "wc", "which", "whoami", "numfmt", "tac",
-    ];
     const READING: &[&str] = &[
         "cat", "head", "tail", "tac", "nl", "stat", "wc", "cut", "paste", "rev", "uniq", "numfmt",
         "ls", "__read",
@@ -356,6 +351,22 @@ fn safe_exec(args: &[String], at: &Places) -> bool {
         _ => false,
     }
 }
+
+/// The commands these heuristics judge by name and arguments (known safe,
+/// dangerous): where Gemini decides without the rules alone, for `diff`.
+pub fn self_decided_commands() -> Vec<&'static str> {
+    let mut v = SAFE.to_vec();
+    v.extend(["base64", "find", "git", "sed", "ln", "rm", "sudo", "rg"]);
+    v
+}
+
+/// Commands `isKnownSafeCommand` takes as safe by their name (with
+/// checks of their paths for some).
+const SAFE: &[&str] = &[
+    "__read", "__write", "cat", "cd", "cut", "echo", "expr", "false", "grep", "head", "id", "ls",
+    "nl", "paste", "pwd", "rev", "seq", "stat", "tail", "tr", "true", "uname", "uniq", "wc",
+    "which", "whoami", "numfmt", "tac",
+];
 
 /// `isKnownSafeCommand` (POSIX).
 pub fn known_safe(args: &[String], at: &Places) -> bool {
