@@ -319,6 +319,43 @@ fn opencode_diff_finds_every_change_brute_force_finds() {
     );
 }
 
+/// Claude Code settings: each list fewer than `most` rules of `pool`.
+fn claude_lists(rng: &mut Rng, pool: &[&str], most: usize) -> Value {
+    let mut lists = serde_json::Map::new();
+    for list in ["allow", "ask", "deny"] {
+        let n = rng.below(most);
+        let rules: Vec<&str> = (0..n).map(|_| rng.pick(pool)).collect();
+        lists.insert(list.into(), json!(rules));
+    }
+    json!({ "permissions": lists })
+}
+
+/// A trusted project under `root` with `config` as its Claude Code
+/// settings.
+fn claude_trusted_session(root: &Path, config: &Value) -> Context<'static> {
+    let cc = formats::by_id("claude-code").unwrap();
+    let proj = root.join("proj");
+    let home = root.join("home");
+    write(&proj.join(".claude/settings.json"), &config.to_string());
+    write(
+        &home.join(".claude.json"),
+        &json!({"projects": {proj.display().to_string(): {"hasTrustDialogAccepted": true}}})
+            .to_string(),
+    );
+    let mut options = AnalysisOptions::for_profile(cc.default_profile());
+    options.home = home.display().to_string();
+    resolve(
+        &options,
+        None,
+        None,
+        &Overrides {
+            cwd: Some(proj),
+            ..Default::default()
+        },
+        None,
+    )
+}
+
 #[test]
 fn claude_code_diff_finds_every_change_brute_force_finds() {
     let cc = formats::by_id("claude-code").unwrap();
@@ -350,37 +387,8 @@ fn claude_code_diff_finds_every_change_brute_force_finds() {
     check_format(
         "claude",
         cc,
-        |rng| {
-            let mut lists = serde_json::Map::new();
-            for list in ["allow", "ask", "deny"] {
-                let n = rng.below(3);
-                let rules: Vec<&str> = (0..n).map(|_| rng.pick(BASH)).collect();
-                lists.insert(list.into(), json!(rules));
-            }
-            json!({ "permissions": lists })
-        },
-        |root, config| {
-            let proj = root.join("proj");
-            let home = root.join("home");
-            write(&proj.join(".claude/settings.json"), &config.to_string());
-            write(
-                &home.join(".claude.json"),
-                &json!({"projects": {proj.display().to_string(): {"hasTrustDialogAccepted": true}}})
-                    .to_string(),
-            );
-            let mut options = AnalysisOptions::for_profile(cc.default_profile());
-            options.home = home.display().to_string();
-            resolve(
-                &options,
-                None,
-                None,
-                &Overrides {
-                    cwd: Some(proj),
-                    ..Default::default()
-                },
-                None,
-            )
-        },
+        |rng| claude_lists(rng, BASH, 3),
+        claude_trusted_session,
         &calls,
     );
 }
@@ -674,37 +682,8 @@ fn claude_code_diff_compares_skill_and_agent_rules() {
     check_format(
         "claude-skills",
         cc,
-        |rng| {
-            let mut lists = serde_json::Map::new();
-            for list in ["allow", "ask", "deny"] {
-                let n = rng.below(4);
-                let rules: Vec<&str> = (0..n).map(|_| rng.pick(RULES)).collect();
-                lists.insert(list.into(), json!(rules));
-            }
-            json!({ "permissions": lists })
-        },
-        |root, config| {
-            let proj = root.join("proj");
-            let home = root.join("home");
-            write(&proj.join(".claude/settings.json"), &config.to_string());
-            write(
-                &home.join(".claude.json"),
-                &json!({"projects": {proj.display().to_string(): {"hasTrustDialogAccepted": true}}})
-                    .to_string(),
-            );
-            let mut options = AnalysisOptions::for_profile(cc.default_profile());
-            options.home = home.display().to_string();
-            resolve(
-                &options,
-                None,
-                None,
-                &Overrides {
-                    cwd: Some(proj),
-                    ..Default::default()
-                },
-                None,
-            )
-        },
+        |rng| claude_lists(rng, RULES, 4),
+        claude_trusted_session,
         &calls,
     );
 }

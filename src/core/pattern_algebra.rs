@@ -106,6 +106,23 @@ impl Pattern {
         }
     }
 
+    /// Commands that start with one of `names` as a whole word: the name
+    /// alone, or it, a blank and anything (`*` and `?` in a name are
+    /// themselves).
+    pub fn commands_named<S: AsRef<str>>(names: &[S]) -> Pattern {
+        let alts: Vec<Pattern> = names
+            .iter()
+            .flat_map(|n| {
+                let n = n.as_ref();
+                [
+                    Pattern::from_parts(&[n]),
+                    Pattern::from_parts(&[&format!("{n} "), ""]),
+                ]
+            })
+            .collect();
+        Pattern::union(&alts)
+    }
+
     /// Matches every string.
     pub fn is_universal(&self) -> bool {
         self.alts.iter().any(|a| a == &[Tok::Star])

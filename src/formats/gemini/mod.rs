@@ -502,18 +502,9 @@ impl Compare for Gemini {
         if surface != "run_shell_command" {
             return Vec::new();
         }
-        let mut v = Vec::new();
-        let named: Vec<Pattern> = engine::heuristics::self_decided_commands()
-            .iter()
-            .flat_map(|p| {
-                [
-                    Pattern::from_parts(&[p]),
-                    Pattern::from_parts(&[&format!("{p} "), ""]),
-                ]
-            })
-            .collect();
-        v.push(Pattern::union(&named));
-        v
+        vec![Pattern::commands_named(
+            &engine::heuristics::self_decided_commands(),
+        )]
     }
 
     fn probe_call(&self, surface: &str, value: &str) -> Option<CallRequest> {

@@ -369,16 +369,9 @@ impl Compare for Qwen {
         if surface != "run_shell_command" {
             return Vec::new();
         }
-        let read_only: Vec<Pattern> = engine::readonly::read_only_prefixes()
-            .iter()
-            .flat_map(|p| {
-                [
-                    Pattern::from_parts(&[p]),
-                    Pattern::from_parts(&[&format!("{p} "), ""]),
-                ]
-            })
-            .collect();
-        vec![Pattern::union(&read_only)]
+        vec![Pattern::commands_named(
+            &engine::readonly::read_only_prefixes(),
+        )]
     }
 
     fn probe_call(&self, surface: &str, value: &str) -> Option<CallRequest> {
