@@ -393,6 +393,23 @@ fn claude_code_diff_finds_every_change_brute_force_finds() {
     );
 }
 
+/// `run_shell_command` calls of `lines` (Qwen Code's and Gemini CLI's
+/// shell tool), on that surface.
+fn shell_calls(lines: Vec<String>) -> Vec<(String, CallRequest)> {
+    lines
+        .into_iter()
+        .map(|c| {
+            (
+                "run_shell_command".to_string(),
+                CallRequest {
+                    tool: "run_shell_command".into(),
+                    input: json!({ "command": c }),
+                },
+            )
+        })
+        .collect()
+}
+
 /// Qwen Code's shell rules (word prefixes without `*`, ` *` optional, `?`
 /// literal; deny > ask > allow), over commands Qwen also decides by itself
 /// (read-only commands, options, expansions, paths outside the project):
@@ -424,18 +441,7 @@ fn qwen_code_diff_finds_every_change_brute_force_finds() {
     ] {
         lines.push(extra.to_string());
     }
-    let calls: Vec<(String, CallRequest)> = lines
-        .into_iter()
-        .map(|c| {
-            (
-                "run_shell_command".to_string(),
-                CallRequest {
-                    tool: "run_shell_command".into(),
-                    input: json!({ "command": c }),
-                },
-            )
-        })
-        .collect();
+    let calls = shell_calls(lines);
     // Rules that reach commands Qwen may call read-only (compared there
     // by example: the comparison may say it is incomplete), and rules
     // that do not (compared completely).
@@ -536,18 +542,7 @@ fn gemini_cli_diff_finds_every_change_brute_force_finds() {
     ] {
         lines.push(extra.to_string());
     }
-    let calls: Vec<(String, CallRequest)> = lines
-        .into_iter()
-        .map(|c| {
-            (
-                "run_shell_command".to_string(),
-                CallRequest {
-                    tool: "run_shell_command".into(),
-                    input: json!({ "command": c }),
-                },
-            )
-        })
-        .collect();
+    let calls = shell_calls(lines);
     const PREFIXES: &[&str] = &[
         "npm",
         "npm run",
