@@ -1208,6 +1208,55 @@ fn a_changed_rule_diff_cannot_read_makes_the_diff_incomplete() {
         v["incomplete"].as_array().is_some_and(|l| !l.is_empty()),
         "{out}"
     );
+    // It says which rule.
+    assert!(
+        v["incomplete_reasons"]
+            .as_array()
+            .is_some_and(|l| l.iter().any(|r| r["reason"]
+                .as_str()
+                .is_some_and(|r| r.contains("`Read(.env)`")))),
+        "{out}"
+    );
     assert_eq!(code, 3, "{out}");
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+/// Qwen Code's default `auto` mode sets broad allow rules aside (its
+/// classifier decides their calls): adding one is not "0 differences and a
+/// pass" but incomplete, saying why.
+#[test]
+fn a_rule_the_auto_mode_sets_aside_makes_the_diff_incomplete() {
+    let (root, repo, home, settings) = repo_with(
+        "qwen-auto",
+        ".qwen/settings.json",
+        "{\"permissions\": {\"allow\": [\"Bash(npm test)\"]}}\n",
+    );
+    write(
+        &settings,
+        "{\"permissions\": {\"allow\": [\"Bash(npm test)\", \"Bash(npm *)\"]}}\n",
+    );
+    let home_arg = home.display().to_string();
+    let (code, out, err) = cli(
+        &repo,
+        &[
+            "diff",
+            "--runtime",
+            "qwen",
+            "--home",
+            &home_arg,
+            "--format",
+            "json",
+        ],
+    );
+    let v: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}{err}"));
+    assert_eq!(code, 3, "{out}");
+    assert!(
+        v["incomplete_reasons"]
+            .as_array()
+            .is_some_and(|l| l.iter().any(|r| r["reason"]
+                .as_str()
+                .is_some_and(|r| r.contains("classifier")))),
+        "{out}"
+    );
     let _ = std::fs::remove_dir_all(&root);
 }

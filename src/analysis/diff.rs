@@ -79,9 +79,19 @@ pub struct DiffReport {
     /// Surfaces whose search ran out of budget: differences there may be
     /// missing.
     pub incomplete: Vec<String>,
+    /// Why, per surface of `incomplete` (each reason once).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub incomplete_reasons: Vec<IncompleteReason>,
     /// The agents compared one by one (empty: the session's one list).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub agents: Vec<String>,
+}
+
+/// Why a surface was not compared completely.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct IncompleteReason {
+    pub surface: String,
+    pub reason: String,
 }
 
 pub use crate::core::pattern_algebra::path_hints;
@@ -90,6 +100,9 @@ pub use crate::core::pattern_algebra::path_hints;
 /// memory: 8 bytes each), and the work it may spend (positions stepped).
 const SURFACE_STATES: usize = 12_000_000;
 pub const SURFACE_WORK: usize = 100_000_000;
+
+/// The reason of a walk or search past its budget.
+const OUT_OF_BUDGET: &str = "the comparison ran out of its budget (`--budget` raises it)";
 
 /// A pattern of the comparison: its surface and compiled form (one per
 /// surface and source, see [`EntryIndex`]).
@@ -138,6 +151,32 @@ fn side_rules<'a>(
 }
 
 impl DiffReport {
+    /// `surface` was not compared completely, because of `reason`.
+    fn mark_incomplete(&mut self, surface: &str, reason: String) {
+        if !self.incomplete.iter().any(|s| s == surface) {
+            self.incomplete.push(surface.to_string());
+        }
+        if !self
+            .incomplete_reasons
+            .iter()
+            .any(|r| r.surface == surface && r.reason == reason)
+        {
+            self.incomplete_reasons.push(IncompleteReason {
+                surface: surface.to_string(),
+                reason,
+            });
+        }
+    }
+
+    /// The reasons `surface` was not compared completely.
+    pub fn reasons_for(&self, surface: &str) -> Vec<&str> {
+        self.incomplete_reasons
+            .iter()
+            .filter(|r| r.surface == surface)
+            .map(|r| r.reason.as_str())
+            .collect()
+    }
+
     /// One more difference whose call is now decided `after`.
     fn count(&mut self, after: &str) {
         match after {
@@ -153,10 +192,14 @@ impl DiffReport {
         self.agents.push(agent.to_string());
         self.surfaces = self.surfaces.max(other.surfaces);
         self.probes += other.probes;
-        for s in other.incomplete {
-            let s = format!("{s} (agent {agent})");
-            if !self.incomplete.contains(&s) {
-                self.incomplete.push(s);
+        for s in &other.incomplete {
+            let tagged = format!("{s} (agent {agent})");
+            let reasons = other.reasons_for(s);
+            if reasons.is_empty() && !self.incomplete.contains(&tagged) {
+                self.incomplete.push(tagged.clone());
+            }
+            for r in reasons {
+                self.mark_incomplete(&tagged, r.to_string());
             }
         }
         for mut d in other.differences {
@@ -247,7 +290,20 @@ pub fn diff_within(
         for surface in order {
             let [b, a] = &by_surface[surface];
             if b != a {
-                report.incomplete.push(surface.to_string());
+                let changed: Vec<String> = b
+                    .iter()
+                    .chain(a)
+                    .filter(|r| !(b.contains(r) && a.contains(r)))
+                    .take(3)
+                    .map(|(p, _)| format!("`{}`", crate::text::clip_line(p)))
+                    .collect();
+                report.mark_incomplete(
+                    surface,
+                    format!(
+                        "a changed rule diff cannot compare ({})",
+                        changed.join(", ")
+                    ),
+                );
             }
         }
     }
@@ -350,10 +406,11 @@ pub fn diff_within(
             SURFACE_STATES,
         );
         let Some(classes) = classes else {
-            report.incomplete.push(surface.to_string());
+            report.mark_incomplete(surface, OUT_OF_BUDGET.into());
             continue;
         };
         let mut complete = true;
+        let mut by_example = false;
         let mut decide_both = |value: String, report: &mut DiffReport| {
             probe(
                 format,
@@ -512,13 +569,19 @@ pub fn diff_within(
                 // class (a command's arguments): an example per class is
                 // not every value.
                 if !wanted.is_empty() && k >= exact_hints {
-                    complete = false;
+                    by_example = true;
                 }
                 in_hint(h, true, wanted, &mut report, &mut complete);
             }
         }
         if !complete {
-            report.incomplete.push(surface.to_string());
+            report.mark_incomplete(surface, OUT_OF_BUDGET.into());
+        }
+        if by_example {
+            report.mark_incomplete(
+                surface,
+                "the change reaches commands the runtime judges by their arguments (compared by example)".into(),
+            );
         }
     }
     report
@@ -652,12 +715,21 @@ fn probe(
     let a = after.simulator.simulate(&call);
     // A side that could not decide the call exactly (a command the bash
     // reader refused): the surface is not compared completely.
-    if [&b, &a]
-        .iter()
-        .any(|r| r.details.contains_key("incomplete"))
-        && !report.incomplete.iter().any(|s| s == surface)
-    {
-        report.incomplete.push(surface.to_string());
+    for r in [&b, &a] {
+        let Some(why) = r.details.get("incomplete") else {
+            continue;
+        };
+        let why: Vec<&str> = match why {
+            Value::Array(v) => v.iter().filter_map(Value::as_str).collect(),
+            Value::String(s) => vec![s.as_str()],
+            _ => Vec::new(),
+        };
+        let reason = if why.is_empty() {
+            "a call not decided exactly".to_string()
+        } else {
+            format!("a call not decided exactly: {}", why.join("; "))
+        };
+        report.mark_incomplete(surface, reason);
     }
     let (db, da) = (b.outcome(), a.outcome());
     if db == da {

@@ -54,6 +54,7 @@ pub fn run(
                 "surfaces": report.surfaces,
                 "probes": report.probes,
                 "incomplete": report.incomplete,
+                "incomplete_reasons": report.incomplete_reasons,
                 "agents": report.agents,
             });
             let _ = writeln!(out, "{v}");
@@ -296,9 +297,15 @@ fn human(
         let _ = writeln!(out, "{}", human_difference(d, base, &report.agents));
     }
     for s in &report.incomplete {
+        let reasons = report.reasons_for(s);
+        let why = if reasons.is_empty() {
+            "too many patterns, a rule `diff` cannot read, a call not decided exactly, or commands the runtime judges by their arguments".to_string()
+        } else {
+            reasons.join("; ")
+        };
         let _ = writeln!(
             out,
-            "note: `{s}` was not compared completely (too many patterns, a rule `diff` cannot read, a call not decided exactly, or commands the runtime judges by their arguments); differences there may be missing"
+            "note: `{s}` was not compared completely ({why}); differences there may be missing"
         );
     }
     summary_line(report, runtime, out);

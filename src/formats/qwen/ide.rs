@@ -45,6 +45,22 @@ fn place_with(
     }
 }
 
+/// The allow rules the `auto` mode sets aside, for people.
+fn set_aside(p: &Policy) -> Option<String> {
+    let names: Vec<String> = p
+        .stripped
+        .iter()
+        .filter(|r| !r.rule.invalid)
+        .map(|r| format!("`{}`", r.rule.raw))
+        .collect();
+    (!names.is_empty()).then(|| {
+        format!(
+            "approval mode auto sets aside the allow rules {} (the classifier decides their calls)",
+            names.join(", ")
+        )
+    })
+}
+
 fn issues(p: &Policy) -> Vec<String> {
     let mut v = p.notes.clone();
     if let Some(f) = &p.fatal {
@@ -128,18 +144,8 @@ pub fn simulate(p: &Policy, call: &CallRequest) -> SimulationReport {
         p.mode.name(),
         p.mode_source
     ));
-    let stripped: Vec<String> = p
-        .stripped
-        .iter()
-        .filter(|r| !r.rule.invalid)
-        .map(|r| format!("`{}`", r.rule.raw))
-        .collect();
-    if !stripped.is_empty() {
-        let names = stripped;
-        report.explanation.push(format!(
-            "approval mode auto sets aside the allow rules {} (the classifier decides their calls)",
-            names.join(", ")
-        ));
+    if let Some(n) = set_aside(p) {
+        report.explanation.push(n);
     }
     if o.verdict == Verdict::Ask {
         report.explanation.push(
@@ -200,6 +206,9 @@ pub fn effective(p: &Policy) -> EffectivePolicyReport {
         p.mode.name(),
         p.mode_source
     ));
+    if let Some(n) = set_aside(p) {
+        notes.push(n);
+    }
     if p.folder_trust {
         notes.push(format!(
             "folder trust is on; this folder is {}",
