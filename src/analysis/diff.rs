@@ -76,8 +76,8 @@ pub struct DiffReport {
     /// Surfaces compared, and example calls decided.
     pub surfaces: usize,
     pub probes: usize,
-    /// Surfaces whose search ran out of budget: differences there may be
-    /// missing.
+    /// Surfaces not compared completely: differences there may be
+    /// missing. (Written only with a reason, by `mark_incomplete`.)
     pub incomplete: Vec<String>,
     /// Why, per surface of `incomplete` (each reason once).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -192,15 +192,8 @@ impl DiffReport {
         self.agents.push(agent.to_string());
         self.surfaces = self.surfaces.max(other.surfaces);
         self.probes += other.probes;
-        for s in &other.incomplete {
-            let tagged = format!("{s} (agent {agent})");
-            let reasons = other.reasons_for(s);
-            if reasons.is_empty() && !self.incomplete.contains(&tagged) {
-                self.incomplete.push(tagged.clone());
-            }
-            for r in reasons {
-                self.mark_incomplete(&tagged, r.to_string());
-            }
+        for r in other.incomplete_reasons {
+            self.mark_incomplete(&format!("{} (agent {agent})", r.surface), r.reason);
         }
         for mut d in other.differences {
             if let Some(same) = self.differences.iter_mut().find(|x| {
@@ -290,10 +283,13 @@ pub fn diff_within(
         for surface in order {
             let [b, a] = &by_surface[surface];
             if b != a {
+                // A few of the rules on one side only (sets: a changed
+                // list of thousands stays linear).
+                let (sb, sa): (HashSet<_>, HashSet<_>) = (b.iter().collect(), a.iter().collect());
                 let changed: Vec<String> = b
                     .iter()
                     .chain(a)
-                    .filter(|r| !(b.contains(r) && a.contains(r)))
+                    .filter(|r| !(sb.contains(r) && sa.contains(r)))
                     .take(3)
                     .map(|(p, _)| format!("`{}`", crate::text::clip_line(p)))
                     .collect();

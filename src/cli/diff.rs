@@ -297,15 +297,10 @@ fn human(
         let _ = writeln!(out, "{}", human_difference(d, base, &report.agents));
     }
     for s in &report.incomplete {
-        let reasons = report.reasons_for(s);
-        let why = if reasons.is_empty() {
-            "too many patterns, a rule `diff` cannot read, a call not decided exactly, or commands the runtime judges by their arguments".to_string()
-        } else {
-            reasons.join("; ")
-        };
         let _ = writeln!(
             out,
-            "note: `{s}` was not compared completely ({why}); differences there may be missing"
+            "note: `{s}` was not compared completely ({}); differences there may be missing",
+            report.reasons_for(s).join("; ")
         );
     }
     summary_line(report, runtime, out);
