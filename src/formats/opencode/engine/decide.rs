@@ -90,7 +90,23 @@ pub fn hidden_by_except(rules: &[Rule], tool: &str, except: Option<usize>) -> Op
     let i = (0..rules.len())
         .rev()
         .find(|&i| Some(i) != except && rules[i].applies_to(p))?;
-    (rules[i].pattern == "*" && rules[i].action == Action::Deny).then_some(i)
+    hides(&rules[i]).then_some(i)
+}
+
+/// `hidden_by`, with the rules found through `index` (of `rules`).
+pub fn hidden_by_indexed(
+    rules: &[Rule],
+    index: &super::policy::ByPermission<'_>,
+    tool: &str,
+) -> Option<usize> {
+    let i = *index.applying(permission_of(tool), |i| &rules[i]).last()?;
+    hides(&rules[i]).then_some(i)
+}
+
+/// Does this rule, the last for its permission, remove the tool (a `*`
+/// deny)?
+fn hides(r: &Rule) -> bool {
+    r.pattern == "*" && r.action == Action::Deny
 }
 
 /// The last matching rule for one pattern.

@@ -138,6 +138,11 @@ impl Rule {
             .get_or_init(|| wildcard::compile(&self.pattern))
     }
 
+    /// The permission has no wildcard (it applies to that name alone).
+    pub fn permission_is_literal(&self) -> bool {
+        self.permission_literal
+    }
+
     /// Does the rule apply to this permission name?
     pub fn applies_to(&self, permission: &str) -> bool {
         if self.permission_literal && !permission.contains('\\') {
@@ -179,6 +184,62 @@ impl SourceFile {
             .index
             .get_or_init(|| crate::text::LineIndex::new(&self.text));
         crate::text::line_col_1(index, &self.text, offset.min(self.text.len()))
+    }
+}
+
+/// A rule list by permission: each literal permission's rules, and the
+/// wildcard ones apart (few in any real list), so that the rules applying
+/// to a name are found without a pass over the whole list per name.
+pub struct ByPermission<'r> {
+    literal: rustc_hash::FxHashMap<&'r str, Vec<usize>>,
+    wildcards: Vec<usize>,
+    len: usize,
+}
+
+impl<'r> ByPermission<'r> {
+    /// The list's rules in order.
+    pub fn new(rules: impl IntoIterator<Item = &'r Rule>) -> ByPermission<'r> {
+        let mut out = ByPermission {
+            literal: Default::default(),
+            wildcards: Vec::new(),
+            len: 0,
+        };
+        for (i, r) in rules.into_iter().enumerate() {
+            if r.permission_is_literal() {
+                out.literal
+                    .entry(r.permission.as_str())
+                    .or_default()
+                    .push(i);
+            } else {
+                out.wildcards.push(i);
+            }
+            out.len = i + 1;
+        }
+        out
+    }
+
+    /// The literal permissions of the list.
+    pub fn names(&self) -> impl Iterator<Item = &'r str> + '_ {
+        self.literal.keys().copied()
+    }
+
+    /// The positions of the rules that apply to `name` ([`Rule::applies_to`]),
+    /// ascending; `rule` gives the rule at a position.
+    pub fn applying<'a>(&self, name: &str, rule: impl Fn(usize) -> &'a Rule) -> Vec<usize> {
+        if name.contains('\\') {
+            return (0..self.len)
+                .filter(|&i| rule(i).applies_to(name))
+                .collect();
+        }
+        let mut v: Vec<usize> = self.literal.get(name).cloned().unwrap_or_default();
+        v.extend(
+            self.wildcards
+                .iter()
+                .copied()
+                .filter(|&i| rule(i).applies_to(name)),
+        );
+        v.sort_unstable();
+        v
     }
 }
 

@@ -764,52 +764,22 @@ fn hidden_tools(policy: &Policy, rules: &[Rule], doc: usize, agent: &str, out: &
             }
         }
     }
-    // The rules that apply to a name: those of that literal permission and
-    // the wildcard ones that match it (found per name among the few
-    // wildcards, not by a scan of the whole list per name).
-    let mut by_name: rustc_hash::FxHashMap<&str, Vec<usize>> = Default::default();
-    let mut wildcards: Vec<usize> = Vec::new();
-    for (i, r) in rules.iter().enumerate() {
-        if r.permission.contains(['*', '?', '\\']) {
-            wildcards.push(i);
-        } else {
-            by_name.entry(r.permission.as_str()).or_default().push(i);
-        }
-    }
-    let applying = |name: &str| -> Vec<usize> {
-        if name.contains('\\') {
-            return (0..rules.len())
-                .filter(|&i| rules[i].applies_to(name))
-                .collect();
-        }
-        let mut v: Vec<usize> = by_name.get(name).cloned().unwrap_or_default();
-        v.extend(
-            wildcards
-                .iter()
-                .copied()
-                .filter(|&i| rules[i].applies_to(name)),
-        );
-        v.sort_unstable();
-        v
-    };
+    let index = super::engine::policy::ByPermission::new(rules);
     let mut at: rustc_hash::FxHashMap<(Range<usize>, String), usize> = out
         .iter()
         .enumerate()
         .map(|(k, h)| ((h.range.clone(), h.tool.clone()), k))
         .collect();
     for name in names {
-        // `hidden_by`: the last rule for the tool's permission, a `*` deny.
-        let Some(&i) = applying(super::engine::decide::permission_of(name)).last() else {
+        let Some(i) = super::engine::decide::hidden_by_indexed(rules, &index, name) else {
             continue;
         };
         let r = &rules[i];
-        if !(r.pattern == "*" && r.action == Action::Deny) {
-            continue;
-        }
         if r.origin.file != Some(doc) || r.origin.range.is_empty() {
             continue;
         }
-        let others = applying(name)
+        let others = index
+            .applying(name, |j| &rules[j])
             .into_iter()
             .take_while(|&j| j < i)
             .filter(|&j| rules[j].origin.file == Some(doc) && rules[j].action != Action::Deny)

@@ -15,7 +15,7 @@ use crate::core::diagnostic::{Diagnostic, Fix, Related, Severity};
 use crate::core::last_match::{self, Finding, Group, List, Memo};
 use crate::core::pattern_algebra::{Inclusion, included_in};
 use crate::formats::opencode::codes::Code;
-use crate::formats::opencode::engine::policy::{Layer, Policy, Rule};
+use crate::formats::opencode::engine::policy::{ByPermission, Layer, Policy, Rule};
 use crate::formats::opencode::engine::wildcard;
 
 /// Recent analyses (a few documents' agents).
@@ -90,40 +90,14 @@ fn is_literal(permission: &str) -> bool {
 /// has (the rules that apply to every name it matches; no redundancy is
 /// claimed there, since a narrower rule may decide some of its names).
 fn groups(rules: &[&Rule], judged: &[bool]) -> Vec<Group> {
-    // The rules of each literal permission, and the wildcard ones (few in
-    // any real list): a name's rules are its own and the wildcards that
-    // match it, in list order — linear in the rules, not in rules × names.
-    let mut by_name: rustc_hash::FxHashMap<&str, Vec<usize>> = Default::default();
-    let mut wildcards: Vec<usize> = Vec::new();
-    for (i, r) in rules.iter().enumerate() {
-        if is_literal(&r.permission) {
-            by_name.entry(r.permission.as_str()).or_default().push(i);
-        } else {
-            wildcards.push(i);
-        }
-    }
-    let mut literal: Vec<&str> = by_name.keys().copied().collect();
+    // A name's rules are its own and the wildcards that match it: linear
+    // in the rules, not in rules × names.
+    let index = ByPermission::new(rules.iter().copied());
+    let mut literal: Vec<&str> = index.names().collect();
     literal.sort_unstable();
     let mut out = Vec::new();
     for name in literal {
-        let own = &by_name[name];
-        let mut members: Vec<usize> = Vec::with_capacity(own.len());
-        let mut wild = wildcards
-            .iter()
-            .copied()
-            .filter(|&i| rules[i].applies_to(name))
-            .peekable();
-        let mut own = own.iter().copied().peekable();
-        // The two ascending lists merged.
-        loop {
-            let next = match (own.peek(), wild.peek()) {
-                (Some(&a), Some(&b)) if a < b => own.next(),
-                (Some(_), Some(_)) | (None, Some(_)) => wild.next(),
-                (Some(_), None) => own.next(),
-                (None, None) => break,
-            };
-            members.extend(next);
-        }
+        let members = index.applying(name, |i| rules[i]);
         let judged = members
             .iter()
             .map(|&i| judged[i] && rules[i].permission == name)
