@@ -386,12 +386,16 @@ impl Compare for Claude {
         // A skill's name: deny rules refuse it, by a name, a prefix or a
         // `skill:` glob (ask and allow rules change nothing; the
         // simulators' answers show that).
-        if let Some(content) = rule
-            .pattern
-            .strip_prefix("Skill(")
-            .and_then(|r| r.strip_suffix(')'))
-            .filter(|c| *c != "*")
-        {
+        // The content of a `Tool(…)` rule of `tools` (not `Tool(*)`, the
+        // whole tool).
+        let content = |tools: &[&str]| {
+            tools
+                .iter()
+                .find_map(|t| rule.pattern.strip_prefix(t)?.strip_prefix('('))
+                .and_then(|r| r.strip_suffix(')'))
+                .filter(|c| *c != "*")
+        };
+        if let Some(content) = content(&["Skill"]) {
             return Some((
                 "Skill".into(),
                 rule.pattern.clone(),
@@ -399,12 +403,7 @@ impl Compare for Claude {
             ));
         }
         // An agent type: a deny rule stops it (`Task(…)` is `Agent(…)`).
-        if let Some(content) = ["Agent(", "Task("]
-            .iter()
-            .find_map(|t| rule.pattern.strip_prefix(t))
-            .and_then(|r| r.strip_suffix(')'))
-            .filter(|c| *c != "*")
-        {
+        if let Some(content) = content(&["Agent", "Task"]) {
             return Some((
                 "Agent".into(),
                 rule.pattern.clone(),
@@ -413,8 +412,9 @@ impl Compare for Claude {
         }
         let Some((surface, glob)) = diff_glob(&rule.pattern, home) else {
             // Any other tool's content (`WebSearch(cats)`): the value it
-            // names, on its own surface, decided by the simulators (which
-            // read no such content: the change shows as none).
+            // names, on its own surface, decided by the simulators, which
+            // read no such content (observed for `WebSearch` and
+            // `ToolSearch`; for other tools, the simulator's reading).
             let (tool, content) = rule.pattern.split_once('(')?;
             let content = content.strip_suffix(')')?;
             return Some((
@@ -480,8 +480,8 @@ impl Compare for Claude {
                     input,
                 });
             }
-            // A tool whose rules' contents the CLI reads nowhere: a call
-            // of the tool (its whole-tool rules decide).
+            // A tool whose rules' contents the simulator reads nowhere: a
+            // call of the tool (its whole-tool rules decide).
             _ => (surface, json!({})),
         };
         Some(CallRequest {

@@ -484,22 +484,24 @@ impl Policy {
     /// MCP tools and every other tool: rules by name only.
     fn skill(&self, input: &serde_json::Value) -> Outcome {
         let name = super::skill::call_name(input["skill"].as_str().unwrap_or_default());
-        match self.first(List::Deny, |r| {
+        self.free_unless_denied(|r| {
             r.tool == "Skill"
                 && r.content
                     .as_deref()
                     .is_some_and(|c| super::skill::denies(c, name))
-        }) {
-            Some(i) => outcome(Decision::Deny, Why::Rule(i)),
-            None => outcome(Decision::Allow, Why::NoPermission),
-        }
+        })
     }
 
     fn subagent(&self, input: &serde_json::Value) -> Outcome {
         let kind = input["subagent_type"].as_str().unwrap_or_default();
-        match self.first(List::Deny, |r| {
+        self.free_unless_denied(|r| {
             matches!(r.tool.as_str(), "Agent" | "Task") && r.content.as_deref() == Some(kind)
-        }) {
+        })
+    }
+
+    /// A call run without asking, unless a deny rule `names` it.
+    fn free_unless_denied(&self, names: impl Fn(&Loaded) -> bool) -> Outcome {
+        match self.first(List::Deny, names) {
             Some(i) => outcome(Decision::Deny, Why::Rule(i)),
             None => outcome(Decision::Allow, Why::NoPermission),
         }
