@@ -86,21 +86,34 @@ fn place_with(p: &Policy, i: usize, places: &mut Places) -> RulePlace {
     }
 }
 
+/// How a rule without a command pattern reads in the effective policy.
+pub const EVERY_CALL: &str = "(every call)";
+
+/// How a `commandPrefix` rule reads in the effective policy.
+fn prefix_display(prefix: &str) -> String {
+    format!("commandPrefix \"{prefix}\"")
+}
+
+/// The `commandPrefix` of a rule as [`pattern_of`] writes it.
+pub fn prefix_of_display(pattern: &str) -> Option<&str> {
+    pattern.strip_prefix("commandPrefix \"")?.strip_suffix('"')
+}
+
 fn pattern_of(p: &Policy, i: usize) -> String {
     let r = &p.rules[i];
     match &r.origin {
         Origin::File { doc, expanded, .. } => {
             let e = &p.policies[*doc].read.expanded[*expanded];
             match (&e.prefix, &r.pattern) {
-                (Some(pre), _) => format!("commandPrefix \"{pre}\""),
+                (Some(pre), _) => prefix_display(pre),
                 (None, Some(re)) => format!("/{}/", re.source),
-                _ => "(every call)".into(),
+                _ => EVERY_CALL.into(),
             }
         }
         Origin::Settings { entry, .. } if !entry.is_empty() => entry.clone(),
         _ => match &r.pattern {
             Some(re) => format!("/{}/", re.source),
-            None => "(every call)".into(),
+            None => EVERY_CALL.into(),
         },
     }
 }

@@ -460,13 +460,10 @@ impl Compare for Gemini {
         if rule.surface != "run_shell_command" {
             return None;
         }
-        let pattern = if rule.pattern == "(every call)" {
+        let pattern = if rule.pattern == ide::EVERY_CALL {
             Pattern::from_parts(&["", ""])
         } else {
-            let prefix = rule
-                .pattern
-                .strip_prefix("commandPrefix \"")?
-                .strip_suffix('"')?;
+            let prefix = ide::prefix_of_display(&rule.pattern)?;
             Pattern::union(&[
                 Pattern::from_parts(&[prefix]),
                 Pattern::from_parts(&[&format!("{prefix} "), ""]),
@@ -571,5 +568,57 @@ impl Editor for Gemini {
         _at: Range<usize>,
     ) -> Vec<Action> {
         Vec::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `diff` reads a `commandPrefix` rule as the commands the engine's
+    /// prefix regex matches in the call's arguments.
+    #[test]
+    fn the_diff_reads_command_prefixes_as_the_engine() {
+        let commands = [
+            "git",
+            "git x",
+            "gitx",
+            "git\"x",
+            "git\tx",
+            "git\nx",
+            "git  x",
+            "npm run",
+            "npm runx",
+            "npm run test",
+            "npm",
+            " git",
+            "x git",
+        ];
+        for prefix in ["git", "npm run"] {
+            let rule = crate::contract::report::EffectiveRule {
+                index: 0,
+                surface: "run_shell_command".into(),
+                pattern: format!("commandPrefix \"{prefix}\""),
+                action: "allow".into(),
+                reason: None,
+                layer: serde_json::Value::Null,
+                scope: "user".into(),
+                place: crate::contract::report::RulePlace {
+                    file: None,
+                    line: None,
+                    column: None,
+                },
+            };
+            let (_, _, pattern) = Gemini.diff_pattern(&rule, "/h").expect("a prefix rule");
+            let engine = model::jsregex::JsRegex::command_prefix(prefix);
+            for c in commands {
+                let args = serde_json::json!({ "command": c }).to_string();
+                assert_eq!(
+                    pattern.is_match(c),
+                    engine.test(&args).unwrap(),
+                    "prefix {prefix:?} command {c:?}"
+                );
+            }
+        }
     }
 }
