@@ -245,16 +245,7 @@ fn pi_diff_finds_every_change_brute_force_finds() {
             options
                 .runtime_args
                 .push(("agent-dir".into(), root.join("agent").display().to_string()));
-            resolve(
-                &options,
-                None,
-                None,
-                &Overrides {
-                    cwd: Some(root.join("cwd")),
-                    ..Default::default()
-                },
-                None,
-            )
+            session_in(&options, root.join("cwd"))
         },
         &calls,
     );
@@ -304,19 +295,24 @@ fn opencode_diff_finds_every_change_brute_force_finds() {
                 "XDG_CONFIG_HOME".into(),
                 root.join("home/.config").display().to_string(),
             )];
-            resolve(
-                &options,
-                None,
-                None,
-                &Overrides {
-                    cwd: Some(proj),
-                    ..Default::default()
-                },
-                None,
-            )
+            session_in(&options, proj)
         },
         &calls,
     );
+}
+
+/// The session of a runtime started in `cwd`, with `options`.
+fn session_in(options: &AnalysisOptions, cwd: PathBuf) -> Context<'static> {
+    resolve(
+        options,
+        None,
+        None,
+        &Overrides {
+            cwd: Some(cwd),
+            ..Default::default()
+        },
+        None,
+    )
 }
 
 /// Claude Code settings: each list fewer than `most` rules of `pool`.
@@ -344,16 +340,7 @@ fn claude_trusted_session(root: &Path, config: &Value) -> Context<'static> {
     );
     let mut options = AnalysisOptions::for_profile(cc.default_profile());
     options.home = home.display().to_string();
-    resolve(
-        &options,
-        None,
-        None,
-        &Overrides {
-            cwd: Some(proj),
-            ..Default::default()
-        },
-        None,
-    )
+    session_in(&options, proj)
 }
 
 #[test]
@@ -475,16 +462,7 @@ fn qwen_code_diff_finds_every_change_brute_force_finds() {
         std::fs::create_dir_all(&home).unwrap();
         let mut options = AnalysisOptions::for_profile(qwen.default_profile());
         options.home = home.display().to_string();
-        resolve(
-            &options,
-            None,
-            None,
-            &Overrides {
-                cwd: Some(proj),
-                ..Default::default()
-            },
-            None,
-        )
+        session_in(&options, proj)
     };
     let settings = |rng: &mut Rng, pool: &[&'static str]| {
         let mut lists = serde_json::Map::new();
@@ -582,16 +560,7 @@ fn gemini_cli_diff_finds_every_change_brute_force_finds() {
         write(&home.join(".gemini/policies/a.toml"), &toml);
         let mut options = AnalysisOptions::for_profile(gemini.default_profile());
         options.home = home.display().to_string();
-        resolve(
-            &options,
-            None,
-            None,
-            &Overrides {
-                cwd: Some(proj),
-                ..Default::default()
-            },
-            None,
-        )
+        session_in(&options, proj)
     };
     let rules = |rng: &mut Rng, pool: &[&'static str]| {
         let n = rng.below(5);
