@@ -1283,3 +1283,66 @@ async fn fast_edits_share_and_stop_the_history_replay() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[tokio::test]
+async fn an_incomplete_diff_over_the_server_says_why() {
+    // A Qwen Code project whose unsaved edit adds an allow rule that the
+    // `auto` approval mode sets aside: the comparison with HEAD cannot be
+    // exact, and the editor's diff says so, with the reason.
+    let dir = std::env::temp_dir().join(format!("pl-diff-incomplete-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join(".qwen")).unwrap();
+    std::fs::create_dir_all(dir.join("home")).unwrap();
+    let path = dir.join(".qwen/settings.json");
+    let saved = "{\"permissions\": {\"allow\": [\"Bash(npm test)\"]}}\n";
+    std::fs::write(&path, saved).unwrap();
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .args(["-c", "user.email=t@example.com", "-c", "user.name=t"])
+            .args(args)
+            .current_dir(&dir)
+            .output()
+            .unwrap()
+    };
+    git(&["init", "-q"]);
+    git(&["add", "-A"]);
+    git(&["commit", "-qm", "base"]);
+    let uri = format!("file://{}", path.display());
+    let mut c = start();
+    c.initialize(&[]).await;
+    c.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"permissionLsp": {"home": dir.join("home").display().to_string()}}}),
+    )
+    .await;
+    let unsaved = "{\"permissions\": {\"allow\": [\"Bash(npm test)\", \"Bash(npm *)\"]}}\n";
+    c.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri, "languageId": "json", "version": 1, "text": unsaved}}),
+    )
+    .await;
+    let diff = c
+        .request(
+            "workspace/executeCommand",
+            json!({"command": "permission-lsp.diff", "arguments": [{"uri": uri}]}),
+        )
+        .await;
+    assert!(
+        diff["result"]["runtime"]
+            .as_str()
+            .is_some_and(|r| r.starts_with("qwen-code")),
+        "{diff}"
+    );
+    assert!(
+        !diff["result"]["incomplete"].as_array().unwrap().is_empty(),
+        "{diff}"
+    );
+    let reasons = diff["result"]["incomplete_reasons"].as_array().unwrap();
+    assert!(
+        reasons.iter().any(|r| r["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("classifier"))),
+        "{diff}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

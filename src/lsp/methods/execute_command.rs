@@ -100,6 +100,7 @@ pub fn handle(server: &Server, params: ExecuteCommandParams) -> Result<Option<Va
                     "newly_asked": c.report.newly_asked,
                     "newly_denied": c.report.newly_denied,
                     "incomplete": c.report.incomplete,
+                    "incomplete_reasons": c.report.incomplete_reasons,
                 })
             };
         return Ok(Some(value));
