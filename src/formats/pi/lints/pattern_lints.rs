@@ -92,7 +92,25 @@ pub fn pattern_lints(cfg: &PiConfig, home: &str, out: &mut Vec<Diagnostic>) {
     }
 }
 
+/// How many bytes of bash patterns one surface's lints give the bash
+/// reader. Reading a pattern costs about 1 µs a byte when it is valid and up
+/// to about 10 µs when it has a syntax error (the grammar's recovery), so a
+/// file of thousands of long, broken patterns would take minutes; past this
+/// bound the rest are left unread and one finding says how many. A real
+/// config's patterns that need reading (those with an operator, an
+/// assignment or a wrapper command in front) hold a few kilobytes.
+pub const PARSE_BUDGET: usize = 64 << 10;
+
 fn bash_patterns(s: &Surface, out: &mut Vec<Diagnostic>) {
+    bash_patterns_within(s, PARSE_BUDGET, out)
+}
+
+fn bash_patterns_within(s: &Surface, budget: usize, out: &mut Vec<Diagnostic>) {
+    // What the bash reader may still read, and the patterns left unread
+    // past it (the first one's place, how many).
+    let left = std::cell::Cell::new(budget);
+    let unread: std::cell::Cell<(Option<&std::ops::Range<usize>>, usize)> =
+        std::cell::Cell::new((None, 0));
     for r in map_rules(s) {
         let p = r.pattern.as_str();
         // The commands of the pattern's readable instance, read once; a
@@ -103,12 +121,19 @@ fn bash_patterns(s: &Surface, out: &mut Vec<Diagnostic>) {
             let mut fresh = false;
             let r2 = parsed.get_or_init(|| {
                 fresh = true;
+                let Some(rest) = left.get().checked_sub(p.len()) else {
+                    let (first, n) = unread.get();
+                    unread.set((first.or(Some(&r.key_range)), n + 1));
+                    return Err(String::new());
+                };
+                left.set(rest);
                 units(&instance(p))
             });
             match r2 {
                 Ok(u) => Some(u),
                 Err(why) => {
-                    if fresh {
+                    // (Unread past the budget: said once, below.)
+                    if fresh && !why.is_empty() {
                         out.push(Diagnostic::new(
                             Code::PatternNotParsed,
                             r.key_range.clone(),
@@ -223,6 +248,21 @@ fn bash_patterns(s: &Surface, out: &mut Vec<Diagnostic>) {
                 .with_fix(Fix::RenameKey { to: format!("{word} *") }),
             );
         }
+    }
+    if let (Some(first), n) = unread.get() {
+        let later = match n - 1 {
+            0 => String::new(),
+            1 => ", nor 1 later pattern".to_string(),
+            k => format!(", nor {k} later patterns"),
+        };
+        out.push(Diagnostic::new(
+            Code::PatternNotParsed,
+            first.clone(),
+            format!(
+                "not checked as the runtime splits it{later}: this file's bash patterns hold more than {} KiB for the bash reader (a bound of this checker: a broken pattern costs up to about 10 µs a byte to read)",
+                budget >> 10
+            ),
+        ));
     }
 }
 
