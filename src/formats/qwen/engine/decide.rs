@@ -110,7 +110,7 @@ const CORE_TOOLS: &[&str] = &[
 
 struct Pm<'a> {
     policy: &'a Policy,
-    anchors: Anchors,
+    anchors: std::rc::Rc<Anchors>,
     incomplete: Vec<String>,
     /// The first rule that decided, for the report.
     decided_by: Option<usize>,
@@ -121,7 +121,24 @@ struct Pm<'a> {
     /// (one decision asks for the same command's several times; without
     /// this, the 10 MB benchmark's check took about a sixth longer).
     last_ops: Option<(String, PathBuf, Vec<Op>)>,
+    /// The last rule lookups (list, tool, command → the rules it may
+    /// match): one decision looks the same call up in the same list for
+    /// its relevance and again for its verdict.
+    looked_up: std::cell::RefCell<Vec<Lookup>>,
+    /// The last command split into the parts rules are matched against.
+    last_split: Option<(String, std::rc::Rc<[String]>)>,
 }
+
+/// One remembered rule lookup of a decision.
+struct Lookup {
+    list: List,
+    tool: String,
+    command: Option<String>,
+    rules: std::rc::Rc<[usize]>,
+}
+
+/// How many rule lookups a decision remembers.
+const LOOKUPS: usize = 12;
 
 #[derive(Clone, Default)]
 struct Call<'a> {
@@ -151,21 +168,61 @@ impl<'a> Call<'a> {
 }
 
 impl<'a> Pm<'a> {
-    fn anchors_for(&self, cwd: Option<&Path>) -> Anchors {
-        let mut a = self.anchors.clone();
-        if let Some(c) = cwd {
-            a.cwd = c.to_path_buf();
+    /// The anchors of a call in `cwd` (the session's, not copied, when the
+    /// call names no folder or the session's own).
+    fn anchors_for(&self, cwd: Option<&Path>) -> std::rc::Rc<Anchors> {
+        match cwd {
+            Some(c) if c != self.anchors.cwd => {
+                let mut a = Anchors::clone(&self.anchors);
+                a.cwd = c.to_path_buf();
+                std::rc::Rc::new(a)
+            }
+            _ => self.anchors.clone(),
         }
-        a
     }
 
     /// The rules of `list` a call with this command may match, in order.
     fn rules(&self, list: List, x: &Ctx<'_>) -> impl Iterator<Item = (usize, &'a Placed)> + 'a {
         let policy = self.policy;
-        policy
-            .candidates(list, x.tool, x.command)
-            .into_iter()
-            .map(move |i| (i, &policy.rules[i]))
+        let found = {
+            let mut memo = self.looked_up.borrow_mut();
+            match memo
+                .iter()
+                .find(|l| l.list == list && l.tool == x.tool && l.command.as_deref() == x.command)
+            {
+                Some(l) => l.rules.clone(),
+                None => {
+                    let rules: std::rc::Rc<[usize]> =
+                        policy.candidates(list, x.tool, x.command).into();
+                    if memo.len() == LOOKUPS {
+                        memo.remove(0);
+                    }
+                    memo.push(Lookup {
+                        list,
+                        tool: x.tool.to_string(),
+                        command: x.command.map(str::to_string),
+                        rules: rules.clone(),
+                    });
+                    rules
+                }
+            }
+        };
+        (0..found.len()).map(move |k| {
+            let i = found[k];
+            (i, &policy.rules[i])
+        })
+    }
+
+    /// `shell::split_for_rules` of `command`, remembered for the next ask.
+    fn split_for_rules(&mut self, command: &str) -> std::rc::Rc<[String]> {
+        if let Some((c, parts)) = &self.last_split
+            && c == command
+        {
+            return parts.clone();
+        }
+        let parts: std::rc::Rc<[String]> = shell::split_for_rules(command).into();
+        self.last_split = Some((command.to_string(), parts.clone()));
+        parts
     }
 
     /// Some rule of the lists `listed` says matches `x` (`canonical` as
@@ -193,6 +250,12 @@ impl<'a> Pm<'a> {
     }
 
     fn ops(&mut self, command: &str, cwd: Option<&Path>) -> Vec<Op> {
+        // Every operation is a call of a file or network tool: with no rule
+        // for one (no rule's tool covers any of them), none is matched,
+        // none asks for an unknown folder, and none is worth reading.
+        if !self.access_rules {
+            return Vec::new();
+        }
         let cwd = cwd.unwrap_or(&self.anchors.cwd).to_path_buf();
         if let Some((c, d, ops)) = &self.last_ops
             && c == command
@@ -318,10 +381,10 @@ impl<'a> Pm<'a> {
             }
         }
         let bash = if let Some(cmd) = c.command.clone() {
-            let subs = if Self::is_shell(c.tool) {
-                shell::split_for_rules(&cmd)
+            let subs: std::rc::Rc<[String]> = if Self::is_shell(c.tool) {
+                self.split_for_rules(&cmd)
             } else {
-                shell::split(&cmd)
+                shell::split(&cmd).into()
             };
             if subs.len() > 1 {
                 self.compound(c, &subs)
@@ -393,7 +456,7 @@ impl<'a> Pm<'a> {
                     return true;
                 }
             }
-            let subs = shell::split_for_rules(&cmd);
+            let subs = self.split_for_rules(&cmd);
             if subs.len() > 1 {
                 return subs
                     .iter()
@@ -497,15 +560,17 @@ pub fn decide(policy: &Policy, tool: &str, input: &Value) -> Outcome {
     let root = policy.root().to_path_buf();
     let mut pm = Pm {
         policy,
-        anchors: Anchors {
+        anchors: std::rc::Rc::new(Anchors {
             root: root.clone(),
             cwd: root.clone(),
             home: policy.env.home.clone(),
-        },
+        }),
         incomplete: Vec::new(),
         decided_by: None,
         access_rules: policy.access_rules,
         last_ops: None,
+        looked_up: Default::default(),
+        last_split: None,
     };
     let out = |verdict: Verdict,
                rule: Option<usize>,

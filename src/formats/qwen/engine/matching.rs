@@ -95,7 +95,7 @@ pub fn command_matches(pattern: &str, command: &str) -> bool {
 pub fn with_normalized<R>(command: &str, f: impl FnOnce(&str) -> R) -> R {
     LAST.with(|l| {
         let mut l = l.borrow_mut();
-        let at = match l.iter().position(|(c, _)| c == command) {
+        let at = match l.iter().rposition(|(c, _)| c == command) {
             Some(i) => i,
             None => {
                 if l.len() == REMEMBERED {
