@@ -368,6 +368,17 @@ impl Merged {
         out
     }
 
+    /// How many rules `rules` adds.
+    fn len(&self) -> usize {
+        self.entries
+            .iter()
+            .map(|e| match &e.value {
+                MValue::Action(..) => 1,
+                MValue::Map(list) => list.len(),
+            })
+            .sum()
+    }
+
     /// The rules, in order (`fromConfig`).
     fn rules(&self, agent_rule: bool, home: &str, out: &mut Vec<Rule>) {
         for e in &self.entries {
@@ -577,7 +588,12 @@ impl Policy {
     pub fn rules(&self, agent: &str) -> Vec<Rule> {
         let env = &self.env;
         let home = env.home.display().to_string();
-        let mut out = Vec::new();
+        let own = self.agents.iter().find(|a| a.name == agent);
+        // Reserved once: a list of a few hundred thousand rules grown by
+        // doubling held up to twice its size, and both copies while it grew.
+        let mut out = Vec::with_capacity(
+            self.top.len() + own.map_or(0, |a| a.own.len()) + 32 + 2 * self.references.len(),
+        );
         let mut allow_dirs = vec![
             env.tool_output_glob(),
             format!("{}/*", env.tmp_dir.display()),
@@ -648,7 +664,7 @@ impl Policy {
             _ => {}
         }
         self.top.rules(false, &home, &mut out);
-        if let Some(a) = self.agents.iter().find(|a| a.name == agent) {
+        if let Some(a) = own {
             a.own.rules(true, &home, &mut out);
         }
         let glob = env.tool_output_glob();
