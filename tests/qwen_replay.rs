@@ -63,3 +63,33 @@ fn every_recorded_case_gets_the_cli_verdict() {
     assert!(skipped <= 3, "{skipped} calls not simulated");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// The verdict alone (what the per-rule checks ask for, without working
+/// out the rule, message and notes) is `decide`'s verdict, for every call
+/// of every recorded case (every approval mode, denies, plans, wrappers).
+#[test]
+fn the_verdict_alone_is_the_decisions_verdict() {
+    use permission_lsp::formats::qwen::engine::{decide, policy::Policy};
+    let cases: Vec<Value> =
+        serde_json::from_str(include_str!("fixtures/qwen/observed-facts.json")).unwrap();
+    let root = scratch("qwen-verdict");
+    let mut compared = 0;
+    for (i, case) in cases.iter().enumerate() {
+        let (proj, home, sys) = crate::qwen_common::lay_out(&root.join(i.to_string()), case);
+        let ctx = crate::qwen_common::context(case, &proj, &home, &sys);
+        let policy = Policy::load(&ctx);
+        for call in case["calls"].as_array().unwrap() {
+            let tool = call["name"].as_str().unwrap();
+            let input = crate::qwen_common::subst(&call["arguments"], &proj, &home);
+            assert_eq!(
+                decide::verdict(&policy, tool, &input),
+                decide::decide(&policy, tool, &input).verdict,
+                "{}: {tool} {input}",
+                case["id"]
+            );
+            compared += 1;
+        }
+    }
+    assert!(compared >= 150, "{compared} calls");
+    let _ = std::fs::remove_dir_all(&root);
+}

@@ -64,7 +64,7 @@ fn verb(list: List) -> &'static str {
 }
 
 fn shell(policy: &Policy, command: &str) -> Verdict {
-    decide::decide(policy, "run_shell_command", &json!({ "command": command })).verdict
+    decide::verdict(policy, "run_shell_command", &json!({ "command": command }))
 }
 
 fn anchors(policy: &Policy) -> Anchors {

@@ -554,6 +554,19 @@ fn confirmation(tool: &str) -> &'static str {
 
 /// Decides one call.
 pub fn decide(policy: &Policy, tool: &str, input: &Value) -> Outcome {
+    decide_with(policy, tool, input, true)
+}
+
+/// The verdict of `decide` alone (its rule, reason, message and notes of
+/// what is not simulated are left out, and not worked out): for checks
+/// that decide one call per rule.
+pub fn verdict(policy: &Policy, tool: &str, input: &Value) -> Verdict {
+    decide_with(policy, tool, input, false).verdict
+}
+
+/// `decide`; with `explain` false, only the verdict is worked out (the
+/// rest of the outcome may be empty).
+fn decide_with(policy: &Policy, tool: &str, input: &Value, explain: bool) -> Outcome {
     matching::forget_paths();
     let tool = model::canonical(tool).to_string();
     let tool = tool.as_str();
@@ -782,6 +795,9 @@ pub fn decide(policy: &Policy, tool: &str, input: &Value) -> Outcome {
             inc_dedup.push(i);
         }
     }
+    if fin == Perm::Deny && !explain {
+        return out(Verdict::Deny, rule, String::new(), None, Vec::new());
+    }
     if fin == Perm::Deny {
         let r = pm.deny_rule(&call).or(rule);
         let raw = r.map(|i| policy.rules[i].rule.raw.clone());
@@ -819,7 +835,8 @@ pub fn decide(policy: &Policy, tool: &str, input: &Value) -> Outcome {
         }
     }
     if fin == Perm::Allow && !plan_unknown {
-        if mode == Mode::Auto {
+        // (A note only: the verdict stays allow.)
+        if mode == Mode::Auto && explain {
             let writes = ["write_file", "edit", "notebook_edit"].contains(&tool)
                 || (tool == "run_shell_command"
                     && ops::across(
