@@ -283,3 +283,49 @@ pub struct Related {
     pub range: Range<usize>,
     pub message: String,
 }
+
+/// Sorts findings by where they are (start, then end), keeping the order
+/// of findings at one place. A list already in order — most are, found
+/// rule by rule — is left as it is: a stable sort takes a buffer half the
+/// list's size even then (30 MB for 10 MB of rules).
+pub fn sort_by_place(list: &mut [Diagnostic]) {
+    let key = |d: &Diagnostic| (d.range.start, d.range.end);
+    if !list.is_sorted_by_key(key) {
+        list.sort_by_key(key);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    static INFO: CodeInfo = CodeInfo {
+        format: "test",
+        id: "T001",
+        name: "test",
+        severity: Severity::Warning,
+        summary: "",
+        unnecessary: false,
+        safe_fix: false,
+    };
+
+    fn at(range: Range<usize>, message: &str) -> Diagnostic {
+        Diagnostic::new(DiagnosticCode(&INFO), range, message.to_string())
+    }
+
+    #[test]
+    fn sorting_by_place_keeps_the_order_at_one_place() {
+        let mut list = vec![at(5..6, "c"), at(1..2, "a"), at(5..6, "d"), at(1..2, "b")];
+        sort_by_place(&mut list);
+        let order: Vec<String> = list.iter().map(|d| d.message.clone()).collect();
+        assert_eq!(order, ["a", "b", "c", "d"]);
+        // In order already: unchanged.
+        sort_by_place(&mut list);
+        let again: Vec<String> = list.iter().map(|d| d.message.clone()).collect();
+        assert_eq!(again, order);
+        // The end breaks ties of the start.
+        let mut list = vec![at(1..4, "long"), at(1..2, "short")];
+        sort_by_place(&mut list);
+        assert_eq!(list[0].message, "short");
+    }
+}

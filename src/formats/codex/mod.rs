@@ -313,7 +313,7 @@ fn checked(role: Role, text: &str, ctx: Option<&Context<'_>>) -> Analysis {
             lints::config_findings(&policy, is_project, text, file, &mut diagnostics);
         }
     }
-    diagnostics.sort_by_key(|d| (d.range.start, d.range.end));
+    crate::core::diagnostic::sort_by_place(&mut diagnostics);
     let levels = ctx.map(|c| c.options.levels.clone()).unwrap_or_default();
     Analysis {
         root: None,

@@ -274,7 +274,7 @@ fn checked(text: &str, ctx: Option<&Context<'_>>, policy_file: bool) -> Analysis
         lints::settings_findings(&p, scope, &read, &mut diagnostics);
         (read.root.clone(), read.error.is_none(), Vec::new())
     };
-    diagnostics.sort_by_key(|d| (d.range.start, d.range.end));
+    crate::core::diagnostic::sort_by_place(&mut diagnostics);
     let levels = ctx.map(|c| c.options.levels.clone()).unwrap_or_default();
     Analysis {
         root,

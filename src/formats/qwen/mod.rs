@@ -199,12 +199,15 @@ fn checked(text: &str, ctx: Option<&Context<'_>>) -> Analysis {
             (p, i)
         }
     };
-    let read = at
-        .map(|i| policy.files[i].read.clone())
-        .unwrap_or_else(|| model::read(text));
+    // The session's reading of the file (not copied: at 10 MB it holds
+    // hundreds of thousands of rule strings), or this file's own.
+    let read: std::borrow::Cow<'_, model::SettingsFile> = match at {
+        Some(i) => std::borrow::Cow::Borrowed(&policy.files[i].read),
+        None => std::borrow::Cow::Owned(model::read(text)),
+    };
     let mut diagnostics: Vec<Diagnostic> = Vec::new();
     lints::findings(&policy, at, text, &read, &mut diagnostics);
-    diagnostics.sort_by_key(|d| (d.range.start, d.range.end));
+    crate::core::diagnostic::sort_by_place(&mut diagnostics);
     let stripped = crate::syntax::strip::strip_json_comments(text);
     let root = crate::syntax::json::parse(&stripped).root;
     let levels = ctx.map(|c| c.options.levels.clone()).unwrap_or_default();
