@@ -308,6 +308,27 @@ fn shapes() -> Vec<Shape> {
                 )
             },
         ),
+        // Wildcard permission names (`t12*`, `*t12`, `*t12*`) beside literal
+        // ones with maps: each wildcard's group and each name's rules are
+        // found by prefix, suffix or a literal they require (tried against
+        // every rule, 8,000 took 80 s).
+        reader(
+            "opencode",
+            Role::Config,
+            "opencode.json wildcard permissions",
+            "opencode.json",
+            |n| {
+                format!(
+                    "{{\"permission\": {{{}}}}}",
+                    json_list(n, |i| match i % 4 {
+                        0 => format!("\"t{i}*\": \"deny\""),
+                        1 => format!("\"*t{i}\": \"ask\""),
+                        2 => format!("\"*t{i}*\": \"deny\""),
+                        _ => format!("\"x{i}t{i}\": {{\"a *\": \"allow\", \"*\": \"ask\"}}"),
+                    })
+                )
+            },
+        ),
         reader(
             "opencode",
             Role::Agent,

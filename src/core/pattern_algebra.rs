@@ -181,6 +181,86 @@ impl Pattern {
         alt[..n].iter().map(Tok::unit).collect()
     }
 
+    /// The literal text every string the pattern matches starts with: the
+    /// longest start common to every branch's literal run (`git *` also
+    /// matches `git` alone, so its is `git`). A pattern included in another
+    /// starts with the other's: a wildcard right after a branch's literal
+    /// run can put any unit there.
+    pub fn common_prefix(&self) -> Vec<u16> {
+        let run = |a: &[Tok]| -> Vec<u16> {
+            a.iter()
+                .map_while(|t| match t {
+                    Tok::Lit(c) => Some(*c),
+                    _ => None,
+                })
+                .collect()
+        };
+        let mut prefix = run(&self.alts[0]);
+        for a in &self.alts[1..] {
+            let other = run(a);
+            let same = prefix
+                .iter()
+                .zip(&other)
+                .take_while(|(x, y)| x == y)
+                .count();
+            prefix.truncate(same);
+        }
+        prefix
+    }
+
+    /// The runs of literal text between the wildcards of the pattern's
+    /// first branch: a string the pattern matches holds each, in order.
+    pub fn literal_runs(&self) -> Vec<Vec<u16>> {
+        self.alts[0]
+            .split(|t| !matches!(t, Tok::Lit(_)))
+            .filter(|r| !r.is_empty())
+            .map(|r| r.iter().map(Tok::unit).collect())
+            .collect()
+    }
+
+    /// A literal text every string the pattern matches contains: the
+    /// longest run of a one-branch pattern (empty: none). A pattern included
+    /// in this one holds it within one of its own runs (a wildcard there
+    /// can be a unit this one never uses).
+    pub fn required_literal(&self) -> Vec<u16> {
+        if self.alts.len() != 1 {
+            return Vec::new();
+        }
+        self.literal_runs()
+            .into_iter()
+            .max_by_key(Vec::len)
+            .unwrap_or_default()
+    }
+
+    /// The literal text every string the pattern matches ends with (the
+    /// mirror of [`Pattern::common_prefix`]).
+    pub fn common_suffix(&self) -> Vec<u16> {
+        let run = |a: &[Tok]| -> Vec<u16> {
+            let mut r: Vec<u16> = a
+                .iter()
+                .rev()
+                .map_while(|t| match t {
+                    Tok::Lit(c) => Some(*c),
+                    _ => None,
+                })
+                .collect();
+            r.reverse();
+            r
+        };
+        let mut suffix = run(&self.alts[0]);
+        for a in &self.alts[1..] {
+            let other = run(a);
+            let same = suffix
+                .iter()
+                .rev()
+                .zip(other.iter().rev())
+                .take_while(|(x, y)| x == y)
+                .count();
+            suffix.drain(..suffix.len() - same);
+        }
+        suffix
+    }
+
     /// The literal text after the last wildcard, when every branch ends
     /// with the same one (else empty: no constraint).
     pub fn literal_suffix(&self) -> Vec<u16> {
@@ -914,6 +994,45 @@ pub fn path_hints(home: &str, extra: &[&str]) -> Vec<Pattern> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_common_prefix_starts_every_match() {
+        let units = |s: &str| s.encode_utf16().collect::<Vec<u16>>();
+        for (p, prefix, matches) in [
+            ("git *", "git", &["git", "git push"][..]),
+            ("git push*", "git push", &["git push", "git pushx"][..]),
+            ("a?b*", "a", &["axb", "ayb c"][..]),
+            ("*", "", &["", "x"][..]),
+            ("ls", "ls", &["ls"][..]),
+        ] {
+            let pat = Pattern::from_expanded(p);
+            assert_eq!(pat.common_prefix(), units(prefix), "{p}");
+            for m in matches {
+                assert!(pat.is_match(m), "{p} {m}");
+                assert!(units(m).starts_with(&pat.common_prefix()), "{p} {m}");
+            }
+        }
+        for (p, suffix) in [
+            ("git *", ""),
+            ("*.ts", ".ts"),
+            ("a*b?c", "c"),
+            ("ls", "ls"),
+            ("*", ""),
+        ] {
+            assert_eq!(
+                Pattern::from_expanded(p).common_suffix(),
+                units(suffix),
+                "{p}"
+            );
+        }
+        // Included in another: starts with the other's.
+        let (inner, outer) = (
+            Pattern::from_expanded("git push *"),
+            Pattern::from_expanded("git *"),
+        );
+        assert_eq!(included_in(&inner, &outer), Inclusion::Included);
+        assert!(inner.common_prefix().starts_with(&outer.common_prefix()));
+    }
 
     /// Dropping the patterns a settled later one outranks (last match
     /// wins) merges states but keeps every class: the same classes as the

@@ -18,6 +18,7 @@
 
 use super::wildcard;
 use crate::contract::Context;
+use crate::core::literal_index::{AnchoredIndex, Anchors};
 use crate::core::pattern_algebra::Pattern;
 use crate::core::precedence::Action;
 use crate::formats::opencode::model::config::{self, AgentBlock, Fatal, PermMap, PermValue, Read};
@@ -193,6 +194,9 @@ impl SourceFile {
 pub struct ByPermission<'r> {
     literal: rustc_hash::FxHashMap<&'r str, Vec<usize>>,
     wildcards: Vec<usize>,
+    /// The wildcards by the texts every name they match starts and ends
+    /// with.
+    wild_index: AnchoredIndex,
     len: usize,
 }
 
@@ -202,8 +206,10 @@ impl<'r> ByPermission<'r> {
         let mut out = ByPermission {
             literal: Default::default(),
             wildcards: Vec::new(),
+            wild_index: AnchoredIndex::default(),
             len: 0,
         };
+        let mut starts = Vec::new();
         for (i, r) in rules.into_iter().enumerate() {
             if r.permission_is_literal() {
                 out.literal
@@ -212,9 +218,14 @@ impl<'r> ByPermission<'r> {
                     .push(i);
             } else {
                 out.wildcards.push(i);
+                starts.push(Anchors::of(i, r.permission_glob()));
             }
             out.len = i + 1;
         }
+        // (A name a wildcard matches starts and ends with its common
+        // prefix and suffix and holds the literal it requires: only those
+        // are tried, not every wildcard for every name.)
+        out.wild_index = AnchoredIndex::new(starts);
         out
     }
 
@@ -233,9 +244,9 @@ impl<'r> ByPermission<'r> {
         }
         let mut v: Vec<usize> = self.literal.get(name).cloned().unwrap_or_default();
         v.extend(
-            self.wildcards
-                .iter()
-                .copied()
+            self.wild_index
+                .matching(name)
+                .into_iter()
                 .filter(|&i| rule(i).applies_to(name)),
         );
         v.sort_unstable();

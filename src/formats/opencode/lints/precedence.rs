@@ -13,6 +13,7 @@
 use super::{all_perm_maps, describe, example_call, past, verb};
 use crate::core::diagnostic::{Diagnostic, Fix, Related, Severity};
 use crate::core::last_match::{self, Finding, Group, List, Memo};
+use crate::core::literal_index::{AnchoredIndex, Anchors};
 use crate::core::pattern_algebra::{Inclusion, included_in};
 use crate::formats::opencode::codes::Code;
 use crate::formats::opencode::engine::policy::{ByPermission, Layer, Policy, Rule};
@@ -115,8 +116,25 @@ fn groups(rules: &[&Rule], judged: &[bool]) -> Vec<Group> {
         .collect();
     wild.sort_by(|a, b| a.permission.cmp(&b.permission));
     wild.dedup_by(|a, b| a.permission == b.permission);
+    // A rule whose permission includes `w`'s starts and ends with texts
+    // every name of `w` starts and ends with, and requires a text within
+    // one of `w`'s literal runs: the rules are found by those, not tried
+    // one by one for every wildcard.
+    let anchored = (!wild.is_empty()).then(|| {
+        AnchoredIndex::new(rules.iter().enumerate().map(|(i, r)| {
+            if r.permission_is_literal() {
+                Anchors::literal(i, &r.permission)
+            } else {
+                Anchors::of(i, r.permission_glob())
+            }
+        }))
+    });
     for w in wild {
-        let members: Vec<usize> = (0..rules.len())
+        let members: Vec<usize> = anchored
+            .as_ref()
+            .map(|ix| ix.including(w.permission_glob()))
+            .unwrap_or_default()
+            .into_iter()
             .filter(|&i| {
                 rules[i].permission == w.permission
                     || wildcard::is_catch_all(&rules[i].permission)
