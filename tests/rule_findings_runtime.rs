@@ -129,6 +129,8 @@ fn dead_redundant_and_hidden_rules_agree_with_the_runtime() {
                     }
                     continue;
                 }
+                // (About this checker's budget: nothing to confirm.)
+                Finding::Unexamined { .. } => continue,
             };
             let r = &rules[rule];
             if is_extension_surface(&r.surface) {

@@ -150,8 +150,9 @@ fn member_patterns<'p>(members: &[usize], patterns: &'p [Pattern]) -> Vec<&'p Pa
 }
 
 /// Findings in the order of a fresh analysis: group by group, the group's
-/// own first, then rule by rule.
-fn assemble<F: Clone + From<Finding>>(groups: &[GroupState<F>]) -> Vec<F> {
+/// own first, then rule by rule; last, the rules a spent budget left
+/// unexamined.
+fn assemble<F: Clone + From<Finding>>(list: &List<'_>, groups: &[GroupState<F>]) -> Vec<F> {
     let mut out = Vec::new();
     for g in groups {
         out.extend(g.head.iter().cloned());
@@ -161,7 +162,26 @@ fn assemble<F: Clone + From<Finding>>(groups: &[GroupState<F>]) -> Vec<F> {
                 .filter_map(|o| o.finding.clone().map(F::from)),
         );
     }
+    out.extend(unexamined(list, groups).map(F::from));
     out
+}
+
+/// The judged rules without a finding whose examination a spent budget
+/// cut short (never reached, or a check refused), as one finding: the
+/// first such rule and how many (each rule once).
+fn unexamined<F>(list: &List<'_>, groups: &[GroupState<F>]) -> Option<Finding> {
+    let mut cut = vec![false; list.rules.len()];
+    for (group, state) in list.groups.iter().zip(groups) {
+        for (k, o) in state.outcomes.iter().enumerate() {
+            let short = !o.reached || o.refused.iter().any(|r| *r);
+            if short && o.finding.is_none() && group.judged[k] {
+                cut[group.members[k]] = true;
+            }
+        }
+    }
+    let count = cut.iter().filter(|c| **c).count();
+    let rule = cut.iter().position(|c| *c)?;
+    Some(Finding::Unexamined { rule, count })
 }
 
 /// What a fresh analysis works with and finds.
@@ -230,11 +250,13 @@ pub(super) fn once<F: Clone + From<Finding>>(
     head: Head<'_, F>,
 ) -> Vec<F> {
     let Fresh { mut groups, .. } = fresh(list, language, head);
+    let cut = unexamined(list, &groups);
     let mut out = Vec::with_capacity(
         groups
             .iter()
             .map(|g| g.head.len() + g.outcomes.iter().filter(|o| o.finding.is_some()).count())
-            .sum(),
+            .sum::<usize>()
+            + 1,
     );
     for g in &mut groups {
         g.index = PrefixIndex::default();
@@ -245,6 +267,7 @@ pub(super) fn once<F: Clone + From<Finding>>(
                 .filter_map(|o| o.finding.map(F::from)),
         );
     }
+    out.extend(cut.map(F::from));
     out
 }
 
@@ -264,7 +287,7 @@ impl<F: Clone + From<Finding>> State<F> {
         } = fresh(list, language, head);
         State {
             key,
-            findings: Arc::new(assemble(&groups)),
+            findings: Arc::new(assemble(list, &groups)),
             patterns,
             prefixes,
             suffixes,
@@ -371,6 +394,13 @@ impl<F: Clone + From<Finding>> State<F> {
                 if dirty.binary_search(&k).is_err() && o.holds([&budget, &work]) {
                     budget.left -= o.spent[0];
                     work.left -= o.spent[1];
+                    if o.refused[0] {
+                        // The overlap budget ran out at this member again:
+                        // the group ends here, as in a fresh analysis (the
+                        // members after it are not examined).
+                        end = k + 1;
+                        break;
+                    }
                     continue;
                 }
                 let (outcome, ends) = measured(&ctx, k, &mut budget, &mut work);
@@ -390,7 +420,7 @@ impl<F: Clone + From<Finding>> State<F> {
         #[cfg(test)]
         super::testing::UPDATES.with(|u| u.set(u.get() + 1));
         self.key = key;
-        self.findings = Arc::new(assemble(&self.groups));
+        self.findings = Arc::new(assemble(list, &self.groups));
         Ok(self)
     }
 }

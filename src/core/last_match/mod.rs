@@ -98,6 +98,22 @@ pub enum Finding {
         instead: usize,
         example: String,
     },
+    /// The analysis's budgets ran out before `count` judged rules (the
+    /// first of them `rule`) were examined: whether they ever decide is not
+    /// known. At most one per analysis, after every other finding.
+    Unexamined { rule: usize, count: usize },
+}
+
+/// What an [`Finding::Unexamined`] says, in every format's words.
+pub fn unexamined_message(count: usize) -> String {
+    let who = match count {
+        0 | 1 => "this rule was".to_string(),
+        2 => "this rule and 1 later rule were".to_string(),
+        n => format!("this rule and {} later rules were", n - 1),
+    };
+    format!(
+        "{who} not checked for never deciding or being redundant: the precedence analysis stopped when its budget (a bound of this checker, not of the runtime) ran out; the findings it made stand"
+    )
 }
 
 impl Finding {
@@ -106,7 +122,8 @@ impl Finding {
         match self {
             Finding::Overridden { rule, .. }
             | Finding::Shadowed { rule, .. }
-            | Finding::Redundant { rule, .. } => *rule,
+            | Finding::Redundant { rule, .. }
+            | Finding::Unexamined { rule, .. } => *rule,
         }
     }
 }

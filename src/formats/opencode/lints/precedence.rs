@@ -249,6 +249,11 @@ fn diagnostic(
             .clone()
     };
     let d = match f {
+        Finding::Unexamined { count, .. } => Diagnostic::new(
+            Code::PrecedenceUnexamined,
+            r.origin.range.clone(),
+            last_match::unexamined_message(*count),
+        ),
         Finding::Overridden {
             decided_by,
             example,

@@ -387,6 +387,11 @@ pub fn rule_order_diagnostics(
                 d.add_fix(Fix::RemoveMember);
                 d
             }
+            Finding::Unexamined { rule, count } => Diagnostic::new(
+                Code::PrecedenceUnexamined,
+                rules[rule].key_range.clone(),
+                crate::core::last_match::unexamined_message(count),
+            ),
             Finding::ToolHidden {
                 tool,
                 decided_by,

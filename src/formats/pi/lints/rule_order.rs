@@ -84,6 +84,9 @@ pub enum Finding {
         decided_by: Option<usize>,
         unreachable: Vec<usize>,
     },
+    /// The analysis's budgets ran out before `count` rules (the first
+    /// `rule`) were examined.
+    Unexamined { rule: usize, count: usize },
 }
 
 impl From<last_match::Finding> for Finding {
@@ -120,6 +123,7 @@ impl From<last_match::Finding> for Finding {
                 instead,
                 example,
             },
+            last_match::Finding::Unexamined { rule, count } => Finding::Unexamined { rule, count },
         }
     }
 }
@@ -536,5 +540,42 @@ mod tests {
         // Not redundant against the default: it may come from another scope.
         let r = rules(&[("bash", "rm *", State::Ask)]);
         assert!(analyze_rule_order(&r, State::Ask, "/home/u").is_empty());
+    }
+    /// When a budget runs out, the rules left unexamined are said, once,
+    /// after the findings made (never silently dropped); with room enough
+    /// there is no such finding and every redundant rule is found.
+    #[test]
+    fn a_spent_budget_is_said() {
+        let mut spec = vec![("bash", "*".to_string(), State::Allow)];
+        spec.extend((0..40).map(|i| ("bash", format!("a{i} *"), State::Allow)));
+        let owned: Vec<(&str, &str, State)> =
+            spec.iter().map(|(s, p, a)| (*s, p.as_str(), *a)).collect();
+        let r = rules(&owned);
+        last_match::testing::set_budgets(None);
+        let all = analyze_rule_order(&r, State::Ask, "/home/u");
+        assert_eq!(all.len(), 40, "{all:?}");
+        assert!(all.iter().all(|f| matches!(f, Finding::Redundant { .. })));
+        // A search budget for a few rules only.
+        last_match::testing::set_budgets(Some([2_000, 10_000]));
+        let cut = analyze_rule_order(&r, State::Ask, "/home/u");
+        last_match::testing::set_budgets(None);
+        let found = cut
+            .iter()
+            .filter(|f| matches!(f, Finding::Redundant { .. }))
+            .count();
+        let Some(Finding::Unexamined { rule, count }) = cut.last() else {
+            panic!("{cut:?}");
+        };
+        // Some found, the rest counted (the catch-all, examined first,
+        // has no finding either way).
+        assert!(found > 0 && found < 40, "{cut:?}");
+        assert_eq!(found + count, 40, "{cut:?}");
+        assert_eq!(*rule, found + 1, "{cut:?}");
+        assert_eq!(
+            cut.iter()
+                .filter(|f| matches!(f, Finding::Unexamined { .. }))
+                .count(),
+            1
+        );
     }
 }
