@@ -189,8 +189,9 @@ impl Locate for OpenCode {
     }
 
     fn session_files(&self, ctx: &Context<'_>) -> crate::contract::SessionFiles {
-        let policy = Policy::load(ctx);
-        let env = &policy.env;
+        // Which files there are, not what they say: listed, not parsed.
+        let (env, files) = scopes::listed_files(ctx);
+        let env = &env;
         let show = |p: &std::path::Path| crate::contract::tilde(p, &env.home);
         let mut out = crate::contract::SessionFiles::default();
         out.looked_in.push(format!(
@@ -213,7 +214,7 @@ impl Locate for OpenCode {
             "{span}: opencode.json, opencode.jsonc, .opencode/opencode.json[c], .opencode/{{agent,agents}}/*.md"
         ));
         out.looked_in.push("/etc/opencode/opencode.json[c]".into());
-        for f in &policy.files {
+        for f in &files {
             if f.layer == policy::Layer::ConfigContent || !f.path.is_file() {
                 continue;
             }

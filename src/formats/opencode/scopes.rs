@@ -193,11 +193,23 @@ pub fn relative(from: &Path, to: &Path) -> String {
 /// Every file a session of `ctx` reads, in loading order (open buffers
 /// win), with the session's places.
 pub fn session_files(ctx: &Context<'_>) -> (Env, Vec<SourceFile>) {
+    load(ctx, false)
+}
+
+/// The files of the session, in loading order, read but not parsed (their
+/// `read` is empty): which files there are does not depend on what they
+/// say. Listing a session of a 10 MB agent file this way skips its parse.
+pub fn listed_files(ctx: &Context<'_>) -> (Env, Vec<SourceFile>) {
+    load(ctx, true)
+}
+
+fn load(ctx: &Context<'_>, list_only: bool) -> (Env, Vec<SourceFile>) {
     let env = Env::from_context(ctx);
     let mut loader = Loader {
         ctx,
         env: &env,
         files: Vec::new(),
+        list_only,
     };
     // 1. The global folder (or the file named on the command line).
     if let Some(g) = &ctx.global_config {
@@ -260,7 +272,11 @@ pub fn session_files(ctx: &Context<'_>) -> (Env, Vec<SourceFile>) {
     if let Some(c) = env.var("OPENCODE_CONFIG_CONTENT") {
         // Its relative references are the working directory's (read from
         // the CLI's bundle: `dir: directory`; not recorded).
-        let read = read_with_refs(c, &env.directory, &env, loader.ctx.open);
+        let read = if loader.list_only {
+            Read::default()
+        } else {
+            read_with_refs(c, &env.directory, &env, loader.ctx.open)
+        };
         loader.files.push(SourceFile {
             path: PathBuf::from("OPENCODE_CONFIG_CONTENT"),
             layer: Layer::ConfigContent,
@@ -351,6 +367,8 @@ struct Loader<'c, 'a> {
     ctx: &'c Context<'a>,
     env: &'c Env,
     files: Vec<SourceFile>,
+    /// Files are read, not parsed ([`listed_files`]).
+    list_only: bool,
 }
 
 impl Loader<'_, '_> {
@@ -366,7 +384,11 @@ impl Loader<'_, '_> {
             return;
         };
         let dir = path.parent().unwrap_or(Path::new("/"));
-        let read = read_with_refs(&text, dir, self.env, self.ctx.open);
+        let read = if self.list_only {
+            Read::default()
+        } else {
+            read_with_refs(&text, dir, self.env, self.ctx.open)
+        };
         self.files.push(SourceFile {
             path: path.to_path_buf(),
             layer,
@@ -382,6 +404,17 @@ impl Loader<'_, '_> {
             return;
         };
         let name = agent_name(dir, path);
+        if self.list_only {
+            self.files.push(SourceFile {
+                path: path.to_path_buf(),
+                layer: Layer::AgentFile,
+                text,
+                read: Read::default(),
+                yaml_error: None,
+                index: Default::default(),
+            });
+            return;
+        }
         let (read, yaml_error) = match config::read_agent(&text, &name) {
             Ok(mut r) => {
                 if mode {
@@ -433,6 +466,61 @@ pub fn agent_name(dir: &Path, path: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Listing a session without parsing it finds the same files, in the
+    /// same order and layers, as loading it (broken files included).
+    #[test]
+    fn listing_finds_what_loading_finds() {
+        let dir =
+            std::env::temp_dir().join(format!("permission-lsp-oc-list-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let project = dir.join("p");
+        let home = dir.join("home");
+        for (path, text) in [
+            ("p/opencode.json", "{\"permission\": {\"bash\": \"ask\"}}"),
+            ("p/opencode.jsonc", "{ broken"),
+            (
+                "p/.opencode/opencode.jsonc",
+                "{\"permission\": {\"edit\": \"deny\"}}",
+            ),
+            (
+                "p/.opencode/agents/a.md",
+                "---\npermission:\n  bash: allow\n---\nA.\n",
+            ),
+            ("p/.opencode/agents/b.md", "---\n*: [\n---\nBroken.\n"),
+            ("p/.opencode/modes/m.md", "no frontmatter\n"),
+            (
+                "home/.config/opencode/opencode.json",
+                "{\"permission\": {\"*\": \"allow\"}}",
+            ),
+            (
+                "home/.config/opencode/agents/g.md",
+                "---\ndescription: g\n---\n",
+            ),
+        ] {
+            let p = dir.join(path);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(&p, text).unwrap();
+        }
+        std::fs::create_dir_all(project.join(".git")).unwrap();
+        let options = crate::analysis::AnalysisOptions {
+            home: home.display().to_string(),
+            ..Default::default()
+        };
+        let ctx =
+            crate::workspace::resolve(&options, Some(&project), None, &Default::default(), None);
+        let shape = |files: &[SourceFile]| -> Vec<(PathBuf, String)> {
+            files
+                .iter()
+                .map(|f| (f.path.clone(), f.layer.name().to_string()))
+                .collect()
+        };
+        let (_, loaded) = session_files(&ctx);
+        let (_, listed) = listed_files(&ctx);
+        assert_eq!(shape(&listed), shape(&loaded));
+        assert!(loaded.len() >= 7, "{:?}", shape(&loaded));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn relative_paths_as_node() {
