@@ -503,12 +503,18 @@ mod tests {
             std::fs::write(&p, text).unwrap();
         }
         std::fs::create_dir_all(project.join(".git")).unwrap();
-        let options = crate::analysis::AnalysisOptions {
-            home: home.display().to_string(),
-            ..Default::default()
+        let ctx = Context {
+            options: crate::contract::AnalysisOptions {
+                home: home.display().to_string(),
+                ..Default::default()
+            },
+            cwd: project.clone(),
+            cwd_explicit: true,
+            agent_explicit: false,
+            document: None,
+            global_config: None,
+            open: &crate::contract::context::no_buffers,
         };
-        let ctx =
-            crate::workspace::resolve(&options, Some(&project), None, &Default::default(), None);
         let shape = |files: &[SourceFile]| -> Vec<(PathBuf, String)> {
             files
                 .iter()
