@@ -20,6 +20,22 @@ fn start() -> Client {
     LspClient::new(cr, cw)
 }
 
+/// `dir` made a git repository whose HEAD holds every file in it.
+fn commit_all(dir: &std::path::Path) {
+    for args in [
+        &["init", "-q"][..],
+        &["add", "-A"],
+        &["commit", "-qm", "base"],
+    ] {
+        std::process::Command::new("git")
+            .args(["-c", "user.email=t@example.com", "-c", "user.name=t"])
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .unwrap();
+    }
+}
+
 const URI: &str = "file:///work/p/.pi/extensions/pi-permission-system/config.json";
 
 #[tokio::test]
@@ -907,17 +923,7 @@ async fn history_lenses_hover_and_unused_rules() {
     let path = cfg_dir.join("config.json");
     let saved = "{\n  \"permission\": {\n    \"bash\": {\n      \"*\": \"ask\",\n      \"rm *\": \"deny\",\n      \"make *\": \"deny\"\n    }\n  }\n}\n";
     std::fs::write(&path, saved).unwrap();
-    let git = |args: &[&str]| {
-        std::process::Command::new("git")
-            .args(["-c", "user.email=t@example.com", "-c", "user.name=t"])
-            .args(args)
-            .current_dir(&dir)
-            .output()
-            .unwrap()
-    };
-    git(&["init", "-q"]);
-    git(&["add", "-A"]);
-    git(&["commit", "-qm", "base"]);
+    commit_all(&dir);
     // A review log as pi-permission-system writes it.
     let logs = dir.join("logs");
     std::fs::create_dir_all(&logs).unwrap();
@@ -1296,17 +1302,7 @@ async fn an_incomplete_diff_over_the_server_says_why() {
     let path = dir.join(".qwen/settings.json");
     let saved = "{\"permissions\": {\"allow\": [\"Bash(npm test)\"]}}\n";
     std::fs::write(&path, saved).unwrap();
-    let git = |args: &[&str]| {
-        std::process::Command::new("git")
-            .args(["-c", "user.email=t@example.com", "-c", "user.name=t"])
-            .args(args)
-            .current_dir(&dir)
-            .output()
-            .unwrap()
-    };
-    git(&["init", "-q"]);
-    git(&["add", "-A"]);
-    git(&["commit", "-qm", "base"]);
+    commit_all(&dir);
     let uri = format!("file://{}", path.display());
     let mut c = start();
     c.initialize(&[]).await;

@@ -187,25 +187,38 @@ impl Pattern {
     /// starts with the other's: a wildcard right after a branch's literal
     /// run can put any unit there.
     pub fn common_prefix(&self) -> Vec<u16> {
-        let run = |a: &[Tok]| -> Vec<u16> {
-            a.iter()
-                .map_while(|t| match t {
-                    Tok::Lit(c) => Some(*c),
-                    _ => None,
-                })
-                .collect()
+        self.common_run(false)
+    }
+
+    /// The literal run every branch has at its start (`from_end`: at its
+    /// end), as far as all branches agree.
+    fn common_run(&self, from_end: bool) -> Vec<u16> {
+        let lit = |t: &Tok| match t {
+            Tok::Lit(c) => Some(*c),
+            _ => None,
         };
-        let mut prefix = run(&self.alts[0]);
+        // Each branch's run, read from the end it is anchored at.
+        let run = |a: &[Tok]| -> Vec<u16> {
+            if from_end {
+                a.iter().rev().map_while(lit).collect()
+            } else {
+                a.iter().map_while(lit).collect()
+            }
+        };
+        let mut common = run(&self.alts[0]);
         for a in &self.alts[1..] {
             let other = run(a);
-            let same = prefix
+            let same = common
                 .iter()
                 .zip(&other)
                 .take_while(|(x, y)| x == y)
                 .count();
-            prefix.truncate(same);
+            common.truncate(same);
         }
-        prefix
+        if from_end {
+            common.reverse();
+        }
+        common
     }
 
     /// The runs of literal text between the wildcards of the pattern's
@@ -235,30 +248,7 @@ impl Pattern {
     /// The literal text every string the pattern matches ends with (the
     /// mirror of [`Pattern::common_prefix`]).
     pub fn common_suffix(&self) -> Vec<u16> {
-        let run = |a: &[Tok]| -> Vec<u16> {
-            let mut r: Vec<u16> = a
-                .iter()
-                .rev()
-                .map_while(|t| match t {
-                    Tok::Lit(c) => Some(*c),
-                    _ => None,
-                })
-                .collect();
-            r.reverse();
-            r
-        };
-        let mut suffix = run(&self.alts[0]);
-        for a in &self.alts[1..] {
-            let other = run(a);
-            let same = suffix
-                .iter()
-                .rev()
-                .zip(other.iter().rev())
-                .take_while(|(x, y)| x == y)
-                .count();
-            suffix.drain(..suffix.len() - same);
-        }
-        suffix
+        self.common_run(true)
     }
 
     /// The literal text after the last wildcard, when every branch ends

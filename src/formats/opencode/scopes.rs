@@ -272,11 +272,7 @@ fn load(ctx: &Context<'_>, list_only: bool) -> (Env, Vec<SourceFile>) {
     if let Some(c) = env.var("OPENCODE_CONFIG_CONTENT") {
         // Its relative references are the working directory's (read from
         // the CLI's bundle: `dir: directory`; not recorded).
-        let read = if loader.list_only {
-            Read::default()
-        } else {
-            read_with_refs(c, &env.directory, &env, loader.ctx.open)
-        };
+        let read = loader.read_config(c, &env.directory);
         loader.files.push(SourceFile {
             path: PathBuf::from("OPENCODE_CONFIG_CONTENT"),
             layer: Layer::ConfigContent,
@@ -372,6 +368,15 @@ struct Loader<'c, 'a> {
 }
 
 impl Loader<'_, '_> {
+    /// A config's reading, its references resolved from `dir` (nothing
+    /// when only listing).
+    fn read_config(&self, text: &str, dir: &Path) -> Read {
+        if self.list_only {
+            return Read::default();
+        }
+        read_with_refs(text, dir, self.env, self.ctx.open)
+    }
+
     fn text(&self, path: &Path) -> Option<String> {
         (self.ctx.open)(path).or_else(|| crate::fsio::read_text(path, config::MAX_BYTES))
     }
@@ -383,12 +388,7 @@ impl Loader<'_, '_> {
         let Some(text) = self.text(path) else {
             return;
         };
-        let dir = path.parent().unwrap_or(Path::new("/"));
-        let read = if self.list_only {
-            Read::default()
-        } else {
-            read_with_refs(&text, dir, self.env, self.ctx.open)
-        };
+        let read = self.read_config(&text, path.parent().unwrap_or(Path::new("/")));
         self.files.push(SourceFile {
             path: path.to_path_buf(),
             layer,
@@ -404,19 +404,11 @@ impl Loader<'_, '_> {
             return;
         };
         let name = agent_name(dir, path);
-        if self.list_only {
-            self.files.push(SourceFile {
-                path: path.to_path_buf(),
-                layer: Layer::AgentFile,
-                text,
-                read: Read::default(),
-                yaml_error: None,
-                index: Default::default(),
-            });
-            return;
-        }
-        let (read, yaml_error) = match config::read_agent(&text, &name) {
-            Ok(mut r) => {
+        // (Nothing to read when only listing.)
+        let parsed = (!self.list_only).then(|| config::read_agent(&text, &name));
+        let (read, yaml_error) = match parsed {
+            None => (Read::default(), None),
+            Some(Ok(mut r)) => {
                 if mode {
                     for a in &mut r.agents {
                         a.mode = Some("primary".into());
@@ -428,8 +420,10 @@ impl Loader<'_, '_> {
                 }
                 (r, None)
             }
-            Err(e) if e.without_frontmatter => (config::agent_without_frontmatter(&name), Some(e)),
-            Err(e) => (Read::default(), Some(e)),
+            Some(Err(e)) if e.without_frontmatter => {
+                (config::agent_without_frontmatter(&name), Some(e))
+            }
+            Some(Err(e)) => (Read::default(), Some(e)),
         };
         self.files.push(SourceFile {
             path: path.to_path_buf(),

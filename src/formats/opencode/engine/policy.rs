@@ -193,7 +193,6 @@ impl SourceFile {
 /// to a name are found without a pass over the whole list per name.
 pub struct ByPermission<'r> {
     literal: rustc_hash::FxHashMap<&'r str, Vec<usize>>,
-    wildcards: Vec<usize>,
     /// The wildcards by the texts every name they match starts and ends
     /// with.
     wild_index: AnchoredIndex,
@@ -205,7 +204,6 @@ impl<'r> ByPermission<'r> {
     pub fn new(rules: impl IntoIterator<Item = &'r Rule>) -> ByPermission<'r> {
         let mut out = ByPermission {
             literal: Default::default(),
-            wildcards: Vec::new(),
             wild_index: AnchoredIndex::default(),
             len: 0,
         };
@@ -217,7 +215,6 @@ impl<'r> ByPermission<'r> {
                     .or_default()
                     .push(i);
             } else {
-                out.wildcards.push(i);
                 starts.push(Anchors::of(i, r.permission_glob()));
             }
             out.len = i + 1;

@@ -82,10 +82,6 @@ pub fn precedence(
     }
 }
 
-fn is_literal(permission: &str) -> bool {
-    !permission.contains(['*', '?', '\\'])
-}
-
 /// The groups of one list: every literal permission name (its rules are
 /// the ones that apply to it), and every wildcard permission a judged rule
 /// has (the rules that apply to every name it matches; no redundancy is
@@ -111,7 +107,7 @@ fn groups(rules: &[&Rule], judged: &[bool]) -> Vec<Group> {
         });
     }
     let mut wild: Vec<&Rule> = (0..rules.len())
-        .filter(|&i| judged[i] && !is_literal(&rules[i].permission))
+        .filter(|&i| judged[i] && !rules[i].permission_is_literal())
         .map(|i| rules[i])
         .collect();
     wild.sort_by(|a, b| a.permission.cmp(&b.permission));

@@ -102,13 +102,9 @@ pub fn pattern_lints(cfg: &PiConfig, home: &str, out: &mut Vec<Diagnostic>) {
 pub const PARSE_BUDGET: usize = 64 << 10;
 
 fn bash_patterns(s: &Surface, out: &mut Vec<Diagnostic>) {
-    bash_patterns_within(s, PARSE_BUDGET, out)
-}
-
-fn bash_patterns_within(s: &Surface, budget: usize, out: &mut Vec<Diagnostic>) {
     // What the bash reader may still read, and the patterns left unread
     // past it (the first one's place, how many).
-    let left = std::cell::Cell::new(budget);
+    let left = std::cell::Cell::new(PARSE_BUDGET);
     let unread: std::cell::Cell<(Option<&std::ops::Range<usize>>, usize)> =
         std::cell::Cell::new((None, 0));
     for r in map_rules(s) {
@@ -260,7 +256,7 @@ fn bash_patterns_within(s: &Surface, budget: usize, out: &mut Vec<Diagnostic>) {
             first.clone(),
             format!(
                 "not checked as the runtime splits it{later}: this file's bash patterns hold more than {} KiB for the bash reader (a bound of this checker: a broken pattern costs up to about 10 µs a byte to read)",
-                budget >> 10
+                PARSE_BUDGET >> 10
             ),
         ));
     }
