@@ -11,21 +11,28 @@ pub struct Style {
 }
 
 impl Style {
-    fn paint(self, code: &str, s: &str) -> String {
+    /// `s` in the style `code`, written onto `out`.
+    fn paint_into(self, out: &mut String, code: &str, s: &str) {
         if self.color {
-            format!("\x1b[{code}m{s}\x1b[0m")
-        } else {
-            s.to_string()
+            out.push_str("\x1b[");
+            out.push_str(code);
+            out.push('m');
+        }
+        out.push_str(s);
+        if self.color {
+            out.push_str("\x1b[0m");
         }
     }
-    fn severity(self, sev: Severity) -> String {
+
+    /// A severity in its color, written onto `out`.
+    fn severity_into(self, out: &mut String, sev: Severity) {
         let code = match sev {
             Severity::Error => "1;31",
             Severity::Warning => "1;33",
             Severity::Info => "1;36",
             Severity::Hint => "1;32",
         };
-        self.paint(code, sev.as_str())
+        self.paint_into(out, code, sev.as_str());
     }
 }
 
@@ -34,37 +41,43 @@ pub use crate::text::line_col_1;
 /// One diagnostic, rustc style: header, location, source line and caret.
 pub fn human(path: &str, text: &str, index: &LineIndex, d: &Diagnostic, style: Style) -> String {
     let mut out = String::new();
+    human_into(&mut out, path, text, index, d, style);
+    out
+}
+
+/// [`human`], written onto `out` (a chunk of findings is one string: no
+/// string per line or per piece of a line).
+pub fn human_into(
+    out: &mut String,
+    path: &str,
+    text: &str,
+    index: &LineIndex,
+    d: &Diagnostic,
+    style: Style,
+) {
+    /// `n` copies of `c`.
+    fn repeat(out: &mut String, c: char, n: usize) {
+        out.extend(std::iter::repeat_n(c, n));
+    }
     let (line, col) = line_col_1(index, text, d.range.start);
-    let _ = writeln!(
-        out,
-        "{}{} {}",
-        style.severity(d.severity),
-        style.paint("1", &format!("[{}]:", d.code.as_str())),
-        style.paint("1", &d.message)
-    );
-    let gutter = line.to_string().len();
-    let pad = " ".repeat(gutter);
-    let _ = writeln!(
-        out,
-        "{pad}{} {path}:{line}:{col}",
-        style.paint("1;34", "-->")
-    );
+    style.severity_into(out, d.severity);
+    if style.color {
+        let _ = write!(out, "\x1b[1m[{}]:\x1b[0m ", d.code.as_str());
+    } else {
+        let _ = write!(out, "[{}]: ", d.code.as_str());
+    }
+    style.paint_into(out, "1", &d.message);
+    out.push('\n');
+    let gutter = line.ilog10() as usize + 1;
+    repeat(out, ' ', gutter);
+    style.paint_into(out, "1;34", "-->");
+    let _ = writeln!(out, " {path}:{line}:{col}");
     let lr = index.line_range(text, line - 1);
     let src = &text[lr.clone()];
     // Keep very long lines readable: show at most 200 characters around the caret.
     let caret_from = d.range.start.clamp(lr.start, lr.end) - lr.start;
     let caret_to = d.range.end.clamp(lr.start, lr.end) - lr.start;
     let (shown, lead) = window(src, caret_from, 200);
-    let visible: String = shown
-        .chars()
-        .map(|c| {
-            if c == '\t' || c.is_control() || c == '\u{feff}' {
-                ' '
-            } else {
-                c
-            }
-        })
-        .collect();
     // The caret covers the finding on this line (counted up to a bound:
     // a finding may span megabytes).
     let width = src[caret_from..caret_to.max(caret_from)]
@@ -72,42 +85,57 @@ pub fn human(path: &str, text: &str, index: &LineIndex, d: &Diagnostic, style: S
         .take(10_000)
         .count()
         .max(1);
-    let bar = style.paint("1;34", "|");
-    let _ = writeln!(out, "{pad} {bar}");
-    let _ = writeln!(
-        out,
-        "{} {bar} {}",
-        style.paint("1;34", &line.to_string()),
-        visible
-    );
+    let bar = |out: &mut String| style.paint_into(out, "1;34", "|");
+    repeat(out, ' ', gutter);
+    out.push(' ');
+    bar(out);
+    out.push('\n');
+    style.paint_into(out, "1;34", &line.to_string());
+    out.push(' ');
+    bar(out);
+    out.push(' ');
+    out.extend(shown.chars().map(|c| {
+        if c == '\t' || c.is_control() || c == '\u{feff}' {
+            ' '
+        } else {
+            c
+        }
+    }));
+    out.push('\n');
     let caret_color = if d.severity == Severity::Error {
         "1;31"
     } else {
         "1;33"
     };
-    let _ = writeln!(
-        out,
-        "{pad} {bar} {}{}",
-        " ".repeat(lead),
-        style.paint(caret_color, &"^".repeat(width.min(200)))
-    );
+    repeat(out, ' ', gutter);
+    out.push(' ');
+    bar(out);
+    out.push(' ');
+    repeat(out, ' ', lead);
+    if style.color {
+        let _ = write!(out, "\x1b[{caret_color}m");
+    }
+    repeat(out, '^', width.min(200));
+    if style.color {
+        out.push_str("\x1b[0m");
+    }
+    out.push('\n');
+    let pad = |out: &mut String| repeat(out, ' ', gutter);
     if let Some(r) = &d.runtime_issue {
-        let _ = writeln!(
-            out,
-            "{pad} = runtime: {}",
-            printable(&r.replace("<path>", path))
-        );
+        pad(out);
+        let _ = writeln!(out, " = runtime: {}", printable(&r.replace("<path>", path)));
     }
     for rel in &d.related {
         let (l, c) = line_col_1(index, text, rel.range.start);
-        let _ = writeln!(out, "{pad} = note: {path}:{l}:{c}: {}", rel.message);
+        pad(out);
+        let _ = writeln!(out, " = note: {path}:{l}:{c}: {}", rel.message);
     }
+    pad(out);
     let _ = writeln!(
         out,
-        "{pad} = help: for more, run `permission-lsp rule {}`",
+        " = help: for more, run `permission-lsp rule {}`",
         d.code.as_str()
     );
-    out
 }
 
 /// Control and invisible characters shown as escapes, so a message quoting
@@ -319,5 +347,64 @@ fn sarif_level(s: Severity) -> &'static str {
         Severity::Error => "error",
         Severity::Warning => "warning",
         _ => "note",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::diagnostic::{CodeInfo, DiagnosticCode, Related};
+
+    static INFO: CodeInfo = CodeInfo {
+        format: "test",
+        id: "T001",
+        name: "test",
+        severity: Severity::Warning,
+        summary: "",
+        unnecessary: false,
+        safe_fix: false,
+    };
+
+    /// The layout of one finding, with and without color: header, place,
+    /// source line with its caret, related places, the rule's pointer.
+    #[test]
+    fn a_finding_is_rendered_rustc_style() {
+        let text = "{\n  \"a\": 1,\n\t\"b\": 2\n}\n";
+        let index = LineIndex::new(text);
+        let at = text.find("\"b\"").unwrap();
+        let mut d = Diagnostic::new(DiagnosticCode(&INFO), at..at + 3, "`b` is odd".into());
+        d.runtime_issue = Some("bad <path>".into());
+        d.add_related(Related {
+            range: 4..7,
+            message: "see `a`".into(),
+        });
+        let plain = human("f.json", text, &index, &d, Style { color: false });
+        assert_eq!(
+            plain,
+            "warning[T001]: `b` is odd\n \
+             --> f.json:3:2\n  \
+             |\n\
+             3 |  \"b\": 2\n  \
+             |  ^^^\n  \
+             = runtime: bad f.json\n  \
+             = note: f.json:2:3: see `a`\n  \
+             = help: for more, run `permission-lsp rule T001`\n"
+        );
+        let color = human("f.json", text, &index, &d, Style { color: true });
+        assert_eq!(
+            color,
+            "\x1b[1;33mwarning\x1b[0m\x1b[1m[T001]:\x1b[0m \x1b[1m`b` is odd\x1b[0m\n \
+             \x1b[1;34m-->\x1b[0m f.json:3:2\n  \
+             \x1b[1;34m|\x1b[0m\n\
+             \x1b[1;34m3\x1b[0m \x1b[1;34m|\x1b[0m  \"b\": 2\n  \
+             \x1b[1;34m|\x1b[0m  \x1b[1;33m^^^\x1b[0m\n  \
+             = runtime: bad f.json\n  \
+             = note: f.json:2:3: see `a`\n  \
+             = help: for more, run `permission-lsp rule T001`\n"
+        );
+        // Written onto what is there.
+        let mut out = String::from("x");
+        human_into(&mut out, "f.json", text, &index, &d, Style { color: false });
+        assert_eq!(out, format!("x{plain}"));
     }
 }

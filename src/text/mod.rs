@@ -319,7 +319,12 @@ pub fn clip_spans(message: &str) -> std::borrow::Cow<'_, str> {
             // An empty span: the empty string it stands for.
             (Some("`\"\"`".to_string()), after)
         } else {
-            match message[after..].find(fence) {
+            let close = if run == 1 {
+                memchr::memchr(b'`', &message.as_bytes()[after..])
+            } else {
+                message[after..].find(fence)
+            };
+            match close {
                 // (A run of backticks, a fence, is left as written.)
                 None => (None, after),
                 Some(close) => {
