@@ -373,6 +373,49 @@ fn precedence_is_exact_over_unions_and_finds_redundant_rules() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A long list (its findings are written on every core): each rule the
+/// final catch-all overrides is reported once, in the file's order, with
+/// its own example, and the catch-all named the same way in every one.
+#[test]
+fn every_overridden_rule_of_a_long_list_is_reported_once_in_order() {
+    let dir = std::env::temp_dir().join(format!("permission-lsp-oc-long-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let (home, project) = (dir.join("home"), dir.join("project"));
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::create_dir_all(project.join(".git")).unwrap();
+    let n = 6_000;
+    let mut text = String::from("{\n  \"permission\": {\n    \"bash\": {\n");
+    for i in 0..n {
+        let action = if i % 2 == 0 { "deny" } else { "allow" };
+        text.push_str(&format!("      \"cmd{i} *\": \"{action}\",\n"));
+    }
+    text.push_str("      \"*\": \"ask\"\n    }\n  }\n}\n");
+    let doc = project.join("opencode.json");
+    std::fs::write(&doc, &text).unwrap();
+    let a = analyse(&home, &project, &doc, &text, Role::Config);
+    let found: Vec<&permission_lsp::analysis::Diagnostic> = a
+        .diagnostics
+        .iter()
+        .filter(|d| d.code.as_str() == "OC005")
+        .collect();
+    assert_eq!(found.len(), n);
+    for (i, d) in found.iter().enumerate() {
+        assert_eq!(&text[d.range.clone()], format!("\"cmd{i} *\""));
+        let past = if i % 2 == 0 { "denied" } else { "allowed" };
+        assert!(
+            d.message.starts_with(
+                "This rule never decides: the later `bash` `*` ask (opencode.json line "
+            ) && d
+                .message
+                .contains(&format!("e.g. `bash` `cmd{i}` is asked about, not {past}.")),
+            "{}",
+            d.message
+        );
+        assert_eq!(d.related.len(), 1);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// `{env:…}` and `{file:…}` references are replaced as OpenCode replaces
 /// them (what each one gives is recorded on the CLI: the `refs` group of
 /// `cases.json`); a file outside the project and OpenCode's folders is

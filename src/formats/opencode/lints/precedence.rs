@@ -203,29 +203,53 @@ fn judge(policy: &Policy, doc: usize, pass: &Pass<'_>, seen: &mut Seen, out: &mu
         salt: b"",
     };
     let findings = MEMO.analyse(&list, &wildcard::Wildcard, &|_, _| Vec::new());
-    // Reserved for the findings not seen in an earlier pass (a growing
-    // list of long findings held a third more than it used).
-    let fresh = findings
+    // The findings not seen in an earlier pass; `out` is reserved for
+    // them (a growing list of long findings held a third more than it
+    // used).
+    let fresh: Vec<&Finding> = findings
         .iter()
         .filter(|f| !seen.contains(&sub[f.rule()].origin.range))
-        .count();
-    out.reserve(fresh);
+        .collect();
+    out.reserve(fresh.len());
     let places = Places::default();
-    for f in findings.iter() {
-        if seen.contains(&sub[f.rule()].origin.range) {
-            continue;
-        }
-        if let Some(d) = diagnostic(policy, pass, &sub, &places, f) {
-            seen.insert(d.range.clone());
-            out.push(d);
-        }
-    }
+    // Written on every core for a long list (a finding per rule of a large
+    // file), in the findings' order; a batch at a time is held.
+    let batches: Vec<&[&Finding]> = fresh.chunks(BATCH).collect();
+    let threads = if fresh.len() >= crate::core::parallel::SEQUENTIAL_BELOW {
+        crate::core::parallel::cores()
+    } else {
+        1
+    };
+    crate::core::parallel::for_each_ordered(
+        &batches,
+        threads,
+        AHEAD,
+        |batch| {
+            batch
+                .iter()
+                .filter_map(|f| diagnostic(policy, pass, &sub, &places, f))
+                .collect::<Vec<_>>()
+        },
+        |ds| {
+            for d in ds {
+                // (A rule is judged once per pass: its place is new.)
+                if seen.insert(d.range.clone()) {
+                    out.push(d);
+                }
+            }
+        },
+    );
 }
+
+/// Findings written as one batch, and batches written beyond the last one
+/// added.
+const BATCH: usize = 4096;
+const AHEAD: usize = 2;
 
 /// Each rule of a list as messages name it, described once: one catch-all
 /// overriding every other rule is named in every finding.
 #[derive(Default)]
-struct Places(std::cell::RefCell<rustc_hash::FxHashMap<usize, std::rc::Rc<str>>>);
+struct Places(std::sync::Mutex<rustc_hash::FxHashMap<usize, std::sync::Arc<str>>>);
 
 fn diagnostic(
     policy: &Policy,
@@ -236,13 +260,17 @@ fn diagnostic(
 ) -> Option<Diagnostic> {
     let agent = pass.agent;
     let r = sub[f.rule()];
-    let place = |j: usize| -> std::rc::Rc<str> {
-        places
-            .0
-            .borrow_mut()
-            .entry(j)
-            .or_insert_with(|| describe(policy, sub[j], agent).into())
-            .clone()
+    let place = |j: usize| -> std::sync::Arc<str> {
+        if let Some(p) = places.0.lock().ok().and_then(|m| m.get(&j).cloned()) {
+            return p;
+        }
+        // Described outside the lock (another thread may describe it too:
+        // the same text).
+        let p: std::sync::Arc<str> = describe(policy, sub[j], agent).into();
+        if let Ok(mut m) = places.0.lock() {
+            m.insert(j, p.clone());
+        }
+        p
     };
     let d = match f {
         Finding::Unexamined { count, .. } => Diagnostic::new(

@@ -16,8 +16,13 @@ use crate::syntax::frontmatter::{is_js_whitespace, js_trim};
 use crate::syntax::{Member, Node, Value};
 use crate::text::{EditMap, replace_spans};
 use saphyr_parser::{Event, Parser as Events, ScalarStyle};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::ops::Range;
+
+/// Keys of one mapping, hashed with a seeded hash (a file is hostile
+/// input: no crafted keys all in one bucket), faster than the standard
+/// library's for short keys.
+type KeySet = foldhash::HashSet<String>;
 
 /// A YAML error: where, and why.
 #[derive(Debug, Clone, PartialEq)]
@@ -121,8 +126,8 @@ enum Frame {
         members: Vec<Member>,
         /// Keys written in this mapping (a second one is refused) and keys
         /// a merge brought (an explicit key may override them).
-        written: HashSet<String>,
-        merged: HashSet<String>,
+        written: KeySet,
+        merged: KeySet,
         key: Option<Key>,
         /// No key was read yet.
         first: bool,
@@ -259,8 +264,8 @@ fn parse_spaces(block: &str, base: usize) -> Result<Node, YamlError> {
                         .get(range.start - base..)
                         .is_some_and(|t| t.starts_with('{')),
                     members: Vec::new(),
-                    written: HashSet::new(),
-                    merged: HashSet::new(),
+                    written: KeySet::default(),
+                    merged: KeySet::default(),
                     key: None,
                     first: true,
                 });
@@ -436,8 +441,8 @@ fn parse_spaces(block: &str, base: usize) -> Result<Node, YamlError> {
 /// not already in this one.
 fn merge_into(
     members: &mut Vec<Member>,
-    written: &mut HashSet<String>,
-    merged: &mut HashSet<String>,
+    written: &mut KeySet,
+    merged: &mut KeySet,
     source: &Node,
     at: &Range<usize>,
 ) -> Result<(), YamlError> {
