@@ -114,7 +114,8 @@ fn dead_redundant_and_hidden_rules_agree_with_the_runtime() {
         };
         let rules = ordered_rules(surfaces);
         let default = cfg.universal_default().unwrap_or(State::Ask);
-        let Ok(json) = serde_json::from_str::<Value>(&file.stripped.text) else {
+        let stripped = permission_lsp::syntax::strip::strip_json_comments(&text);
+        let Ok(json) = serde_json::from_str::<Value>(&stripped.text) else {
             continue;
         };
         for f in analyze_rule_order(&rules, default, HOME) {

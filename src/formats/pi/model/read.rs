@@ -10,6 +10,8 @@ use crate::syntax::strip::{Stripped, strip_json_comments};
 /// A config file as read by the runtime, plus what is needed to explain it.
 #[derive(Debug, Clone)]
 pub struct ConfigFile {
+    /// The comments and where the text without them maps to the file; the
+    /// text without them is not kept after the parse (it is empty).
     pub stripped: Stripped,
     pub parsed: ParseOutput,
     /// Validation issues of the (possibly recovered) tree. When the JSON is
@@ -64,8 +66,11 @@ pub fn read_config_as(
     profile: crate::core::profile::RuntimeProfile,
     installed: Option<&(Version, String)>,
 ) -> ConfigFile {
-    let stripped = strip_json_comments(text);
+    let mut stripped = strip_json_comments(text);
     let parsed = parse(&stripped);
+    // Only the comments are read after the parse: the copy of the text
+    // without them is not held through the analysis (a 10 MB file's).
+    stripped.text = String::new();
     let root = parsed.root.as_ref().and_then(|r| r.value.as_object());
     let mut keys: Vec<&str> = root
         .map(|m| m.iter().map(|m| m.key.as_str()).collect())
