@@ -394,8 +394,7 @@ pub fn parse_rule(raw: &str) -> Rule {
             invalid: false,
         };
     };
-    let tool_part = js_trim(&trimmed[..open]).to_string();
-    let tool = canonical(&tool_part).to_string();
+    let tool = canonical(js_trim(&trimmed[..open])).to_string();
     if !trimmed.ends_with(')') {
         return Rule {
             raw: trimmed,
@@ -406,13 +405,15 @@ pub fn parse_rule(raw: &str) -> Rule {
             invalid: true,
         };
     }
-    let mut spec = trimmed[open + 1..trimmed.len() - 1].to_string();
-    let kind = (!spec.is_empty()).then(|| kind_of(&tool));
-    if kind == Some(Kind::Command) {
-        spec = spec.replace(":*", " *");
-    }
-    let mut specifier = Some(spec.clone());
+    let inner = &trimmed[open + 1..trimmed.len() - 1];
+    let kind = (!inner.is_empty()).then(|| kind_of(&tool));
+    let spec = if kind == Some(Kind::Command) && inner.contains(":*") {
+        inner.replace(":*", " *")
+    } else {
+        inner.to_string()
+    };
     let mut params = Vec::new();
+    let mut plain_specifier = None;
     if kind == Some(Kind::Literal) && !tool.starts_with("mcp__") && spec.contains(':') {
         let mut plain = Vec::new();
         for part in spec.split(',').map(js_trim) {
@@ -428,12 +429,14 @@ pub fn parse_rule(raw: &str) -> Rule {
         if !params.is_empty() {
             let joined = plain.join(",");
             let j = js_trim(&joined);
-            specifier = (!j.is_empty()).then(|| j.to_string());
+            plain_specifier = Some((!j.is_empty()).then(|| j.to_string()));
         }
     }
-    if spec.is_empty() {
-        specifier = None;
-    }
+    let specifier = match plain_specifier {
+        _ if spec.is_empty() => None,
+        Some(plain) => plain,
+        None => Some(spec),
+    };
     Rule {
         raw: trimmed,
         tool,
