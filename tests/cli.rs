@@ -435,6 +435,22 @@ fn simulate_opencode_calls() {
     assert_eq!(v["tool_hidden"], false);
     let v = sim(None, "bash", r#"{"command":"git status"}"#);
     assert_eq!(v["decision"], "allow");
+    // Answered for the default agent: the agent with rules of its own is
+    // named, with how to ask for it; asked for by name, it is not.
+    let line = "agent `build` (the default) — this session's files also give agent `review` (opencode.json) rules of its own: `--agent review` answers for it";
+    assert!(
+        v["explanation"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|l| l == line),
+        "{v:#}"
+    );
+    let v = sim(Some("build"), "bash", r#"{"command":"git status"}"#);
+    assert!(
+        !v["explanation"].to_string().contains("(the default)"),
+        "{v:#}"
+    );
     let v = sim(None, "bash", r#"{"command":"make"}"#);
     assert_eq!(v["decision"], "ask");
     let v = sim(Some("review"), "bash", r#"{"command":"git status"}"#);

@@ -20,6 +20,10 @@ pub struct OpenCodeSimulator {
     pub rules: Vec<Rule>,
     /// The agent asked for does not exist.
     pub unknown_agent: bool,
+    /// When no agent was asked for: the other agents the session's files
+    /// give rules of their own, with the file of each (the answer is the
+    /// default agent's, which a user who wrote one may not expect).
+    pub others: Vec<(String, std::path::PathBuf)>,
 }
 
 impl OpenCodeSimulator {
@@ -29,15 +33,74 @@ impl OpenCodeSimulator {
     }
 
     pub fn for_policy(policy: Policy, agent: Option<&str>) -> OpenCodeSimulator {
+        let asked = agent.is_some();
         let agent = policy.agent_name(agent);
         let unknown_agent = !policy.has_agent(&agent);
         let rules = policy.rules(&agent);
+        let mut others: Vec<(String, std::path::PathBuf)> = Vec::new();
+        if !asked {
+            for f in &policy.files {
+                for b in &f.read.agents {
+                    if b.name != agent
+                        && !b.permission.entries.is_empty()
+                        && policy.has_agent(&b.name)
+                        && !others.iter().any(|(n, _)| *n == b.name)
+                    {
+                        others.push((b.name.clone(), f.path.clone()));
+                    }
+                }
+            }
+        }
         OpenCodeSimulator {
             policy,
             agent,
             rules,
             unknown_agent,
+            others,
         }
+    }
+
+    /// Which agent answers, when the session's files give others rules of
+    /// their own: "agent `build` (the default) — …" (`simulate`, `explain`).
+    pub fn other_agents_line(&self) -> Option<String> {
+        const SHOWN: usize = 3;
+        let (first, _) = self.others.first()?;
+        let mut named: Vec<String> = self
+            .others
+            .iter()
+            .take(SHOWN)
+            .map(|(n, path)| {
+                let file = path
+                    .file_name()
+                    .map(|f| f.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                format!("`{}` ({file})", crate::text::clip_line(n))
+            })
+            .collect();
+        if self.others.len() > SHOWN {
+            named.push(format!("{} more", self.others.len() - SHOWN));
+        }
+        let agents = if self.others.len() == 1 {
+            "agent"
+        } else {
+            "agents"
+        };
+        Some(format!(
+            "agent `{}` (the default) — this session's files also give {agents} {} rules of {}: `--agent {}` answers for {}",
+            self.agent,
+            named.join(", "),
+            if self.others.len() == 1 {
+                "its own"
+            } else {
+                "their own"
+            },
+            crate::text::clip_line(first),
+            if self.others.len() == 1 {
+                "it"
+            } else {
+                "that one"
+            },
+        ))
     }
 
     pub fn decide(&self, tool: &str, input: &Value) -> Decision {
@@ -264,6 +327,7 @@ impl Simulator for OpenCodeSimulator {
                     .collect(),
             ),
         );
+        explanation.extend(self.other_agents_line());
         let agent_message = if d.action == Action::Deny && !d.hidden && d.note.is_none() {
             Some("The user has specified a rule which prevents you from using this specific tool call. Here are some of the relevant rules …".into())
         } else {
@@ -358,7 +422,7 @@ pub fn effective(sim: &OpenCodeSimulator) -> EffectivePolicyReport {
         "worktree".into(),
         Value::String(policy.env.worktree.display().to_string()),
     );
-    let mut notes = Vec::new();
+    let mut notes: Vec<String> = sim.other_agents_line().into_iter().collect();
     if let Some(r) = policy.refused {
         notes.push(
             crate::formats::opencode::engine::policy::refusal(&policy.files[r]).unwrap_or_default(),
