@@ -160,6 +160,22 @@ impl EffectivePolicyReport {
             }
         }
         out.push_str("\nRules in the order the runtime weighs them:\n");
+        // Columns as wide as their longest entry (within bounds: a long
+        // pattern runs past its column rather than widening every row).
+        let width = |of: &dyn Fn(&EffectiveRule) -> &str, least: usize, most: usize| {
+            v.rules
+                .iter()
+                .map(|r| of(r).chars().count())
+                .filter(|&n| n <= most)
+                .max()
+                .unwrap_or(0)
+                .clamp(least, most)
+        };
+        let (surface_w, pattern_w) = (
+            width(&|r| r.surface.as_str(), 10, 24),
+            width(&|r| r.pattern.as_str(), 20, 40),
+        );
+        let index_w = v.rules.len().saturating_sub(1).to_string().len();
         for r in &v.rules {
             let place = match (&r.place.file, r.place.line, r.place.column) {
                 (Some(f), Some(l), Some(c)) => format!("{f}:{l}:{c}"),
@@ -169,17 +185,19 @@ impl EffectivePolicyReport {
                 .reason
                 .as_deref()
                 .map_or(String::new(), |s| format!(" “{s}”"));
+            let layer = match r.layer.as_str() {
+                Some("config") => r.scope.as_str(),
+                other => other.unwrap_or(""),
+            };
             out.push_str(&format!(
-                "  {}  {:<10} {:<20} {:<5}{reason}  [{}] {place}\n",
-                r.index,
-                r.surface,
-                r.pattern,
-                r.action,
-                match r.layer.as_str() {
-                    Some("config") => r.scope.as_str(),
-                    other => other.unwrap_or(""),
-                }
+                "  {:>index_w$}  {:<surface_w$} {:<pattern_w$} {:<5}{reason}  [{layer}]",
+                r.index, r.surface, r.pattern, r.action,
             ));
+            if !place.is_empty() {
+                out.push(' ');
+                out.push_str(&place);
+            }
+            out.push('\n');
         }
         out.push('\n');
         for n in &v.notes {
