@@ -220,6 +220,10 @@ fn every_corpus_file_is_read_and_checked() {
             .unwrap_or_else(|| panic!("{name} is not detected as a Qwen Code file"));
         assert_eq!(kind.format.id(), "qwen", "{name}");
         let (_, a) = Qwen.analyse_file(kind.role, bytes.clone(), &options, None);
+        // What `check` reports (without the tree the editor reads): the
+        // same findings.
+        let (_, findings) = Qwen.findings_of_file(kind.role, bytes.clone(), &options, None);
+        assert_eq!(findings, a.diagnostics, "{name}");
         let mut codes: Vec<&str> = a.diagnostics.iter().map(|d| d.code.as_str()).collect();
         codes.sort();
         codes.dedup();

@@ -414,13 +414,13 @@ impl Job<'_> {
                 Some(&open),
             )
         });
-        let (text, analysis) = kind
-            .format
-            .analyse_file(kind.role, bytes, options, ctx.as_ref());
+        let (text, diagnostics) =
+            kind.format
+                .findings_of_file(kind.role, bytes, options, ctx.as_ref());
         out.analysed = Some(Analysed {
             display,
             text,
-            diagnostics: analysis.diagnostics,
+            diagnostics,
         });
         out
     }

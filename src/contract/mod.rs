@@ -267,6 +267,19 @@ pub trait Check: Describe {
         options: &AnalysisOptions,
         ctx: Option<&Context<'_>>,
     ) -> (String, Analysis);
+    /// The findings of [`Check::analyse_file`] alone, which is what `check`
+    /// reports: a format may skip what only the editor reads (a second
+    /// parse for the JSON tree, say). Returns the text as read.
+    fn findings_of_file(
+        &self,
+        role: Role,
+        bytes: Vec<u8>,
+        options: &AnalysisOptions,
+        ctx: Option<&Context<'_>>,
+    ) -> (String, Vec<Diagnostic>) {
+        let (text, analysis) = self.analyse_file(role, bytes, options, ctx);
+        (text, analysis.diagnostics)
+    }
 }
 
 /// A file's bytes as a UTF-8 reader decodes them: valid UTF-8 as it is (no

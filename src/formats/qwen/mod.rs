@@ -186,6 +186,12 @@ fn alone(text: &str) -> Policy {
 }
 
 fn checked(text: &str, ctx: Option<&Context<'_>>) -> Analysis {
+    checked_with(text, ctx, true)
+}
+
+/// [`checked`], with the JSON tree only when `tree` (the settings are read
+/// without one; the tree is a second parse, for the editor).
+fn checked_with(text: &str, ctx: Option<&Context<'_>>, tree: bool) -> Analysis {
     let (policy, at) = match ctx {
         Some(c) => session(Some(text), c),
         None => (alone(text), None),
@@ -208,8 +214,9 @@ fn checked(text: &str, ctx: Option<&Context<'_>>) -> Analysis {
     let mut diagnostics: Vec<Diagnostic> = Vec::new();
     lints::findings(&policy, at, text, &read, &mut diagnostics);
     crate::core::diagnostic::sort_by_place(&mut diagnostics);
-    let stripped = crate::syntax::strip::strip_json_comments(text);
-    let root = crate::syntax::json::parse(&stripped).root;
+    let root = tree
+        .then(|| crate::syntax::json::parse(&crate::syntax::strip::strip_json_comments(text)).root)
+        .flatten();
     let levels = ctx.map(|c| c.options.levels.clone()).unwrap_or_default();
     Analysis {
         root,
@@ -275,6 +282,18 @@ impl Check for Qwen {
         let (text, _) = crate::contract::decode(bytes);
         let a = checked(&text, ctx);
         (text, a)
+    }
+
+    fn findings_of_file(
+        &self,
+        _role: Role,
+        bytes: Vec<u8>,
+        _options: &crate::contract::AnalysisOptions,
+        ctx: Option<&Context<'_>>,
+    ) -> (String, Vec<Diagnostic>) {
+        let (text, _) = crate::contract::decode(bytes);
+        let a = checked_with(&text, ctx, false);
+        (text, a.diagnostics)
     }
 }
 
