@@ -125,3 +125,43 @@ fn auto_accepts_newer_keys_and_names_the_forks() {
     }
     assert_eq!((newer, forks), (6, 4));
 }
+
+/// What `check` reports (the findings without the JSON tree, which is
+/// dropped before the precedence analysis) equals the editor's analysis,
+/// for every corpus config as a project's config in a session.
+#[test]
+fn findings_alone_equal_the_analysis() {
+    let dir = format!("{}/tests/fixtures/corpus/pi", env!("CARGO_MANIFEST_DIR"));
+    let tmp = std::env::temp_dir().join(format!("pl-pi-findings-{}", std::process::id()));
+    let (home, project) = (tmp.join("home"), tmp.join("project"));
+    let doc = project.join(".pi/extensions/pi-permission-system/config.json");
+    std::fs::create_dir_all(doc.parent().unwrap()).unwrap();
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::create_dir_all(project.join(".git")).unwrap();
+    let pi = permission_lsp::formats::by_id("pi").unwrap();
+    let mut options = AnalysisOptions::for_profile(pi.default_profile());
+    options.home = home.display().to_string();
+    let mut names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".json"))
+        .collect();
+    names.sort();
+    for name in &names {
+        let bytes = std::fs::read(format!("{dir}/{name}")).unwrap();
+        std::fs::write(&doc, &bytes).unwrap();
+        let ctx = permission_lsp::workspace::resolve(
+            &options,
+            Some(&project),
+            Some(&doc),
+            &Default::default(),
+            None,
+        );
+        let role = permission_lsp::formats::Role::Config;
+        let (text, findings) = pi.findings_of_file(role, bytes.clone(), &options, Some(&ctx));
+        let analysis = pi.analyse(role, &text, &ctx);
+        assert_eq!(findings, analysis.diagnostics, "{name}");
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+}

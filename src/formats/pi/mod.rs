@@ -240,24 +240,27 @@ impl Locate for Pi {
 
 impl Check for Pi {
     fn analyse(&self, role: Role, text: &str, ctx: &Context<'_>) -> Analysis {
-        let mut a = scopes::analyse_scope_file(role == Role::Agent, text, ctx);
-        // A rejected project file is ignored up to 20.x and fails closed
-        // from 21.0: the finding says where that changes.
-        let project = ctx
-            .document
-            .as_deref()
-            .and_then(|d| role_of_path(&d.to_string_lossy()))
-            == Some(FileRole::ProjectConfig);
-        if role == Role::Config && project {
-            for d in &mut a.diagnostics {
-                if d.message.ends_with(lints::WHOLE_FILE_DROPPED) {
-                    d.message = d
-                        .message
-                        .replace(lints::WHOLE_FILE_DROPPED, lints::PROJECT_FILE_REJECTED);
-                }
+        analysed(role, text, ctx, true)
+    }
+
+    fn findings_of_file(
+        &self,
+        role: Role,
+        bytes: Vec<u8>,
+        options: &crate::contract::AnalysisOptions,
+        ctx: Option<&Context<'_>>,
+    ) -> (String, Vec<crate::core::diagnostic::Diagnostic>) {
+        match ctx {
+            Some(ctx) if std::str::from_utf8(&bytes).is_ok() => {
+                let (text, _) = crate::contract::decode(bytes);
+                let a = analysed(role, &text, ctx, false);
+                (text, a.diagnostics)
+            }
+            _ => {
+                let (text, a) = self.analyse_file(role, bytes, options, ctx);
+                (text, a.diagnostics)
             }
         }
-        a
     }
 
     fn analyse_file(
@@ -291,6 +294,29 @@ impl Check for Pi {
             }
         }
     }
+}
+
+/// A document's analysis with every scope (`tree`: with its JSON tree,
+/// which only the editor reads).
+fn analysed(role: Role, text: &str, ctx: &Context<'_>, tree: bool) -> Analysis {
+    let mut a = scopes::analyse_scope_file_with(role == Role::Agent, text, ctx, tree);
+    // A rejected project file is ignored up to 20.x and fails closed
+    // from 21.0: the finding says where that changes.
+    let project = ctx
+        .document
+        .as_deref()
+        .and_then(|d| role_of_path(&d.to_string_lossy()))
+        == Some(FileRole::ProjectConfig);
+    if role == Role::Config && project {
+        for d in &mut a.diagnostics {
+            if d.message.ends_with(lints::WHOLE_FILE_DROPPED) {
+                d.message = d
+                    .message
+                    .replace(lints::WHOLE_FILE_DROPPED, lints::PROJECT_FILE_REJECTED);
+            }
+        }
+    }
+    a
 }
 
 impl Simulate for Pi {

@@ -347,6 +347,17 @@ pub fn analyse_scope_file(
     text: &str,
     ctx: &Context<'_>,
 ) -> crate::contract::Analysis {
+    analyse_scope_file_with(agent_file, text, ctx, true)
+}
+
+/// [`analyse_scope_file`], with the JSON tree only when `tree` (see
+/// `analyze_read_config_with`).
+pub fn analyse_scope_file_with(
+    agent_file: bool,
+    text: &str,
+    ctx: &Context<'_>,
+    tree: bool,
+) -> crate::contract::Analysis {
     use crate::formats::pi::effective::{cross_scope_diagnostics, scope_rules};
     // An agent name the runtime could not turn into a file name loses the
     // agent's files only: the other scopes are still merged, and the
@@ -433,11 +444,12 @@ pub fn analyse_scope_file(
             options.installed.as_ref(),
         )
     });
-    let a = crate::formats::pi::lints::config_file::analyze_read_config(
+    let a = crate::formats::pi::lints::config_file::analyze_read_config_with(
         file,
         text,
         options,
         scopes.as_ref(),
+        tree,
     );
     let mut analysis = crate::contract::Analysis::from(a);
     if let Some((inputs, loaded, doc)) = &scoped {

@@ -60,6 +60,20 @@ pub fn analyze_read_config(
     options: &AnalysisOptions,
     scopes: Option<&super::rule_order::ScopeRules>,
 ) -> ConfigAnalysis {
+    analyze_read_config_with(file, text, options, scopes, true)
+}
+
+/// [`analyze_read_config`]; without `tree`, the JSON tree is dropped as
+/// soon as the lints that read it are done (before the precedence
+/// analysis, whose findings are most of a large file's memory) and the
+/// analysis has none: for a caller that reads only the findings.
+pub fn analyze_read_config_with(
+    mut file: ConfigFile,
+    text: &str,
+    options: &AnalysisOptions,
+    scopes: Option<&super::rule_order::ScopeRules>,
+    tree: bool,
+) -> ConfigAnalysis {
     let mut out = Vec::new();
     syntax_diagnostics(&file, text, &mut out);
     if let Some(root) = &file.parsed.root {
@@ -71,11 +85,16 @@ pub fn analyze_read_config(
     directional_before_27_1(&file, &mut out);
     if let Some(cfg) = file.config() {
         super::rule_lints::rule_lints(&cfg, scopes.map(|s| s.permissive_bash), &mut out);
-        super::rule_lints::rule_order_lints(&cfg, text, &options.home, scopes, &mut out);
-        super::pattern_lints::pattern_lints(&cfg, &options.home, &mut out);
+        // (Top-level knobs: their places are no rule's, so the order of the
+        // lints does not change the sorted findings.)
         if let Some(root) = &file.parsed.root {
             super::pattern_lints::knob_lints(&cfg, root, &mut out);
         }
+        if !tree {
+            file.parsed.root = None;
+        }
+        super::rule_lints::rule_order_lints(&cfg, text, &options.home, scopes, &mut out);
+        super::pattern_lints::pattern_lints(&cfg, &options.home, &mut out);
         // From 30.1 a tool stays visible while any of its rules does not
         // deny (documented, not verified): the catch-all no longer hides it.
         if file.version >= Version(30, 1, 0) {
