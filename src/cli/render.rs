@@ -235,7 +235,7 @@ pub fn json(path: &str, text: &str, index: &LineIndex, d: &Diagnostic) -> JsonDi
             .related
             .iter()
             .map(|r| JsonRelated {
-                message: r.message.clone(),
+                message: r.message.to_string(),
                 start: pos(r.range.start),
                 end: pos(r.range.end),
             })

@@ -281,7 +281,9 @@ fn push_small<T>(v: &mut Vec<T>, x: T) {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Related {
     pub range: Range<usize>,
-    pub message: String,
+    /// Shared: a rule that overrides every other one is the related place
+    /// of each of their findings, described once.
+    pub message: std::sync::Arc<str>,
 }
 
 /// Sorts findings by where they are (start, then end), keeping the order

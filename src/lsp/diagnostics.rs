@@ -143,7 +143,7 @@ pub fn compute(
                         snapshot.uri.clone(),
                         to_lsp_range(text, &index, &r.range, enc),
                     ),
-                    message: r.message.clone(),
+                    message: r.message.to_string(),
                 })
                 .collect();
             if let Some(issue) = &d.runtime_issue {

@@ -646,7 +646,7 @@ fn never_decides(loaded: &[(List, &str, &Node)], out: &mut Vec<Diagnostic>) {
             );
             d.add_related(Related {
                 range: by.range.clone(),
-                message: format!("the {} rule that wins", l.key()),
+                message: format!("the {} rule that wins", l.key()).into(),
             });
             out.push(d);
             continue;

@@ -215,7 +215,10 @@ fn rule_findings(
                 },
             );
             if let Place::Here(range, message) = place {
-                d.add_related(Related { range, message });
+                d.add_related(Related {
+                    range,
+                    message: message.into(),
+                });
             }
             out.push(d);
         }

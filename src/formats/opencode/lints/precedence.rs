@@ -211,7 +211,7 @@ fn judge(policy: &Policy, doc: usize, pass: &Pass<'_>, seen: &mut Seen, out: &mu
         .filter(|f| !seen.contains(&sub[f.rule()].origin.range))
         .collect();
     out.reserve(fresh.len());
-    let places = Places::default();
+    let (places, notes) = (Places::default(), Notes::default());
     // Written on every core for a long list (a finding per rule of a large
     // file), in the findings' order; a batch at a time is held.
     let batches: Vec<&[&Finding]> = fresh.chunks(BATCH).collect();
@@ -227,7 +227,7 @@ fn judge(policy: &Policy, doc: usize, pass: &Pass<'_>, seen: &mut Seen, out: &mu
         |batch| {
             batch
                 .iter()
-                .filter_map(|f| diagnostic(policy, pass, &sub, &places, f))
+                .filter_map(|f| diagnostic(policy, pass, &sub, (&places, &notes), f))
                 .collect::<Vec<_>>()
         },
         |ds| {
@@ -251,11 +251,16 @@ const AHEAD: usize = 2;
 #[derive(Default)]
 struct Places(std::sync::Mutex<rustc_hash::FxHashMap<usize, std::sync::Arc<str>>>);
 
+/// Each rule of a list as a related place names it ("the later `bash` `*`
+/// rule"), written once per wording.
+#[derive(Default)]
+struct Notes(std::sync::Mutex<rustc_hash::FxHashMap<(usize, &'static str), std::sync::Arc<str>>>);
+
 fn diagnostic(
     policy: &Policy,
     pass: &Pass<'_>,
     sub: &[&Rule],
-    places: &Places,
+    (places, notes): (&Places, &Notes),
     f: &Finding,
 ) -> Option<Diagnostic> {
     let agent = pass.agent;
@@ -303,7 +308,7 @@ fn diagnostic(
                     past(r.action)
                 ),
             );
-            related(&mut d, r, broader, "later");
+            related(&mut d, r, sub, all_by[0], "later", notes);
             // In the same map: moving the rule after the broader one makes
             // it decide what it matches.
             if broader.origin.file == r.origin.file
@@ -367,7 +372,7 @@ fn diagnostic(
             };
             let mut d = Diagnostic::new(Code::RuleNeverDecides, r.origin.range.clone(), msg);
             for &j in all_by {
-                related(&mut d, r, sub[j], "later");
+                related(&mut d, r, sub, j, "later", notes);
             }
             d.severity = if same {
                 Severity::Hint
@@ -407,7 +412,7 @@ fn diagnostic(
                     place(*instead).replacen("the later ", "the ", 1)
                 ),
             );
-            related(&mut d, r, earlier, "earlier");
+            related(&mut d, r, sub, *instead, "earlier", notes);
             d.add_fix(Fix::RemoveMember);
             d
         }
@@ -415,12 +420,30 @@ fn diagnostic(
     Some(d)
 }
 
-/// The other rule, as a related place when it is in the same file.
-fn related(d: &mut Diagnostic, r: &Rule, other: &Rule, when: &str) {
+/// The other rule (`sub[j]`), as a related place when it is in the same
+/// file.
+fn related(
+    d: &mut Diagnostic,
+    r: &Rule,
+    sub: &[&Rule],
+    j: usize,
+    when: &'static str,
+    notes: &Notes,
+) {
+    let other = sub[j];
     if other.origin.file == r.origin.file && !other.origin.range.is_empty() {
+        let known = notes.0.lock().ok().and_then(|m| m.get(&(j, when)).cloned());
+        let message = known.unwrap_or_else(|| {
+            let m: std::sync::Arc<str> =
+                format!("the {when} `{}` `{}` rule", other.permission, other.pattern).into();
+            if let Ok(mut all) = notes.0.lock() {
+                all.insert((j, when), m.clone());
+            }
+            m
+        });
         d.add_related(Related {
             range: other.origin.range.clone(),
-            message: format!("the {when} `{}` `{}` rule", other.permission, other.pattern),
+            message,
         });
     }
 }

@@ -302,7 +302,7 @@ fn mcp_patterns(s: &Surface, out: &mut Vec<Diagnostic>) {
             });
             d.add_related(Related {
                 range: ca.key_range.clone(),
-                message: format!("the catch-all `{}` ({})", ca.pattern, ca.value.action),
+                message: format!("the catch-all `{}` ({})", ca.pattern, ca.value.action).into(),
             });
             out.push(d);
         }

@@ -57,7 +57,7 @@ pub fn rule_lints(cfg: &PiConfig, merged_permissive: Option<bool>, out: &mut Vec
                     );
                     d.add_related(Related {
                         range: range.clone(),
-                        message: format!("to deny every `{}` call with a reason: {{ \"*\": {{ \"action\": \"deny\", \"reason\": \"…\" }} }}", s.key),
+                        message: format!("to deny every `{}` call with a reason: {{ \"*\": {{ \"action\": \"deny\", \"reason\": \"…\" }} }}", s.key).into(),
                     });
                     out.push(d);
                 }
@@ -267,7 +267,12 @@ pub fn rule_order_diagnostics(
         };
         format!("`{}` ({}, {at})", r.pattern, r.action)
     };
-    let related = |idx: &[usize], what: &str| -> Vec<Related> {
+    // Each rule's description as a related place, made once per wording
+    // (one catch-all is the related place of every rule it overrides).
+    let described: std::cell::RefCell<
+        rustc_hash::FxHashMap<(usize, *const str), std::sync::Arc<str>>,
+    > = Default::default();
+    let related = |idx: &[usize], what: &'static str| -> Vec<Related> {
         // Sized for all (a collected filter starts at four places).
         let mut v = Vec::with_capacity(idx.len());
         v.extend(
@@ -275,7 +280,13 @@ pub fn rule_order_diagnostics(
                 .filter(|&&j| rules[j].elsewhere.is_none())
                 .map(|&j| Related {
                     range: rules[j].key_range.clone(),
-                    message: format!("{what} `{}` ({})", rules[j].pattern, rules[j].action),
+                    message: described
+                        .borrow_mut()
+                        .entry((j, what as *const str))
+                        .or_insert_with(|| {
+                            format!("{what} `{}` ({})", rules[j].pattern, rules[j].action).into()
+                        })
+                        .clone(),
                 }),
         );
         v
