@@ -7,16 +7,22 @@ use permission_lsp::cli::render::line_col_1;
 use permission_lsp::formats::pi::lints::analyze_config_bytes;
 use permission_lsp::text::LineIndex;
 
-#[test]
-fn corpus_pi_configs() {
-    let dir = format!("{}/tests/fixtures/corpus/pi", env!("CARGO_MANIFEST_DIR"));
-    let mut names: Vec<_> = std::fs::read_dir(&dir)
+/// The corpus configs of `dir` (`*.json`), by name.
+fn config_names(dir: &str) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
         .unwrap()
         .filter_map(|e| e.ok())
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .filter(|n| n.ends_with(".json"))
         .collect();
     names.sort();
+    names
+}
+
+#[test]
+fn corpus_pi_configs() {
+    let dir = format!("{}/tests/fixtures/corpus/pi", env!("CARGO_MANIFEST_DIR"));
+    let names = config_names(&dir);
     assert!(names.len() >= 80);
     let mut out = String::new();
     let (mut accepted, mut rejected) = (0, 0);
@@ -141,13 +147,7 @@ fn findings_alone_equal_the_analysis() {
     let pi = permission_lsp::formats::by_id("pi").unwrap();
     let mut options = AnalysisOptions::for_profile(pi.default_profile());
     options.home = home.display().to_string();
-    let mut names: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .filter_map(|e| e.ok())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".json"))
-        .collect();
-    names.sort();
+    let names = config_names(&dir);
     for name in &names {
         let bytes = std::fs::read(format!("{dir}/{name}")).unwrap();
         std::fs::write(&doc, &bytes).unwrap();

@@ -353,17 +353,7 @@ fn sarif_level(s: Severity) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::diagnostic::{CodeInfo, DiagnosticCode, Related};
-
-    static INFO: CodeInfo = CodeInfo {
-        format: "test",
-        id: "T001",
-        name: "test",
-        severity: Severity::Warning,
-        summary: "",
-        unnecessary: false,
-        safe_fix: false,
-    };
+    use crate::core::diagnostic::{DiagnosticCode, Related, TEST_CODE};
 
     /// The layout of one finding, with and without color: header, place,
     /// source line with its caret, related places, the rule's pointer.
@@ -372,7 +362,7 @@ mod tests {
         let text = "{\n  \"a\": 1,\n\t\"b\": 2\n}\n";
         let index = LineIndex::new(text);
         let at = text.find("\"b\"").unwrap();
-        let mut d = Diagnostic::new(DiagnosticCode(&INFO), at..at + 3, "`b` is odd".into());
+        let mut d = Diagnostic::new(DiagnosticCode(&TEST_CODE), at..at + 3, "`b` is odd".into());
         d.runtime_issue = Some("bad <path>".into());
         d.add_related(Related {
             range: 4..7,

@@ -297,22 +297,24 @@ pub fn sort_by_place(list: &mut [Diagnostic]) {
     }
 }
 
+/// A code for the crate's unit tests (a warning, `T001`).
+#[cfg(test)]
+pub(crate) static TEST_CODE: CodeInfo = CodeInfo {
+    format: "test",
+    id: "T001",
+    name: "test",
+    severity: Severity::Warning,
+    summary: "",
+    unnecessary: false,
+    safe_fix: false,
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    static INFO: CodeInfo = CodeInfo {
-        format: "test",
-        id: "T001",
-        name: "test",
-        severity: Severity::Warning,
-        summary: "",
-        unnecessary: false,
-        safe_fix: false,
-    };
-
     fn at(range: Range<usize>, message: &str) -> Diagnostic {
-        Diagnostic::new(DiagnosticCode(&INFO), range, message.to_string())
+        Diagnostic::new(DiagnosticCode(&TEST_CODE), range, message.to_string())
     }
 
     #[test]
