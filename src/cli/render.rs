@@ -11,17 +11,27 @@ pub struct Style {
 }
 
 impl Style {
-    /// `s` in the style `code`, written onto `out`.
-    fn paint_into(self, out: &mut String, code: &str, s: &str) {
+    /// The style `code` begins on `out` (nothing without color).
+    fn begin(self, out: &mut String, code: &str) {
         if self.color {
             out.push_str("\x1b[");
             out.push_str(code);
             out.push('m');
         }
-        out.push_str(s);
+    }
+
+    /// The style ends on `out`.
+    fn end(self, out: &mut String) {
         if self.color {
             out.push_str("\x1b[0m");
         }
+    }
+
+    /// `s` in the style `code`, written onto `out`.
+    fn paint_into(self, out: &mut String, code: &str, s: &str) {
+        self.begin(out, code);
+        out.push_str(s);
+        self.end(out);
     }
 
     /// A severity in its color, written onto `out`.
@@ -61,11 +71,10 @@ pub fn human_into(
     }
     let (line, col) = line_col_1(index, text, d.range.start);
     style.severity_into(out, d.severity);
-    if style.color {
-        let _ = write!(out, "\x1b[1m[{}]:\x1b[0m ", d.code.as_str());
-    } else {
-        let _ = write!(out, "[{}]: ", d.code.as_str());
-    }
+    style.begin(out, "1");
+    let _ = write!(out, "[{}]:", d.code.as_str());
+    style.end(out);
+    out.push(' ');
     style.paint_into(out, "1", &d.message);
     out.push('\n');
     let gutter = line.ilog10() as usize + 1;
@@ -112,13 +121,9 @@ pub fn human_into(
     bar(out);
     out.push(' ');
     repeat(out, ' ', lead);
-    if style.color {
-        let _ = write!(out, "\x1b[{caret_color}m");
-    }
+    style.begin(out, caret_color);
     repeat(out, '^', width.min(200));
-    if style.color {
-        out.push_str("\x1b[0m");
-    }
+    style.end(out);
     out.push('\n');
     let pad = |out: &mut String| repeat(out, ' ', gutter);
     if let Some(r) = &d.runtime_issue {

@@ -250,17 +250,8 @@ impl Check for Pi {
         options: &crate::contract::AnalysisOptions,
         ctx: Option<&Context<'_>>,
     ) -> (String, Vec<crate::core::diagnostic::Diagnostic>) {
-        match ctx {
-            Some(ctx) if std::str::from_utf8(&bytes).is_ok() => {
-                let (text, _) = crate::contract::decode(bytes);
-                let a = analysed(role, &text, ctx, false);
-                (text, a.diagnostics)
-            }
-            _ => {
-                let (text, a) = self.analyse_file(role, bytes, options, ctx);
-                (text, a.diagnostics)
-            }
-        }
+        let (text, a) = analysed_file(role, bytes, options, ctx, false);
+        (text, a.diagnostics)
     }
 
     fn analyse_file(
@@ -270,28 +261,41 @@ impl Check for Pi {
         options: &crate::contract::AnalysisOptions,
         ctx: Option<&Context<'_>>,
     ) -> (String, Analysis) {
-        let (text, invalid) = crate::contract::decode(bytes);
-        if let (Some(ctx), None) = (ctx, invalid) {
-            let a = self.analyse(role, &text, ctx);
-            return (text, a);
+        analysed_file(role, bytes, options, ctx, true)
+    }
+}
+
+/// A file's analysis from its bytes: with every scope (`tree`: with its
+/// JSON tree, which only the editor reads), or alone when there is no
+/// context or the bytes are not UTF-8.
+fn analysed_file(
+    role: Role,
+    bytes: Vec<u8>,
+    options: &crate::contract::AnalysisOptions,
+    ctx: Option<&Context<'_>>,
+    tree: bool,
+) -> (String, Analysis) {
+    let (text, invalid) = crate::contract::decode(bytes);
+    if let (Some(ctx), None) = (ctx, invalid) {
+        let a = analysed(role, &text, ctx, tree);
+        return (text, a);
+    }
+    match role {
+        Role::Agent => {
+            let diagnostics = lints::agent_file::analyze_agent_in_scopes(&text, options, None);
+            (
+                text,
+                Analysis {
+                    root: None,
+                    diagnostics,
+                    accepted: true,
+                    outline: Vec::new(),
+                },
+            )
         }
-        match role {
-            Role::Agent => {
-                let diagnostics = lints::agent_file::analyze_agent_in_scopes(&text, options, None);
-                (
-                    text,
-                    Analysis {
-                        root: None,
-                        diagnostics,
-                        accepted: true,
-                        outline: Vec::new(),
-                    },
-                )
-            }
-            Role::Config | Role::Rules => {
-                let (text, a) = lints::analyze_config_decoded(text, invalid, options);
-                (text, a.into())
-            }
+        Role::Config | Role::Rules => {
+            let (text, a) = lints::analyze_config_decoded(text, invalid, options);
+            (text, a.into())
         }
     }
 }

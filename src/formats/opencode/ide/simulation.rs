@@ -80,26 +80,16 @@ impl OpenCodeSimulator {
         if self.others.len() > SHOWN {
             named.push(format!("{} more", self.others.len() - SHOWN));
         }
-        let agents = if self.others.len() == 1 {
-            "agent"
+        let (agents, own, which) = if self.others.len() == 1 {
+            ("agent", "its own", "it")
         } else {
-            "agents"
+            ("agents", "their own", "that one")
         };
         Some(format!(
-            "agent `{}` (the default) — this session's files also give {agents} {} rules of {}: `--agent {}` answers for {}",
+            "agent `{}` (the default) — this session's files also give {agents} {} rules of {own}: `--agent {}` answers for {which}",
             self.agent,
             named.join(", "),
-            if self.others.len() == 1 {
-                "its own"
-            } else {
-                "their own"
-            },
             crate::text::clip_line(first),
-            if self.others.len() == 1 {
-                "it"
-            } else {
-                "that one"
-            },
         ))
     }
 

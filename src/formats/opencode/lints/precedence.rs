@@ -246,15 +246,39 @@ fn judge(policy: &Policy, doc: usize, pass: &Pass<'_>, seen: &mut Seen, out: &mu
 const BATCH: usize = 4096;
 const AHEAD: usize = 2;
 
-/// Each rule of a list as messages name it, described once: one catch-all
-/// overriding every other rule is named in every finding.
-#[derive(Default)]
-struct Places(std::sync::Mutex<rustc_hash::FxHashMap<usize, std::sync::Arc<str>>>);
+/// Texts about the rules of a list, each made once and shared: one
+/// catch-all overriding every other rule is named in every finding. Read
+/// from every core.
+struct Described<K>(std::sync::Mutex<rustc_hash::FxHashMap<K, std::sync::Arc<str>>>);
 
-/// Each rule of a list as a related place names it ("the later `bash` `*`
-/// rule"), written once per wording.
-#[derive(Default)]
-struct Notes(std::sync::Mutex<rustc_hash::FxHashMap<(usize, &'static str), std::sync::Arc<str>>>);
+impl<K> Default for Described<K> {
+    fn default() -> Self {
+        Described(Default::default())
+    }
+}
+
+impl<K: std::hash::Hash + Eq> Described<K> {
+    /// The text for `key`, made by `make` the first time (outside the
+    /// lock: another thread may make it too, the same text).
+    fn get(&self, key: K, make: impl FnOnce() -> String) -> std::sync::Arc<str> {
+        if let Some(t) = self.0.lock().ok().and_then(|m| m.get(&key).cloned()) {
+            return t;
+        }
+        let t: std::sync::Arc<str> = make().into();
+        if let Ok(mut m) = self.0.lock() {
+            m.insert(key, t.clone());
+        }
+        t
+    }
+}
+
+/// How messages name each rule of a list ("the later `bash` `*` ask
+/// (opencode.json line 3)").
+type Places = Described<usize>;
+
+/// How a related place names a rule, per wording ("the later `bash` `*`
+/// rule").
+type Notes = Described<(usize, &'static str)>;
 
 fn diagnostic(
     policy: &Policy,
@@ -265,18 +289,7 @@ fn diagnostic(
 ) -> Option<Diagnostic> {
     let agent = pass.agent;
     let r = sub[f.rule()];
-    let place = |j: usize| -> std::sync::Arc<str> {
-        if let Some(p) = places.0.lock().ok().and_then(|m| m.get(&j).cloned()) {
-            return p;
-        }
-        // Described outside the lock (another thread may describe it too:
-        // the same text).
-        let p: std::sync::Arc<str> = describe(policy, sub[j], agent).into();
-        if let Ok(mut m) = places.0.lock() {
-            m.insert(j, p.clone());
-        }
-        p
-    };
+    let place = |j: usize| places.get(j, || describe(policy, sub[j], agent));
     let d = match f {
         Finding::Unexamined { count, .. } => Diagnostic::new(
             Code::PrecedenceUnexamined,
@@ -432,18 +445,11 @@ fn related(
 ) {
     let other = sub[j];
     if other.origin.file == r.origin.file && !other.origin.range.is_empty() {
-        let known = notes.0.lock().ok().and_then(|m| m.get(&(j, when)).cloned());
-        let message = known.unwrap_or_else(|| {
-            let m: std::sync::Arc<str> =
-                format!("the {when} `{}` `{}` rule", other.permission, other.pattern).into();
-            if let Ok(mut all) = notes.0.lock() {
-                all.insert((j, when), m.clone());
-            }
-            m
-        });
         d.add_related(Related {
             range: other.origin.range.clone(),
-            message,
+            message: notes.get((j, when), || {
+                format!("the {when} `{}` `{}` rule", other.permission, other.pattern)
+            }),
         });
     }
 }

@@ -270,7 +270,7 @@ pub fn rule_order_diagnostics(
     // Each rule's description as a related place, made once per wording
     // (one catch-all is the related place of every rule it overrides).
     let described: std::cell::RefCell<
-        rustc_hash::FxHashMap<(usize, *const str), std::sync::Arc<str>>,
+        rustc_hash::FxHashMap<(usize, &'static str), std::sync::Arc<str>>,
     > = Default::default();
     let related = |idx: &[usize], what: &'static str| -> Vec<Related> {
         // Sized for all (a collected filter starts at four places).
@@ -282,7 +282,7 @@ pub fn rule_order_diagnostics(
                     range: rules[j].key_range.clone(),
                     message: described
                         .borrow_mut()
-                        .entry((j, what as *const str))
+                        .entry((j, what))
                         .or_insert_with(|| {
                             format!("{what} `{}` ({})", rules[j].pattern, rules[j].action).into()
                         })
