@@ -266,20 +266,23 @@ pub fn read_config_with(text: &str, refs: Option<&super::refs::Resolver<'_>>) ->
     if out.fatal.is_some() {
         return out;
     }
-    let Some(root) = out.root.clone() else {
+    // Taken out while its members are read into `out` (not copied: a
+    // large file's tree is tens of megabytes), and put back.
+    let Some(root) = out.root.take() else {
         return out;
     };
-    let Some(members) = root.value.as_object() else {
-        out.issues.push(Issue {
-            range: root.range.clone(),
-            message: format!("Expected object, got {}", js_show(&root)),
-            path: String::new(),
-            v2: false,
-        });
-        out.fatal = Some(Fatal::Invalid);
-        return out;
-    };
-    read_members(members, "", &mut out);
+    match root.value.as_object() {
+        Some(members) => read_members(members, "", &mut out),
+        None => {
+            out.issues.push(Issue {
+                range: root.range.clone(),
+                message: format!("Expected object, got {}", js_show(&root)),
+                path: String::new(),
+                v2: false,
+            });
+        }
+    }
+    out.root = Some(root);
     if !out.issues.is_empty() {
         out.fatal = Some(Fatal::Invalid);
     }
