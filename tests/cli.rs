@@ -1265,3 +1265,78 @@ fn check_fix_applies_the_safe_fixes_in_place() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A file of over a megabyte is analysed in its turn and its findings
+/// written as they are made (never all held): every finding is reported
+/// once, in the file's order, in every output format — SARIF without a
+/// copy of the file per finding.
+#[test]
+fn a_large_file_is_reported_whole_and_in_order() {
+    let dir = std::env::temp_dir().join(format!("pl-cli-large-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let (home, project) = (dir.join("home"), dir.join("project"));
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::create_dir_all(project.join(".git")).unwrap();
+    let n = 40_000;
+    let mut text = String::from("{\n  \"permission\": {\n    \"bash\": {\n");
+    for i in 0..n {
+        let action = if i % 2 == 0 { "deny" } else { "allow" };
+        text.push_str(&format!("      \"cmd{i} *\": \"{action}\",\n"));
+    }
+    text.push_str("      \"*\": \"ask\"\n    }\n  }\n}\n");
+    assert!(text.len() > 1 << 20);
+    std::fs::write(project.join("opencode.json"), &text).unwrap();
+
+    let (code, out, _) = run_as_user(
+        &project,
+        &home,
+        &["check", "--format", "json", "opencode.json"],
+    );
+    assert_eq!(code, 0, "{}", &out[..out.len().min(2000)]);
+    let report: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(report["warnings"], n);
+    let found: Vec<&serde_json::Value> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == "OC005")
+        .collect();
+    assert_eq!(found.len(), n);
+    for (i, d) in found.iter().enumerate() {
+        assert_eq!(d["start"]["line"], i + 4, "{d}");
+    }
+    let others = report["diagnostics"].as_array().unwrap().len() - n;
+
+    let (_, out, _) = run_as_user(&project, &home, &["check", "opencode.json"]);
+    assert_eq!(out.matches("warning[OC005]").count(), n);
+    let other = if others > 0 {
+        format!(", {others} other")
+    } else {
+        String::new()
+    };
+    assert!(
+        out.ends_with(&format!("Checked 1 file: 0 errors, {n} warnings{other}.\n")),
+        "{}",
+        &out[out.len() - 200..]
+    );
+    let first = out.find("`bash` `cmd0` is asked about").unwrap();
+    let last = out
+        .find(&format!("`bash` `cmd{}` is asked about", n - 1))
+        .unwrap();
+    assert!(first < last);
+
+    let (_, out, _) = run_as_user(
+        &project,
+        &home,
+        &["check", "--format", "sarif", "opencode.json"],
+    );
+    let log: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let results = log["runs"][0]["results"].as_array().unwrap();
+    assert_eq!(results.len(), n + others);
+    let last = results.iter().rfind(|r| r["ruleId"] == "OC005").unwrap();
+    assert_eq!(
+        last["locations"][0]["physicalLocation"]["region"]["startLine"],
+        n + 3
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

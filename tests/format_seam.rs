@@ -322,3 +322,71 @@ fn every_declared_session_option_is_an_editor_setting() {
         }
     }
 }
+
+/// Every fixture of every format, through the contract's two ways of
+/// handing over a file's findings: in order a batch at a time (what
+/// `check` writes a large file's with) they are `findings_of_file`'s, in
+/// its order, with its text — alone and in a session.
+#[test]
+fn findings_in_order_are_the_findings_of_every_fixture() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let mut files = Vec::new();
+    let mut stack = vec![root.clone()];
+    while let Some(dir) = stack.pop() {
+        let mut entries: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().collect();
+        entries.sort_by_key(|e| e.file_name());
+        for e in entries {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.metadata().is_ok_and(|m| m.len() < 1 << 20) {
+                files.push(p);
+            }
+        }
+    }
+    let mut checked = 0;
+    for path in files {
+        let bytes = std::fs::read(&path).unwrap();
+        let text = String::from_utf8_lossy(&bytes);
+        // Corpus files are named `owner__repo__path__to__file`: the file at
+        // its path in a project.
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let parts: Vec<&str> = name.split("__").collect();
+        let placed = if parts.len() >= 3 {
+            Path::new("/nonexistent-permission-lsp-seam/project").join(parts[2..].join("/"))
+        } else {
+            path.clone()
+        };
+        let formats::Detected::Kind(kind) = formats::detect_file(&placed.to_string_lossy(), &text)
+        else {
+            continue;
+        };
+        let options = AnalysisOptions::for_profile(kind.format.default_profile());
+        let ctx = resolve(
+            &options,
+            placed.parent(),
+            Some(&placed),
+            &Overrides::default(),
+            None,
+        );
+        for ctx in [None, Some(&ctx)] {
+            let (want_text, want) =
+                kind.format
+                    .findings_of_file(kind.role, bytes.clone(), &options, ctx);
+            let mut got = Vec::new();
+            kind.format.findings_of_file_in_order(
+                kind.role,
+                bytes.clone(),
+                &options,
+                ctx,
+                &mut |t, ds| {
+                    assert_eq!(t, want_text, "{}", path.display());
+                    got.extend(ds);
+                },
+            );
+            assert_eq!(got, want, "{}", path.display());
+        }
+        checked += 1;
+    }
+    assert!(checked > 300, "{checked} fixtures");
+}

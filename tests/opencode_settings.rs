@@ -488,3 +488,141 @@ fn references_are_replaced_and_files_elsewhere_never_read() {
     assert_eq!(v["diagnostics"][0]["code"], "OC016", "{v:#}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// What `check` writes a large file's findings from — handed over in
+/// document order a batch at a time, never all held — equals the
+/// analysis's findings in its order: seeded long configs (thousands of
+/// rules, so the precedence findings are made on every core in batches)
+/// mixing tools, repeated keys, catch-alls, a last `*` deny that hides a
+/// tool, agent blocks (then several lists are judged) and agent files; each
+/// in its session and alone.
+#[test]
+fn findings_in_order_are_the_analysis_findings() {
+    use super::rng::Rng;
+    let dir = std::env::temp_dir().join(format!("permission-lsp-oc-order-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let (home, project) = (dir.join("home"), dir.join("project"));
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::create_dir_all(project.join(".git")).unwrap();
+    let mut options = AnalysisOptions::for_profile(opencode().default_profile());
+    options.home = home.display().to_string();
+    let tools = ["bash", "edit", "read", "webfetch", "*", "mcp_*", "bash"];
+    let actions = ["allow", "deny", "ask"];
+    let mut rng = Rng::seeded(31);
+    let mut most_batches = 0;
+    for case in 0..9 {
+        // One tool's rules: thousands, a few repeated, sometimes a
+        // catch-all among or after them.
+        let map = |rng: &mut Rng, n: usize, indent: &str| {
+            let mut lines = Vec::new();
+            for i in 0..n {
+                let key = match rng.below(1000) {
+                    0..2 => "*".to_string(),
+                    2..12 => format!("cmd{} *", rng.below(n.max(1))),
+                    12..20 => "git *".to_string(),
+                    _ => format!("cmd{i} *"),
+                };
+                lines.push(format!("{indent}\"{key}\": \"{}\"", rng.pick(&actions)));
+            }
+            if rng.chance(60) {
+                // Overrides every rule before it with another action.
+                lines.push(format!("{indent}\"*\": \"{}\"", rng.pick(&actions)));
+            }
+            format!("{{\n{}\n{}}}", lines.join(",\n"), &indent[2..])
+        };
+        let tools_block = |rng: &mut Rng, indent: &str| {
+            let mut entries = Vec::new();
+            for k in 0..1 + rng.below(3) {
+                let tool = rng.pick(&tools);
+                let inner = format!("{indent}  ");
+                let value = if k > 0 && rng.chance(20) {
+                    format!("\"{}\"", rng.pick(&actions))
+                } else {
+                    let n = 4000 + rng.below(8000);
+                    map(rng, n, &inner)
+                };
+                entries.push(format!("{indent}\"{tool}\": {value}"));
+            }
+            format!("{{\n{}\n{}}}", entries.join(",\n"), &indent[2..])
+        };
+        let (doc, text, role) = if case == 8 {
+            // As `benches/budgets.py` writes it: every rule overridden by
+            // the last, three batches of findings and more.
+            let keys: Vec<String> = (0..10_000)
+                .map(|i| format!("      \"cmd{i} *\": \"{}\"", actions[i % 2]))
+                .collect();
+            let text = format!(
+                "{{\n  \"permission\": {{\n    \"bash\": {{\n{},\n      \"*\": \"ask\"\n    }}\n  }}\n}}\n",
+                keys.join(",\n")
+            );
+            (project.join("opencode.json"), text, Role::Config)
+        } else if case % 4 == 3 {
+            // An agent file: YAML frontmatter.
+            let n = 9000 + rng.below(4000);
+            // (A repeated key is a YAML error: one catch-all.)
+            let star = rng.below(n);
+            let mut keys = Vec::new();
+            for i in 0..n {
+                let key = if i == star {
+                    "*".to_string()
+                } else {
+                    format!("cmd{i} *")
+                };
+                keys.push(format!("    \"{key}\": {}", rng.pick(&actions)));
+            }
+            let text = format!(
+                "---\ndescription: big\npermission:\n  bash:\n{}\n---\nBody.\n",
+                keys.join("\n")
+            );
+            (project.join(".opencode/agents/big.md"), text, Role::Agent)
+        } else {
+            let top = tools_block(&mut rng, "    ");
+            let agent = if case % 4 == 2 {
+                format!(
+                    ",\n  \"agent\": {{\"build\": {{\"permission\": {}}}}}",
+                    tools_block(&mut rng, "        ")
+                )
+            } else {
+                String::new()
+            };
+            let text = format!("{{\n  \"permission\": {top}{agent}\n}}\n");
+            (project.join("opencode.json"), text, Role::Config)
+        };
+        std::fs::create_dir_all(doc.parent().unwrap()).unwrap();
+        std::fs::write(&doc, &text).unwrap();
+        let ctx = permission_lsp::workspace::resolve(
+            &options,
+            Some(&project),
+            Some(&doc),
+            &Default::default(),
+            None,
+        );
+        for ctx in [Some(&ctx), None] {
+            let (want_text, want) =
+                opencode().findings_of_file(role, text.clone().into_bytes(), &options, ctx);
+            let mut got = Vec::new();
+            let mut batches = 0;
+            opencode().findings_of_file_in_order(
+                role,
+                text.clone().into_bytes(),
+                &options,
+                ctx,
+                &mut |t, ds| {
+                    assert_eq!(t, want_text, "case {case}");
+                    batches += 1;
+                    got.extend(ds);
+                },
+            );
+            assert!(batches >= 1);
+            most_batches = most_batches.max(batches);
+            assert_eq!(got.len(), want.len(), "case {case}");
+            for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+                assert_eq!(g, w, "case {case}, finding {k}");
+            }
+        }
+        std::fs::remove_file(&doc).unwrap();
+    }
+    // Some list's findings came in several batches.
+    assert!(most_batches >= 3, "{most_batches}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

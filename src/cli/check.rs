@@ -1,7 +1,7 @@
 //! `permission-lsp check [PATH…]`.
 
 use super::discover::discover;
-use super::render::{Style, github, human_into, json, sarif};
+use super::render::{Style, github, human_into, json, sarif, sarif_result};
 use crate::analysis::{AnalysisOptions, Severity};
 use crate::formats::{DocumentKind, Role};
 use crate::text::LineIndex;
@@ -87,44 +87,68 @@ pub fn run(
                 let _ = writeln!(out, "{note}");
             }
             io_errors.extend(o.errors);
-            let Some(Analysed {
+            // One file's findings, a batch at a time.
+            let mut report =
+                |display: &str,
+                 text: &str,
+                 index: &LineIndex,
+                 diagnostics: Vec<crate::core::diagnostic::Diagnostic>| {
+                    if format == Format::Human {
+                        let threads = if diagnostics.len() >= RENDER_PARALLEL_FROM {
+                            crate::core::parallel::cores()
+                        } else {
+                            1
+                        };
+                        let file = Shown {
+                            path: display,
+                            text,
+                            index,
+                        };
+                        render_human(&file, &diagnostics, style, threads, out);
+                    }
+                    for d in &diagnostics {
+                        match d.severity {
+                            Severity::Error => errors += 1,
+                            Severity::Warning => warnings += 1,
+                            _ => others += 1,
+                        }
+                        match format {
+                            // (Rendered above, on every core.)
+                            Format::Human => {}
+                            Format::Json => json_out.push(json(display, text, index, d)),
+                            Format::Github => {
+                                let _ = writeln!(out, "{}", github(display, text, index, d));
+                            }
+                            Format::Sarif => sarif_out.push(sarif_result(display, text, index, d)),
+                        }
+                    }
+                };
+            if let Some(Analysed {
                 display,
                 text,
                 diagnostics,
             }) = o.analysed
-            else {
-                return;
-            };
-            checked += 1;
-            let index = LineIndex::new(&text);
-            if format == Format::Human {
-                let threads = if diagnostics.len() >= RENDER_PARALLEL_FROM {
-                    crate::core::parallel::cores()
-                } else {
-                    1
-                };
-                let file = Shown {
-                    path: &display,
-                    text: &text,
-                    index: &index,
-                };
-                render_human(&file, &diagnostics, style, threads, out);
-            }
-            for d in &diagnostics {
-                match d.severity {
-                    Severity::Error => errors += 1,
-                    Severity::Warning => warnings += 1,
-                    _ => others += 1,
-                }
-                match format {
-                    // (Rendered above, on every core.)
-                    Format::Human => {}
-                    Format::Json => json_out.push(json(&display, &text, &index, d)),
-                    Format::Github => {
-                        let _ = writeln!(out, "{}", github(&display, &text, &index, d));
-                    }
-                    Format::Sarif => sarif_out.push((display.clone(), text.to_string(), d.clone())),
-                }
+            {
+                checked += 1;
+                report(&display, &text, &LineIndex::new(&text), diagnostics);
+            } else if let Some(p) = o.deferred {
+                // A large file: analysed here, in its turn, and its
+                // findings reported as they are made.
+                checked += 1;
+                let display = p.display.clone();
+                let mut index: Option<LineIndex> = None;
+                job.findings(p, |kind, bytes, ctx| {
+                    kind.format.findings_of_file_in_order(
+                        kind.role,
+                        bytes,
+                        options,
+                        ctx,
+                        &mut |text, ds| {
+                            let index = index.get_or_insert_with(|| LineIndex::new(text));
+                            report(&display, text, index, ds);
+                        },
+                    )
+                });
             }
         },
     );
@@ -153,11 +177,7 @@ pub fn run(
             let _ = w.flush();
         }
         Format::Sarif => {
-            let _ = writeln!(
-                out,
-                "{}",
-                serde_json::to_string_pretty(&sarif(&sarif_out)).unwrap_or_default()
-            );
+            let _ = sarif(&sarif_out, out);
             for e in &io_errors {
                 eprintln!("error: {e}");
             }
@@ -215,6 +235,11 @@ const OWN_TEXT_SHARED: usize = 64 << 10;
 
 /// Files analysed beyond the last one reported.
 const AHEAD: usize = 64;
+
+/// From this size a file is analysed in its turn and its findings written
+/// as they are made (a 10 MB file has hundreds of thousands: never all
+/// held), instead of beside the others.
+const IN_ORDER_FROM: usize = 1 << 20;
 
 /// A file as its findings are shown.
 struct Shown<'a> {
@@ -279,6 +304,17 @@ struct Outcome {
     errors: Vec<String>,
     /// The file's text and findings, when it was analysed.
     analysed: Option<Analysed>,
+    /// A large file, read and recognised: analysed when it is reported,
+    /// its findings written as they are made.
+    deferred: Option<Prepared>,
+}
+
+/// A file read, recognised and fixed, before its analysis.
+struct Prepared {
+    display: String,
+    bytes: Vec<u8>,
+    kind: DocumentKind,
+    abs: PathBuf,
 }
 
 struct Analysed {
@@ -296,9 +332,8 @@ impl Job<'_> {
         let Job {
             inputs,
             options,
-            scopes,
-            root,
             human,
+            ..
         } = *self;
         let mut out = Outcome::default();
         let display = f
@@ -398,31 +433,54 @@ impl Job<'_> {
                     .push(format!("{display}: cannot write the fixes: {e}")),
             }
         }
-        // The editor's context: the project as the workspace root (a named
-        // file: its folder), the file's text standing for it in its session
-        // as an open buffer does (not read again; a large file is).
-        let own =
-            (bytes.len() <= OWN_TEXT_SHARED).then(|| String::from_utf8_lossy(&bytes).into_owned());
-        let open = |p: &std::path::Path| own.as_ref().filter(|_| p == abs).cloned();
-        let ctx = scopes.then(|| {
-            let workspace = root.or(abs.parent());
-            crate::workspace::resolve(
-                options,
-                workspace,
-                Some(&abs),
-                &Default::default(),
-                Some(&open),
-            )
+        let p = Prepared {
+            display,
+            bytes,
+            kind,
+            abs,
+        };
+        if p.bytes.len() >= IN_ORDER_FROM {
+            out.deferred = Some(p);
+            return out;
+        }
+        let display = p.display.clone();
+        let (text, diagnostics) = self.findings(p, |kind, bytes, ctx| {
+            kind.format.findings_of_file(kind.role, bytes, options, ctx)
         });
-        let (text, diagnostics) =
-            kind.format
-                .findings_of_file(kind.role, bytes, options, ctx.as_ref());
         out.analysed = Some(Analysed {
             display,
             text,
             diagnostics,
         });
         out
+    }
+
+    /// Runs `analyse` on a prepared file with the editor's context: the
+    /// project as the workspace root (a named file: its folder), the
+    /// file's text standing for it in its session as an open buffer does
+    /// (not read again; a large file is).
+    fn findings<R>(
+        &self,
+        p: Prepared,
+        analyse: impl FnOnce(DocumentKind, Vec<u8>, Option<&crate::contract::Context<'_>>) -> R,
+    ) -> R {
+        let Prepared {
+            bytes, kind, abs, ..
+        } = p;
+        let own =
+            (bytes.len() <= OWN_TEXT_SHARED).then(|| String::from_utf8_lossy(&bytes).into_owned());
+        let open = |q: &std::path::Path| own.as_ref().filter(|_| q == abs).cloned();
+        let ctx = self.scopes.then(|| {
+            let workspace = self.root.or(abs.parent());
+            crate::workspace::resolve(
+                self.options,
+                workspace,
+                Some(&abs),
+                &Default::default(),
+                Some(&open),
+            )
+        });
+        analyse(kind, bytes, ctx.as_ref())
     }
 
     /// Applies the safe fixes of one file in place (each fix read again with

@@ -276,15 +276,119 @@ pub(crate) fn gh_property(s: &str) -> String {
     gh_data(s).replace(':', "%3A").replace(',', "%2C")
 }
 
-/// A SARIF 2.1.0 log of the findings (code scanning in CI).
-pub fn sarif(results: &[(String, String, Diagnostic)]) -> serde_json::Value {
-    use crate::analysis::DiagnosticCode;
-    let codes: Vec<DiagnosticCode> = crate::formats::all()
-        .iter()
-        .flat_map(|f| f.codes())
-        .map(DiagnosticCode)
-        .collect();
-    let rules: Vec<serde_json::Value> = codes
+/// Every code of every format, in the order of the SARIF log's rules.
+fn sarif_codes() -> &'static [crate::analysis::DiagnosticCode] {
+    static CODES: std::sync::OnceLock<Vec<crate::analysis::DiagnosticCode>> =
+        std::sync::OnceLock::new();
+    CODES.get_or_init(|| {
+        crate::formats::all()
+            .iter()
+            .flat_map(|f| f.codes())
+            .map(crate::analysis::DiagnosticCode)
+            .collect()
+    })
+}
+
+/// One finding of a SARIF log, made while its file's text is at hand (a
+/// log of a large file holds its findings, never a copy of the text each).
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SarifResult {
+    rule_id: &'static str,
+    rule_index: Option<usize>,
+    level: &'static str,
+    message: SarifText,
+    locations: [SarifLocation; 1],
+    related_locations: Vec<SarifRelated>,
+}
+
+#[derive(serde::Serialize)]
+struct SarifText {
+    text: String,
+}
+
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SarifLocation {
+    physical_location: SarifPhysical,
+}
+
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SarifPhysical {
+    artifact_location: SarifUri,
+    region: SarifRegion,
+}
+
+#[derive(serde::Serialize)]
+struct SarifUri {
+    uri: String,
+}
+
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SarifRegion {
+    start_line: usize,
+    start_column: usize,
+    end_line: usize,
+    end_column: usize,
+}
+
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SarifRelated {
+    id: usize,
+    message: SarifText,
+    physical_location: SarifPhysical,
+}
+
+/// A finding of `path` as a SARIF result.
+pub fn sarif_result(path: &str, text: &str, index: &LineIndex, d: &Diagnostic) -> SarifResult {
+    let uri = path.trim_start_matches("./");
+    let physical = |r: &std::ops::Range<usize>| {
+        let (start_line, start_column) = line_col_1(index, text, r.start);
+        let (end_line, end_column) = line_col_1(index, text, r.end);
+        SarifPhysical {
+            artifact_location: SarifUri {
+                uri: uri.to_string(),
+            },
+            region: SarifRegion {
+                start_line,
+                start_column,
+                end_line,
+                end_column,
+            },
+        }
+    };
+    SarifResult {
+        rule_id: d.code.as_str(),
+        rule_index: sarif_codes().iter().position(|c| *c == d.code),
+        level: sarif_level(d.severity),
+        message: SarifText {
+            text: d.message.clone(),
+        },
+        locations: [SarifLocation {
+            physical_location: physical(&d.range),
+        }],
+        related_locations: d
+            .related
+            .iter()
+            .enumerate()
+            .map(|(id, r)| SarifRelated {
+                id,
+                message: SarifText {
+                    text: r.message.to_string(),
+                },
+                physical_location: physical(&r.range),
+            })
+            .collect(),
+    }
+}
+
+/// A SARIF 2.1.0 log of the findings (code scanning in CI), written to
+/// `out` as it is serialised.
+pub fn sarif(results: &[SarifResult], out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    let rules: Vec<serde_json::Value> = sarif_codes()
         .iter()
         .map(|c| {
             serde_json::json!({
@@ -299,52 +403,44 @@ pub fn sarif(results: &[(String, String, Diagnostic)]) -> serde_json::Value {
             })
         })
         .collect();
-    let region = |text: &str, index: &LineIndex, r: &std::ops::Range<usize>| {
-        let (sl, sc) = line_col_1(index, text, r.start);
-        let (el, ec) = line_col_1(index, text, r.end);
-        serde_json::json!({ "startLine": sl, "startColumn": sc, "endLine": el, "endColumn": ec })
-    };
-    let mut indexes: std::collections::HashMap<&str, LineIndex> = std::collections::HashMap::new();
-    let out: Vec<serde_json::Value> = results
-        .iter()
-        .map(|(path, text, d)| {
-            let index = indexes
-                .entry(path.as_str())
-                .or_insert_with(|| LineIndex::new(text));
-            let uri = path.trim_start_matches("./");
-            serde_json::json!({
-                "ruleId": d.code.as_str(),
-                "ruleIndex": codes.iter().position(|c| *c == d.code),
-                "level": sarif_level(d.severity),
-                "message": { "text": d.message },
-                "locations": [{ "physicalLocation": {
-                    "artifactLocation": { "uri": uri },
-                    "region": region(text, index, &d.range),
-                } }],
-                "relatedLocations": d.related.iter().enumerate().map(|(n, r)| serde_json::json!({
-                    "id": n,
-                    "message": { "text": r.message },
-                    "physicalLocation": {
-                        "artifactLocation": { "uri": uri },
-                        "region": region(text, index, &r.range),
-                    },
-                })).collect::<Vec<_>>(),
-            })
-        })
-        .collect();
-    serde_json::json!({
-        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-        "version": "2.1.0",
-        "runs": [{
-            "tool": { "driver": {
-                "name": "permission-lsp",
-                "version": env!("CARGO_PKG_VERSION"),
-                "rules": rules,
-            } },
-            "columnKind": "unicodeCodePoints",
-            "results": out,
+    #[derive(serde::Serialize)]
+    struct Log<'a> {
+        #[serde(rename = "$schema")]
+        schema: &'static str,
+        version: &'static str,
+        runs: [Run<'a>; 1],
+    }
+    #[derive(serde::Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Run<'a> {
+        tool: Tool,
+        column_kind: &'static str,
+        results: &'a [SarifResult],
+    }
+    #[derive(serde::Serialize)]
+    struct Tool {
+        driver: serde_json::Value,
+    }
+    let log = Log {
+        schema: "https://json.schemastore.org/sarif-2.1.0.json",
+        version: "2.1.0",
+        runs: [Run {
+            tool: Tool {
+                driver: serde_json::json!({
+                    "name": "permission-lsp",
+                    "version": env!("CARGO_PKG_VERSION"),
+                    "rules": rules,
+                }),
+            },
+            column_kind: "unicodeCodePoints",
+            results,
         }],
-    })
+    };
+    let mut w = std::io::BufWriter::with_capacity(64 * 1024, out);
+    serde_json::to_writer_pretty(&mut w, &log)?;
+    use std::io::Write as _;
+    writeln!(w)?;
+    w.flush()
 }
 
 fn sarif_level(s: Severity) -> &'static str {

@@ -280,6 +280,23 @@ pub trait Check: Describe {
         let (text, analysis) = self.analyse_file(role, bytes, options, ctx);
         (text, analysis.diagnostics)
     }
+
+    /// [`findings_of_file`](Check::findings_of_file)'s findings, in their
+    /// order, handed to `sink` a batch at a time with the text they are in
+    /// (the same text every time; at least one call): a caller that writes
+    /// them out holds a batch, not the hundreds of thousands of a 10 MB
+    /// file. By default, all of them at once.
+    fn findings_of_file_in_order(
+        &self,
+        role: Role,
+        bytes: Vec<u8>,
+        options: &AnalysisOptions,
+        ctx: Option<&Context<'_>>,
+        sink: &mut dyn FnMut(&str, Vec<Diagnostic>),
+    ) {
+        let (text, diagnostics) = self.findings_of_file(role, bytes, options, ctx);
+        sink(&text, diagnostics);
+    }
 }
 
 /// A file's bytes as a UTF-8 reader decodes them: valid UTF-8 as it is (no

@@ -297,6 +297,92 @@ pub fn sort_by_place(list: &mut [Diagnostic]) {
     }
 }
 
+/// The order findings are reported in: by start, end and code (as
+/// [`LintLevels::apply`](crate::core::levels::LintLevels::apply) sorts them).
+fn place_key(d: &Diagnostic) -> (usize, usize, DiagnosticCode) {
+    (d.range.start, d.range.end, d.code)
+}
+
+/// Findings handed on in document order while most of them are made a
+/// batch at a time (a finding per rule of a long list): the few found
+/// apart from that stream are held, sorted, and merged in, and each batch
+/// goes on as it comes — never all of them held. The same findings, in the
+/// same order, as [`LintLevels::apply`](crate::core::levels::LintLevels::apply)
+/// over all of them pushed as `before`, then the stream, then `after`.
+pub struct InOrder<'s> {
+    /// Held findings, with whether each was found after the stream (it
+    /// follows the stream's findings at the same place).
+    held: std::collections::VecDeque<(Diagnostic, bool)>,
+    levels: &'s crate::core::levels::LintLevels,
+    sink: &'s mut dyn FnMut(Vec<Diagnostic>),
+    /// The last streamed finding's place (the stream must not go back).
+    last: Option<(usize, usize, DiagnosticCode)>,
+}
+
+impl<'s> InOrder<'s> {
+    /// `before` and `after`: the findings made apart from the stream, as
+    /// they would be pushed before and after it.
+    pub fn new(
+        before: Vec<Diagnostic>,
+        after: Vec<Diagnostic>,
+        levels: &'s crate::core::levels::LintLevels,
+        sink: &'s mut dyn FnMut(Vec<Diagnostic>),
+    ) -> InOrder<'s> {
+        let mut held: Vec<(Diagnostic, bool)> = levels
+            .apply(before)
+            .into_iter()
+            .map(|d| (d, false))
+            .chain(levels.apply(after).into_iter().map(|d| (d, true)))
+            .collect();
+        // Stable: at one place, what came before the stream stays first.
+        held.sort_by_key(|(d, after)| (place_key(d), *after));
+        InOrder {
+            held: held.into(),
+            levels,
+            sink,
+            last: None,
+        }
+    }
+
+    /// The stream's next findings: in order, and none before the last
+    /// batch's.
+    pub fn batch(&mut self, batch: Vec<Diagnostic>) {
+        let batch = self.levels.apply(batch);
+        let mut out = Vec::with_capacity(batch.len() + 1);
+        for d in batch {
+            let key = place_key(&d);
+            debug_assert!(
+                self.last.is_none_or(|l| l <= key),
+                "a stream of findings went back"
+            );
+            self.last = Some(key);
+            while let Some((h, after)) = self.held.front() {
+                let k = place_key(h);
+                if k < key || (k == key && !after) {
+                    out.extend(self.held.pop_front().map(|(h, _)| h));
+                } else {
+                    break;
+                }
+            }
+            out.push(d);
+        }
+        if !out.is_empty() {
+            (self.sink)(out);
+        }
+    }
+
+    /// Hands on what is still held.
+    pub fn finish(mut self) {
+        let rest: Vec<Diagnostic> = std::mem::take(&mut self.held)
+            .into_iter()
+            .map(|(d, _)| d)
+            .collect();
+        if !rest.is_empty() {
+            (self.sink)(rest);
+        }
+    }
+}
+
 /// A code for the crate's unit tests (a warning, `T001`).
 #[cfg(test)]
 pub(crate) static TEST_CODE: CodeInfo = CodeInfo {
@@ -315,6 +401,47 @@ mod tests {
 
     fn at(range: Range<usize>, message: &str) -> Diagnostic {
         Diagnostic::new(DiagnosticCode(&TEST_CODE), range, message.to_string())
+    }
+
+    #[test]
+    fn findings_streamed_in_order_equal_them_sorted_at_once() {
+        let mut rng = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |n: usize| {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            (rng % n as u64) as usize
+        };
+        let levels = crate::core::levels::LintLevels::default();
+        for case in 0..300 {
+            let made = |n: usize, tag: &str, next: &mut dyn FnMut(usize) -> usize| {
+                (0..n)
+                    .map(|i| {
+                        let s = next(40);
+                        at(s..s + next(3), &format!("{tag}{case}.{i}"))
+                    })
+                    .collect::<Vec<_>>()
+            };
+            let before = made(next(6), "b", &mut next);
+            let after = made(next(6), "a", &mut next);
+            let mut stream = made(next(30), "s", &mut next);
+            sort_by_place(&mut stream);
+            let mut all = before.clone();
+            all.extend(stream.iter().cloned());
+            all.extend(after.iter().cloned());
+            let want: Vec<String> = levels.apply(all).into_iter().map(|d| d.message).collect();
+            let mut got: Vec<String> = Vec::new();
+            let mut sink = |ds: Vec<Diagnostic>| got.extend(ds.into_iter().map(|d| d.message));
+            let mut order = InOrder::new(before, after, &levels, &mut sink);
+            let mut rest = stream.as_slice();
+            while !rest.is_empty() {
+                let (batch, more) = rest.split_at(1 + next(rest.len()));
+                order.batch(batch.to_vec());
+                rest = more;
+            }
+            order.finish();
+            assert_eq!(got, want, "case {case}");
+        }
     }
 
     #[test]

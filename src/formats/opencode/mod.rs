@@ -267,6 +267,32 @@ impl Check for OpenCode {
         let a = checked(role, &text, ctx, &options.levels);
         (text, a)
     }
+
+    fn findings_of_file_in_order(
+        &self,
+        role: Role,
+        bytes: Vec<u8>,
+        options: &crate::contract::AnalysisOptions,
+        ctx: Option<&Context<'_>>,
+        sink: &mut dyn FnMut(&str, Vec<Diagnostic>),
+    ) {
+        let (text, _) = crate::contract::decode(bytes);
+        let (mut policy, doc) = session(role, &text, ctx);
+        let f = &policy.files[doc];
+        let mut own = Vec::new();
+        lints::own_findings(role, &text, &f.read, f.yaml_error.as_ref(), &mut own);
+        // The session holds the document's text: one copy, not two.
+        debug_assert!(f.text == text);
+        drop(text);
+        let mut handed = false;
+        lints::session_findings_in_order(&mut policy, doc, own, &options.levels, &mut |t, ds| {
+            handed = true;
+            sink(t, ds)
+        });
+        if !handed {
+            sink(&policy.files[doc].text, Vec::new());
+        }
+    }
 }
 
 impl Simulate for OpenCode {

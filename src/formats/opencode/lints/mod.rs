@@ -621,6 +621,74 @@ pub fn session_findings(policy: &Policy, doc: usize, out: &mut Vec<Diagnostic>) 
     hidden_findings(hidden, out);
 }
 
+/// [`session_findings`] with `before` (the document's own findings) and
+/// the levels applied, handed to `sink` in document order a batch at a
+/// time, with the document's text: when one list alone has rules of the document to judge (a file of
+/// top-level rules, or one agent's), its findings — one per rule of a long
+/// list — are never all held. Otherwise they are gathered and handed on at
+/// once.
+pub fn session_findings_in_order(
+    policy: &mut Policy,
+    doc: usize,
+    mut before: Vec<Diagnostic>,
+    levels: &crate::core::levels::LintLevels,
+    sink: &mut dyn FnMut(&str, Vec<Diagnostic>),
+) {
+    let f = &policy.files[doc];
+    let refused = policy.refused.is_some_and(|r| r != doc);
+    if refused || !f.read.accepted() || f.yaml_error.is_some() {
+        session_findings(policy, doc, &mut before);
+        sink(&f.text, levels.apply(before));
+        return;
+    }
+    // Only a refusal reads the document's tree (where it says so): freed
+    // before the rules are judged (a fifth of a large file's memory).
+    policy.files[doc].read.root = None;
+    let policy = &*policy;
+    let f = &policy.files[doc];
+    let sink = &mut |ds| sink(&f.text, ds);
+    // Which lists judge the document's rules: each agent's list is made
+    // once, and kept only for the one list that does.
+    let default_agent = policy.agent_name(None);
+    let mut agents: Vec<String> = vec![default_agent];
+    for b in &f.read.agents {
+        if policy.has_agent(&b.name) && !agents.contains(&b.name) {
+            agents.push(b.name.clone());
+        }
+    }
+    let mut hidden = Vec::new();
+    let mut judging: Option<(usize, Vec<Rule>)> = None;
+    for (ai, agent) in agents.iter().enumerate() {
+        let rules = policy.rules(agent);
+        hidden_tools(policy, &rules, doc, agent, &mut hidden);
+        let lists = precedence::passes(policy, doc, agent, ai == 0, &rules).len();
+        if lists == 0 {
+            continue;
+        }
+        if lists > 1 || judging.is_some() {
+            // Several lists: findings of later ones may come anywhere.
+            session_findings(policy, doc, &mut before);
+            sink(levels.apply(before));
+            return;
+        }
+        judging = Some((ai, rules));
+    }
+    map_drops_catch_all(policy, doc, &mut before);
+    let mut after = Vec::new();
+    hidden_findings(hidden, &mut after);
+    let mut out = crate::core::diagnostic::InOrder::new(before, after, levels, sink);
+    if let Some((ai, rules)) = &judging {
+        let agent = &agents[*ai];
+        if let Some(pass) = precedence::passes(policy, doc, agent, *ai == 0, rules)
+            .into_iter()
+            .next()
+        {
+            precedence::precedence_in_order(policy, doc, &pass, &mut out);
+        }
+    }
+    out.finish();
+}
+
 pub(super) fn verb(a: Action) -> &'static str {
     match a {
         Action::Allow => "allows",

@@ -11,7 +11,7 @@
 //! agent's own rules in that agent's list.
 
 use super::{all_perm_maps, describe, example_call, past, verb};
-use crate::core::diagnostic::{Diagnostic, Fix, Related, Severity};
+use crate::core::diagnostic::{Diagnostic, Fix, InOrder, Related, Severity};
 use crate::core::last_match::{self, Finding, Group, List, Memo};
 use crate::core::literal_index::{AnchoredIndex, Anchors};
 use crate::core::pattern_algebra::{Inclusion, included_in};
@@ -24,7 +24,7 @@ static MEMO: Memo<Finding> = Memo::new();
 
 /// One list to analyse: rules of an agent's list (indices into it), and
 /// which of them are judged.
-struct Pass<'r> {
+pub struct Pass<'r> {
     agent: &'r str,
     rules: &'r [Rule],
     keep: Vec<usize>,
@@ -47,6 +47,20 @@ pub fn precedence(
     seen: &mut Seen,
     out: &mut Vec<Diagnostic>,
 ) {
+    for pass in passes(policy, doc, agent, first, rules) {
+        judge(policy, doc, &pass, seen, Out::Collect(out));
+    }
+}
+
+/// The lists judged for the document's rules in one agent's list (as
+/// [`precedence`] takes it): those with a rule to judge.
+pub fn passes<'r>(
+    policy: &Policy,
+    doc: usize,
+    agent: &'r str,
+    first: bool,
+    rules: &'r [Rule],
+) -> Vec<Pass<'r>> {
     let f = &policy.files[doc];
     let own = |r: &Rule| r.origin.file == Some(doc) && !r.origin.range.is_empty();
     let mut passes = Vec::new();
@@ -74,12 +88,22 @@ pub fn precedence(
             judged,
         });
     }
-    for pass in passes {
-        if !pass.judged.iter().any(|j| *j) {
-            continue;
-        }
-        judge(policy, doc, &pass, seen, out);
-    }
+    passes.retain(|p| p.judged.iter().any(|j| *j));
+    passes
+}
+
+/// The findings of one list judged alone (the only list with rules of the
+/// document to judge), handed on in document order a batch at a time.
+pub fn precedence_in_order(policy: &Policy, doc: usize, pass: &Pass<'_>, out: &mut InOrder<'_>) {
+    judge(policy, doc, pass, &mut Seen::new(), Out::InOrder(out));
+}
+
+/// Where a list's findings go.
+enum Out<'o, 's> {
+    /// Pushed, in the list's order.
+    Collect(&'o mut Vec<Diagnostic>),
+    /// Handed on in document order.
+    InOrder(&'o mut InOrder<'s>),
 }
 
 /// The groups of one list: every literal permission name (its rules are
@@ -181,7 +205,7 @@ fn set_elsewhere<'p>(
 }
 
 /// Adds the findings of one list not `seen` before to `out`.
-fn judge(policy: &Policy, doc: usize, pass: &Pass<'_>, seen: &mut Seen, out: &mut Vec<Diagnostic>) {
+fn judge(policy: &Policy, doc: usize, pass: &Pass<'_>, seen: &mut Seen, mut out: Out<'_, '_>) {
     let sub: Vec<&Rule> = pass.keep.iter().map(|&i| &pass.rules[i]).collect();
     let groups = groups(&sub, &pass.judged);
     // (Only a judged rule's removal is ever weighed.)
@@ -206,11 +230,23 @@ fn judge(policy: &Policy, doc: usize, pass: &Pass<'_>, seen: &mut Seen, out: &mu
     // The findings not seen in an earlier pass; `out` is reserved for
     // them (a growing list of long findings held a third more than it
     // used).
-    let fresh: Vec<&Finding> = findings
+    let mut fresh: Vec<&Finding> = findings
         .iter()
         .filter(|f| !seen.contains(&sub[f.rule()].origin.range))
         .collect();
-    out.reserve(fresh.len());
+    match &mut out {
+        Out::Collect(out) => out.reserve(fresh.len()),
+        // In document order (a list's rules from one map are already).
+        Out::InOrder(_) => {
+            let place = |f: &&Finding| {
+                let r = &sub[f.rule()].origin.range;
+                (r.start, r.end)
+            };
+            if !fresh.is_sorted_by_key(place) {
+                fresh.sort_by_key(place);
+            }
+        }
+    }
     let (places, notes) = (Places::default(), Notes::default());
     // Written on every core for a long list (a finding per rule of a large
     // file), in the findings' order; a batch at a time is held.
@@ -220,6 +256,7 @@ fn judge(policy: &Policy, doc: usize, pass: &Pass<'_>, seen: &mut Seen, out: &mu
     } else {
         1
     };
+    let mut last: Option<std::ops::Range<usize>> = None;
     crate::core::parallel::for_each_ordered(
         &batches,
         threads,
@@ -230,12 +267,21 @@ fn judge(policy: &Policy, doc: usize, pass: &Pass<'_>, seen: &mut Seen, out: &mu
                 .filter_map(|f| diagnostic(policy, pass, &sub, (&places, &notes), f))
                 .collect::<Vec<_>>()
         },
-        |ds| {
-            for d in ds {
+        |mut ds| match &mut out {
+            Out::Collect(out) => {
                 // (A rule is judged once per pass: its place is new.)
-                if seen.insert(d.range.clone()) {
-                    out.push(d);
-                }
+                ds.retain(|d| seen.insert(d.range.clone()));
+                out.append(&mut ds);
+            }
+            // The only list: in order of place, a repeated place is the
+            // one before (no set of every place held).
+            Out::InOrder(out) => {
+                ds.retain(|d| {
+                    let new = last.as_ref() != Some(&d.range);
+                    last = Some(d.range.clone());
+                    new
+                });
+                out.batch(ds);
             }
         },
     );
