@@ -13,3 +13,5 @@ mod qwen_common;
 mod qwen_differential;
 #[path = "qwen_replay.rs"]
 mod qwen_replay;
+#[path = "common/rng.rs"]
+mod rng;

@@ -236,3 +236,99 @@ fn every_corpus_file_is_read_and_checked() {
     assert_eq!(files.len(), 42);
     insta::assert_snapshot!(summary);
 }
+
+/// What `check` writes a large file's findings from — handed over in
+/// document order a batch at a time — equals the analysis's findings in its
+/// order: seeded long settings whose lists come in any order in the file
+/// (`deny` before `allow`, the `tools` lists after), with repeated,
+/// malformed, misspelt and overlapping rules; in a session and alone.
+#[test]
+fn findings_in_order_are_the_analysis_findings() {
+    use crate::rng::Rng;
+    let (dir, home, project) = session("order", "{}");
+    let doc = project.join(".qwen/settings.json");
+    let ctx = context(&home, &project, &doc);
+    let options = AnalysisOptions::for_profile(Qwen.default_profile());
+    let shapes = [
+        "Bash(cmd{} *)",
+        "Bash(cmd{} --force)",
+        "Bash(git push)",
+        "Bash(rm -rf *)",
+        "Read(./.env)",
+        "Bash(cmd{}",
+        "Bsh(cmd{})",
+        "Bash(echo $(cmd{}))",
+        "Bash",
+        "WebFetch(domain:x{}.com)",
+    ];
+    let mut rng = Rng::seeded(5);
+    let mut most = 0;
+    for case in 0..6 {
+        let list = |rng: &mut Rng, n: usize| {
+            let items: Vec<String> = (0..n)
+                .map(|i| {
+                    let shape = if rng.chance(80) {
+                        shapes[0]
+                    } else {
+                        rng.pick(&shapes)
+                    };
+                    format!("\"{}\"", shape.replace("{}", &(i % 5000).to_string()))
+                })
+                .collect();
+            format!("[\n      {}\n    ]", items.join(",\n      "))
+        };
+        let sizes = [
+            2000 + rng.below(4000),
+            500 + rng.below(2000),
+            rng.below(500),
+        ];
+        let mut keys = [
+            format!("\"allow\": {}", list(&mut rng, sizes[0])),
+            format!("\"deny\": {}", list(&mut rng, sizes[1])),
+            format!("\"ask\": {}", list(&mut rng, sizes[2])),
+        ];
+        // Any order in the file.
+        for k in (1..keys.len()).rev() {
+            let j = rng.below(k + 1);
+            keys.swap(k, j);
+        }
+        let tools = if case % 2 == 1 {
+            format!(
+                ",\n  \"tools\": {{\"allowed\": {}, \"exclude\": {}}}",
+                list(&mut rng, 300),
+                list(&mut rng, 300)
+            )
+        } else {
+            String::new()
+        };
+        let text = format!(
+            "{{\n  \"permissions\": {{\n    {}\n  }}{tools}\n}}\n",
+            keys.join(",\n    ")
+        );
+        std::fs::write(&doc, &text).unwrap();
+        for ctx in [Some(&ctx), None] {
+            let (want_text, want) =
+                Qwen.findings_of_file(Role::Config, text.clone().into_bytes(), &options, ctx);
+            let mut got = Vec::new();
+            let mut batches = 0;
+            Qwen.findings_of_file_in_order(
+                Role::Config,
+                text.clone().into_bytes(),
+                &options,
+                ctx,
+                &mut |t, ds| {
+                    assert_eq!(t, want_text);
+                    batches += 1;
+                    got.extend(ds);
+                },
+            );
+            most = most.max(batches);
+            assert_eq!(got.len(), want.len(), "case {case}");
+            for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+                assert_eq!(g, w, "case {case}, finding {k}");
+            }
+        }
+    }
+    assert!(most >= 3, "{most}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

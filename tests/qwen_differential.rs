@@ -27,9 +27,7 @@ use crate::qwen_common::{decide, scratch};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 
-#[path = "common/rng.rs"]
-mod rng;
-use rng::Rng;
+use crate::rng::Rng;
 
 #[path = "common/cli_oracle.rs"]
 mod cli_oracle;

@@ -91,13 +91,16 @@ fn rename_fix(text: &str, range: &Range<usize>, from: &str, to: &str) -> Option<
 
 /// The findings on the file at `file` of the session (`None`: the text is
 /// not one of the session's files and is judged alone).
-pub fn findings(
+/// The findings about the file as a whole (`out`), and the rules to judge
+/// one by one, in the file's lists' order — none when the file does not
+/// read.
+fn file_findings<'r>(
     policy: &Policy,
     file: Option<usize>,
     text: &str,
-    read: &model::SettingsFile,
+    read: &'r model::SettingsFile,
     out: &mut Vec<Diagnostic>,
-) {
+) -> Option<Vec<(&'r model::Entry, List)>> {
     let scope = file.map(|i| policy.files[i].scope);
     if let Some((range, msg)) = &read.error {
         let what = match scope {
@@ -114,7 +117,7 @@ pub fn findings(
             range.start..end,
             format!("{msg}: {what}"),
         ));
-        return;
+        return None;
     }
     if let Some(i) = file {
         let f = &policy.files[i];
@@ -155,7 +158,6 @@ pub fn findings(
             ),
         ));
     }
-    let a = anchors(policy);
     duplicates(policy, file, read, out);
     let lists: [(&[model::Entry], List); 5] = [
         (&read.allow, List::Allow),
@@ -164,32 +166,66 @@ pub fn findings(
         (read.tools_allowed.as_deref().unwrap_or(&[]), List::Allow),
         (&read.tools_exclude, List::Deny),
     ];
-    let denied = Denied::new();
-    let items: Vec<(&model::Entry, List)> = lists
-        .into_iter()
-        .flat_map(|(entries, list)| entries.iter().map(move |e| (e, list)))
-        .filter(|(e, _)| !model::js_trim(&e.text).is_empty())
-        .collect();
-    // Each rule's findings are its own: large files are checked on every
-    // core, in rule order.
-    let mut found = crate::core::parallel::map_ordered(&items, |run| {
+    Some(
+        lists
+            .into_iter()
+            .flat_map(|(entries, list)| entries.iter().map(move |e| (e, list)))
+            .filter(|(e, _)| !model::js_trim(&e.text).is_empty())
+            .collect(),
+    )
+}
+
+/// What the rules of one run say (each rule's findings at its own place).
+struct Judge<'a> {
+    policy: &'a Policy,
+    denied: Denied,
+    anchors: Anchors,
+    text: &'a str,
+    in_session: bool,
+}
+
+impl Judge<'_> {
+    fn run(&self, run: &[(&model::Entry, List)]) -> Vec<Diagnostic> {
         let mut out = Vec::new();
         for &(e, list) in run {
             let rule = model::parse_rule(&e.text);
             rule_findings(
-                policy,
-                &denied,
-                &a,
-                text,
+                self.policy,
+                &self.denied,
+                &self.anchors,
+                self.text,
                 &e.range,
                 &rule,
                 list,
-                file.is_some(),
+                self.in_session,
                 &mut out,
             );
         }
         out
-    });
+    }
+}
+
+pub fn findings(
+    policy: &Policy,
+    file: Option<usize>,
+    text: &str,
+    read: &model::SettingsFile,
+    out: &mut Vec<Diagnostic>,
+) {
+    let anchors = anchors(policy);
+    let Some(items) = file_findings(policy, file, text, read, out) else {
+        return;
+    };
+    let judge = Judge {
+        policy,
+        denied: Denied::new(),
+        anchors,
+        text,
+        in_session: file.is_some(),
+    };
+    // Each rule's findings are its own: large files are checked on every
+    // core, in rule order.
+    let mut found = crate::core::parallel::map_ordered(&items, |run| judge.run(run));
     // (Moved, not copied, when nothing came before: a copy of a few
     // hundred thousand findings held both at once.)
     if out.is_empty() {
@@ -198,6 +234,54 @@ pub fn findings(
         out.append(&mut found);
     }
 }
+
+/// [`findings`] with `levels` applied, handed to `sink` in document order a
+/// batch at a time: the rules are judged in the order they are written, a
+/// few batches ahead on every core, and their findings — one or more per
+/// rule of a long list — are never all held.
+pub fn findings_in_order(
+    policy: &Policy,
+    file: Option<usize>,
+    text: &str,
+    read: &model::SettingsFile,
+    levels: &crate::core::levels::LintLevels,
+    sink: &mut dyn FnMut(Vec<Diagnostic>),
+) {
+    let anchors = anchors(policy);
+    let mut before = Vec::new();
+    let Some(mut items) = file_findings(policy, file, text, read, &mut before) else {
+        sink(levels.apply(before));
+        return;
+    };
+    // (A rule's findings are at its place: in the order of places.)
+    items.sort_by_key(|(e, _)| (e.range.start, e.range.end));
+    let judge = Judge {
+        policy,
+        denied: Denied::new(),
+        anchors,
+        text,
+        in_session: file.is_some(),
+    };
+    let mut order = crate::core::diagnostic::InOrder::new(before, Vec::new(), levels, sink);
+    let runs: Vec<&[(&model::Entry, List)]> = items.chunks(RUN).collect();
+    let threads = if items.len() >= crate::core::parallel::SEQUENTIAL_BELOW {
+        crate::core::parallel::cores()
+    } else {
+        1
+    };
+    crate::core::parallel::for_each_ordered(
+        &runs,
+        threads,
+        RUNS_AHEAD,
+        |run| judge.run(run),
+        |ds| order.batch(ds),
+    );
+    order.finish();
+}
+
+/// Rules judged as one run, and runs judged beyond the last one handed on.
+const RUN: usize = 1024;
+const RUNS_AHEAD: usize = 4;
 
 #[allow(clippy::too_many_arguments)]
 fn rule_findings(
@@ -520,20 +604,49 @@ fn duplicates(
                 earlier.entry(k).or_insert(r);
             }
         }
-        let rules: Vec<Option<Rule>> = entries
-            .iter()
-            .map(|e| (!model::js_trim(&e.text).is_empty()).then(|| model::parse_rule(&e.text)))
-            .collect();
-        let mut seen: rustc_hash::FxHashSet<Key<'_>> =
-            rustc_hash::FxHashSet::with_capacity_and_hasher(entries.len(), Default::default());
-        for (e, rule) in entries.iter().zip(&rules) {
-            let Some(rule) = rule else {
+        // Each rule's key hashed as it is read (the parsed rules of a long
+        // list are not all held: they were most of a 10 MB file's memory);
+        // the rules whose hash another shares are compared exactly.
+        let mut before: rustc_hash::FxHashMap<usize, &super::engine::policy::Placed> =
+            Default::default();
+        let mut hashes: Vec<(u64, usize)> = Vec::with_capacity(entries.len());
+        for (i, e) in entries.iter().enumerate() {
+            if model::js_trim(&e.text).is_empty() {
+                continue;
+            }
+            let rule = model::parse_rule(&e.text);
+            let Some(k) = key(&rule) else {
                 continue;
             };
-            let k = key(rule);
-            let before = k.and_then(|k| earlier.get(&k).copied());
-            let here = k.is_some_and(|k| !seen.insert(k));
+            if let Some(b) = earlier.get(&k) {
+                before.insert(i, *b);
+            }
+            hashes.push((
+                std::hash::BuildHasher::hash_one(&rustc_hash::FxBuildHasher, k),
+                i,
+            ));
+        }
+        hashes.sort_unstable();
+        // Repeated in this list: a rule whose key an earlier one has.
+        let mut repeated = vec![false; entries.len()];
+        for group in hashes.chunk_by(|a, b| a.0 == b.0).filter(|g| g.len() > 1) {
+            // (In the list's order: the first of each key is not repeated.)
+            let rules: Vec<Rule> = group
+                .iter()
+                .map(|&(_, i)| model::parse_rule(&entries[i].text))
+                .collect();
+            let mut seen: rustc_hash::FxHashSet<Key<'_>> = Default::default();
+            for (rule, &(_, i)) in rules.iter().zip(group) {
+                if key(rule).is_some_and(|k| !seen.insert(k)) {
+                    repeated[i] = true;
+                }
+            }
+        }
+        for (i, e) in entries.iter().enumerate() {
+            let here = repeated[i];
+            let before = before.get(&i).copied();
             if here || before.is_some() {
+                let rule = model::parse_rule(&e.text);
                 let where_ = match before {
                     Some(b) if !here => {
                         format!("the {} settings", policy.files[b.file].scope.name())

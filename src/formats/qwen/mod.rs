@@ -191,7 +191,9 @@ fn checked(text: &str, ctx: Option<&Context<'_>>) -> Analysis {
 
 /// [`checked`], with the JSON tree only when `tree` (the settings are read
 /// without one; the tree is a second parse, for the editor).
-fn checked_with(text: &str, ctx: Option<&Context<'_>>, tree: bool) -> Analysis {
+/// The session a file is judged in, and the file's place in it (`None`:
+/// judged as a project file that is not part of it).
+fn judged_in(text: &str, ctx: Option<&Context<'_>>) -> (Policy, Option<usize>) {
     let (policy, at) = match ctx {
         Some(c) => session(Some(text), c),
         None => (alone(text), None),
@@ -205,6 +207,11 @@ fn checked_with(text: &str, ctx: Option<&Context<'_>>, tree: bool) -> Analysis {
             (p, i)
         }
     };
+    (policy, at)
+}
+
+fn checked_with(text: &str, ctx: Option<&Context<'_>>, tree: bool) -> Analysis {
+    let (policy, at) = judged_in(text, ctx);
     // The session's reading of the file (not copied: at 10 MB it holds
     // hundreds of thousands of rule strings), or this file's own.
     let read: std::borrow::Cow<'_, model::SettingsFile> = match at {
@@ -294,6 +301,35 @@ impl Check for Qwen {
         let (text, _) = crate::contract::decode(bytes);
         let a = checked_with(&text, ctx, false);
         (text, a.diagnostics)
+    }
+
+    fn findings_of_file_in_order(
+        &self,
+        _role: Role,
+        bytes: Vec<u8>,
+        _options: &crate::contract::AnalysisOptions,
+        ctx: Option<&Context<'_>>,
+        sink: &mut dyn FnMut(&str, Vec<Diagnostic>),
+    ) {
+        let (text, _) = crate::contract::decode(bytes);
+        let (policy, at) = judged_in(&text, ctx);
+        let own;
+        let read = match at {
+            Some(i) => &policy.files[i].read,
+            None => {
+                own = model::read(&text);
+                &own
+            }
+        };
+        let levels = ctx.map(|c| c.options.levels.clone()).unwrap_or_default();
+        let mut handed = false;
+        lints::findings_in_order(&policy, at, &text, read, &levels, &mut |ds| {
+            handed = true;
+            sink(&text, ds)
+        });
+        if !handed {
+            sink(&text, Vec::new());
+        }
     }
 }
 
