@@ -504,6 +504,15 @@ fn findings_in_order_are_the_analysis_findings() {
     let (home, project) = (dir.join("home"), dir.join("project"));
     std::fs::create_dir_all(&home).unwrap();
     std::fs::create_dir_all(project.join(".git")).unwrap();
+    // A global config merged first: its keys are set elsewhere, and one
+    // map sets a key to the action the project's then repeats.
+    let global = home.join(".config/opencode/opencode.json");
+    std::fs::create_dir_all(global.parent().unwrap()).unwrap();
+    std::fs::write(
+        &global,
+        r#"{"permission": {"bash": {"cmd1 *": "deny", "*": "ask", "cmd7 *": "allow"}, "edit": "ask"}}"#,
+    )
+    .unwrap();
     let mut options = AnalysisOptions::for_profile(opencode().default_profile());
     options.home = home.display().to_string();
     let tools = ["bash", "edit", "read", "webfetch", "*", "mcp_*", "bash"];

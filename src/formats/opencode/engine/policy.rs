@@ -100,9 +100,10 @@ pub struct Rule {
     /// Where the rule sits in the agent's config: top level or the agent's
     /// own block.
     pub agent_rule: bool,
-    /// Compiled on first use (a check of a long list decides few calls).
-    permission_glob: std::sync::OnceLock<Pattern>,
-    pattern_glob: std::sync::OnceLock<Pattern>,
+    /// Compiled on first use (a check of a long list decides few calls;
+    /// boxed: a rule that never is holds a pointer, not a pattern's room).
+    permission_glob: std::sync::OnceLock<Box<Pattern>>,
+    pattern_glob: std::sync::OnceLock<Box<Pattern>>,
     /// The permission has no wildcard (compared as a string).
     permission_literal: bool,
 }
@@ -130,13 +131,13 @@ impl Rule {
     /// The permission as a glob.
     pub fn permission_glob(&self) -> &Pattern {
         self.permission_glob
-            .get_or_init(|| wildcard::compile(&self.permission))
+            .get_or_init(|| Box::new(wildcard::compile(&self.permission)))
     }
 
     /// The pattern as a glob.
     pub fn pattern_glob(&self) -> &Pattern {
         self.pattern_glob
-            .get_or_init(|| wildcard::compile(&self.pattern))
+            .get_or_init(|| Box::new(wildcard::compile(&self.pattern)))
     }
 
     /// The permission has no wildcard (it applies to that name alone).

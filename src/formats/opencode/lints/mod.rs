@@ -644,11 +644,69 @@ pub fn session_findings_in_order(
     // Only a refusal reads the document's tree (where it says so): freed
     // before the rules are judged (a fifth of a large file's memory).
     policy.files[doc].read.root = None;
+    // Which lists judge the document's rules: each agent's list is made
+    // once, and kept only for the one list that does.
+    let judged = {
+        let policy = &*policy;
+        judged_list(policy, doc)
+    };
+    let Judged::One {
+        agents,
+        judging,
+        hidden,
+    } = judged
+    else {
+        session_findings(policy, doc, &mut before);
+        sink(&policy.files[doc].text, levels.apply(before));
+        return;
+    };
+    map_drops_catch_all(policy, doc, &mut before);
+    // The lists are made: the merged maps they were made from, and the
+    // document's own maps (read by the findings above), are freed before
+    // the rules are judged — the judging reads the lists, the files' texts
+    // and the other files' maps (a third of a large file's memory).
+    policy.top = Default::default();
+    for a in &mut policy.agents {
+        a.own = Default::default();
+    }
+    let f = &mut policy.files[doc].read;
+    f.permission = None;
+    for b in &mut f.agents {
+        b.permission = Default::default();
+    }
     let policy = &*policy;
     let f = &policy.files[doc];
     let sink = &mut |ds| sink(&f.text, ds);
-    // Which lists judge the document's rules: each agent's list is made
-    // once, and kept only for the one list that does.
+    let mut after = Vec::new();
+    hidden_findings(hidden, &mut after);
+    let mut out = crate::core::diagnostic::InOrder::new(before, after, levels, sink);
+    if let Some((ai, rules)) = &judging {
+        let agent = &agents[*ai];
+        if let Some(pass) = precedence::passes(policy, doc, agent, *ai == 0, rules)
+            .into_iter()
+            .next()
+        {
+            precedence::precedence_in_order(policy, doc, &pass, &mut out);
+        }
+    }
+    out.finish();
+}
+
+/// Which of a session's lists judge the document's rules.
+enum Judged {
+    /// At most one: the session's agents, that list's agent and rules, and
+    /// the tools every list hides.
+    One {
+        agents: Vec<String>,
+        judging: Option<(usize, Vec<Rule>)>,
+        hidden: Vec<Hidden>,
+    },
+    /// Several.
+    Several,
+}
+
+fn judged_list(policy: &Policy, doc: usize) -> Judged {
+    let f = &policy.files[doc];
     let default_agent = policy.agent_name(None);
     let mut agents: Vec<String> = vec![default_agent];
     for b in &f.read.agents {
@@ -667,26 +725,15 @@ pub fn session_findings_in_order(
         }
         if lists > 1 || judging.is_some() {
             // Several lists: findings of later ones may come anywhere.
-            session_findings(policy, doc, &mut before);
-            sink(levels.apply(before));
-            return;
+            return Judged::Several;
         }
         judging = Some((ai, rules));
     }
-    map_drops_catch_all(policy, doc, &mut before);
-    let mut after = Vec::new();
-    hidden_findings(hidden, &mut after);
-    let mut out = crate::core::diagnostic::InOrder::new(before, after, levels, sink);
-    if let Some((ai, rules)) = &judging {
-        let agent = &agents[*ai];
-        if let Some(pass) = precedence::passes(policy, doc, agent, *ai == 0, rules)
-            .into_iter()
-            .next()
-        {
-            precedence::precedence_in_order(policy, doc, &pass, &mut out);
-        }
+    Judged::One {
+        agents,
+        judging,
+        hidden,
     }
-    out.finish();
 }
 
 pub(super) fn verb(a: Action) -> &'static str {
