@@ -1107,7 +1107,7 @@ fn an_unsaved_buffer_is_compared_not_the_file_on_disk() {
 /// named incomplete and the gate does not pass.
 #[test]
 fn a_probe_decided_incompletely_makes_the_diff_incomplete() {
-    let (_, repo, home, config) = pi_repo(
+    let (root, repo, home, config) = pi_repo(
         "incomplete",
         "{\"permission\": {\"bash\": {\"*\": \"ask\", \"git *\": \"allow\"}}}\n",
     );
@@ -1137,6 +1137,7 @@ fn a_probe_decided_incompletely_makes_the_diff_incomplete() {
     let incomplete = v["incomplete"].as_array().expect("incomplete listed");
     assert!(incomplete.iter().any(|s| s == "bash"), "{out}");
     assert_ne!(code, 0, "an incomplete comparison never passes: {out}");
+    let _ = std::fs::remove_dir_all(&root);
 }
 
 /// A rule `diff` cannot write as a pattern (a Qwen Code file rule, a

@@ -5,7 +5,7 @@
 //     "cwd", "mcpServerNames"?, "calls": [{ "tool", "input" }] }
 // (configs are raw file texts) and prints one JSON line per case with the
 // config issues, the startup warning and, per call, every gate's decision.
-import { mkdtempSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createRequire } from "node:module";
@@ -108,4 +108,6 @@ for (const [n, line] of lines.entries()) {
   }
   console.log(JSON.stringify(out));
 }
+// The cases' folders go with the batch.
+rmSync(root, { recursive: true, force: true });
 process.exit(0);

@@ -11,7 +11,7 @@
 // Output: one JSON line per case: {configIssues, results: [{decision, firstBlock, gates}]},
 // each gate with its state, matched pattern, executed unit and the agent-facing text.
 // Usage: tsx oracle.mts batch.jsonl   (PI_PERM_PKG: the sources' folder)
-import { mkdtempSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -39,9 +39,18 @@ const { loadUnifiedConfig, mergeUnifiedConfigs } = await src("config-loader.ts")
 const { normalizePermissionSystemConfig } = await src("extension-config.ts");
 const { renderPolicyDenial, renderUnavailableDenial } = await src("presentation/agent-renderer.ts");
 
+// Each case in a folder of its own, removed when the case is decided.
 async function decideCase(spec: Json): Promise<Json> {
-  const trusted = spec.projectTrusted !== false;
   const dir = mkdtempSync(join(tmpdir(), "pi26-diff-"));
+  try {
+    return await decideIn(dir, spec);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function decideIn(dir: string, spec: Json): Promise<Json> {
+  const trusted = spec.projectTrusted !== false;
   const globalPath = join(dir, "global.json");
   const projectPath = join(dir, "project.json");
   if (spec.global !== undefined) writeFileSync(globalPath, text(spec.global));
