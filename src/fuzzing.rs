@@ -24,6 +24,19 @@ pub fn document(bytes: &[u8]) {
     for format in crate::formats::all() {
         for role in [Role::Config, Role::Agent, Role::Rules] {
             let (text, analysis) = format.analyse_file(role, bytes.to_vec(), &options, None);
+            // What `check` writes a large file's findings from: the same
+            // findings in the same order, a batch at a time.
+            let (alone_text, alone) = format.findings_of_file(role, bytes.to_vec(), &options, None);
+            let mut batches = Vec::new();
+            format.findings_of_file_in_order(role, bytes.to_vec(), &options, None, &mut |t, ds| {
+                assert_eq!(t, alone_text);
+                batches.extend(ds);
+            });
+            assert!(
+                batches == alone,
+                "{}: findings in order differ",
+                format.id()
+            );
             let index = LineIndex::new(&text);
             let in_bounds = |r: &std::ops::Range<usize>| {
                 r.start <= r.end
