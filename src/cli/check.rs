@@ -60,7 +60,8 @@ pub fn run(
             && is_tty(),
     };
     let (mut errors, mut warnings, mut others) = (0usize, 0usize, 0usize);
-    let mut json_out = Vec::new();
+    let mut json_report =
+        (format == Format::Json).then(|| super::render::JsonReport::begin(&mut *out));
     // Files read and analysed (a file that could not be read is an error).
     let mut checked = 0usize;
     let mut sarif_out = Vec::new();
@@ -93,6 +94,7 @@ pub fn run(
                  text: &str,
                  index: &LineIndex,
                  diagnostics: Vec<crate::core::diagnostic::Diagnostic>| {
+                    let mut json_part = Vec::new();
                     if format == Format::Human {
                         let threads = if diagnostics.len() >= RENDER_PARALLEL_FROM {
                             crate::core::parallel::cores()
@@ -115,13 +117,18 @@ pub fn run(
                         match format {
                             // (Rendered above, on every core.)
                             Format::Human => {}
-                            Format::Json => json_out.push(json(display, text, index, d)),
+                            Format::Json => {
+                                if let Some(r) = json_report.as_mut() {
+                                    r.push(&json(display, text, index, d), &mut json_part);
+                                }
+                            }
                             Format::Github => {
                                 let _ = writeln!(out, "{}", github(display, text, index, d));
                             }
                             Format::Sarif => sarif_out.push(sarif_result(display, text, index, d)),
                         }
                     }
+                    let _ = out.write_all(&json_part);
                 };
             if let Some(Analysed {
                 display,
@@ -154,27 +161,9 @@ pub fn run(
     );
     match format {
         Format::Json => {
-            #[derive(serde::Serialize)]
-            struct Report<'a> {
-                files: usize,
-                errors: usize,
-                warnings: usize,
-                diagnostics: &'a [super::render::JsonDiagnostic],
-                io_errors: &'a [String],
+            if let Some(r) = json_report {
+                r.end(out, checked, errors, warnings, &io_errors);
             }
-            let report = Report {
-                files: checked,
-                errors,
-                warnings,
-                diagnostics: &json_out,
-                io_errors: &io_errors,
-            };
-            // Streamed: a report with thousands of findings is never built
-            // as a tree or a string first.
-            let mut w = std::io::BufWriter::with_capacity(64 * 1024, &mut *out);
-            let _ = serde_json::to_writer_pretty(&mut w, &report);
-            let _ = writeln!(w);
-            let _ = w.flush();
         }
         Format::Sarif => {
             let _ = sarif(&sarif_out, out);

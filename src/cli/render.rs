@@ -248,6 +248,140 @@ pub fn json(path: &str, text: &str, index: &LineIndex, d: &Diagnostic) -> JsonDi
     }
 }
 
+/// `check --format json`'s report, written as its findings come (a large
+/// file's are never all held): the object serde writes pretty, with
+/// `diagnostics` first and the counts after them.
+pub struct JsonReport {
+    written: usize,
+}
+
+impl JsonReport {
+    pub fn begin(out: &mut dyn std::io::Write) -> JsonReport {
+        let _ = out.write_all(b"{\n  \"diagnostics\": [");
+        JsonReport { written: 0 }
+    }
+
+    /// Appends a finding to `buf` (written out by the caller).
+    pub fn push(&mut self, d: &JsonDiagnostic, buf: &mut Vec<u8>) {
+        buf.extend_from_slice(if self.written == 0 {
+            b"\n    "
+        } else {
+            b",\n    "
+        });
+        self.written += 1;
+        use serde::Serialize as _;
+        let _ = d.serialize(&mut serde_json::Serializer::with_formatter(
+            &mut *buf,
+            Nested::at(2),
+        ));
+    }
+
+    pub fn end(
+        self,
+        out: &mut dyn std::io::Write,
+        files: usize,
+        errors: usize,
+        warnings: usize,
+        io_errors: &[String],
+    ) {
+        let mut tail = String::from(if self.written > 0 { "\n  ]" } else { "]" });
+        let io = serde_json::to_string_pretty(io_errors).unwrap_or_default();
+        let _ = write!(
+            tail,
+            ",\n  \"files\": {files},\n  \"errors\": {errors},\n  \"warnings\": {warnings},\n  \"io_errors\": {}\n}}\n",
+            io.replace('\n', "\n  ")
+        );
+        let _ = out.write_all(tail.as_bytes());
+    }
+}
+
+/// serde_json's pretty layout for a value nested `level` deep (its lines
+/// indented as they are inside the whole report).
+struct Nested {
+    level: usize,
+    has_value: bool,
+}
+
+impl Nested {
+    fn at(level: usize) -> Nested {
+        Nested {
+            level,
+            has_value: false,
+        }
+    }
+
+    fn indent<W: ?Sized + std::io::Write>(&self, w: &mut W) -> std::io::Result<()> {
+        for _ in 0..self.level {
+            w.write_all(b"  ")?;
+        }
+        Ok(())
+    }
+}
+
+impl serde_json::ser::Formatter for Nested {
+    fn begin_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.level += 1;
+        self.has_value = false;
+        w.write_all(b"[")
+    }
+
+    fn end_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.level -= 1;
+        if self.has_value {
+            w.write_all(b"\n")?;
+            self.indent(w)?;
+        }
+        w.write_all(b"]")
+    }
+
+    fn begin_array_value<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        w.write_all(if first { b"\n" } else { b",\n" })?;
+        self.indent(w)
+    }
+
+    fn end_array_value<W: ?Sized + std::io::Write>(&mut self, _w: &mut W) -> std::io::Result<()> {
+        self.has_value = true;
+        Ok(())
+    }
+
+    fn begin_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.level += 1;
+        self.has_value = false;
+        w.write_all(b"{")
+    }
+
+    fn end_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.level -= 1;
+        if self.has_value {
+            w.write_all(b"\n")?;
+            self.indent(w)?;
+        }
+        w.write_all(b"}")
+    }
+
+    fn begin_object_key<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        w.write_all(if first { b"\n" } else { b",\n" })?;
+        self.indent(w)
+    }
+
+    fn begin_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        w.write_all(b": ")
+    }
+
+    fn end_object_value<W: ?Sized + std::io::Write>(&mut self, _w: &mut W) -> std::io::Result<()> {
+        self.has_value = true;
+        Ok(())
+    }
+}
+
 /// One GitHub Actions workflow command (`::warning file=…::message`): the
 /// finding shows up as an annotation on the pull request.
 pub fn github(path: &str, text: &str, index: &LineIndex, d: &Diagnostic) -> String {
@@ -455,6 +589,51 @@ fn sarif_level(s: Severity) -> &'static str {
 mod tests {
     use super::*;
     use crate::core::diagnostic::{DiagnosticCode, Related, TEST_CODE};
+
+    /// The streamed JSON report is the object serde writes pretty, with
+    /// the findings first: none, one or several, with and without I/O
+    /// errors.
+    #[test]
+    fn the_json_report_is_written_as_serde_writes_it() {
+        #[derive(serde::Serialize)]
+        struct Whole<'a> {
+            diagnostics: &'a [JsonDiagnostic],
+            files: usize,
+            errors: usize,
+            warnings: usize,
+            io_errors: &'a [String],
+        }
+        let text = "{\n  \"a\": \"x\\ny\",\n  \"b\": 2\n}\n";
+        let index = LineIndex::new(text);
+        for n in 0..3 {
+            for io_errors in [vec![], vec!["a: gone".to_string(), "b\nc".to_string()]] {
+                let mut d = Diagnostic::new(DiagnosticCode(&TEST_CODE), 4..7, "`a` is\nodd".into());
+                d.add_related(Related {
+                    range: 12..20,
+                    message: "see".into(),
+                });
+                let items: Vec<JsonDiagnostic> =
+                    (0..n).map(|_| json("f.json", text, &index, &d)).collect();
+                let mut out = Vec::new();
+                let mut report = JsonReport::begin(&mut out);
+                let mut buf = Vec::new();
+                for j in &items {
+                    report.push(j, &mut buf);
+                }
+                out.extend_from_slice(&buf);
+                report.end(&mut out, 1, n, 0, &io_errors);
+                let whole = Whole {
+                    diagnostics: &items,
+                    files: 1,
+                    errors: n,
+                    warnings: 0,
+                    io_errors: &io_errors,
+                };
+                let want = serde_json::to_string_pretty(&whole).unwrap() + "\n";
+                assert_eq!(String::from_utf8(out).unwrap(), want);
+            }
+        }
+    }
 
     /// The layout of one finding, with and without color: header, place,
     /// source line with its caret, related places, the rule's pointer.
