@@ -1,7 +1,7 @@
 //! `permission-lsp check [PATH…]`.
 
 use super::discover::discover;
-use super::render::{Style, github, human_into, json, sarif, sarif_result};
+use super::render::{SarifLog, Style, github, human_into, json, sarif_result};
 use crate::analysis::{AnalysisOptions, Severity};
 use crate::formats::{DocumentKind, Role};
 use crate::text::LineIndex;
@@ -64,7 +64,7 @@ pub fn run(
         (format == Format::Json).then(|| super::render::JsonReport::begin(&mut *out));
     // Files read and analysed (a file that could not be read is an error).
     let mut checked = 0usize;
-    let mut sarif_out = Vec::new();
+    let mut sarif_log = (format == Format::Sarif).then(|| SarifLog::begin(&mut *out));
     let job = Job {
         inputs,
         options,
@@ -94,7 +94,8 @@ pub fn run(
                  text: &str,
                  index: &LineIndex,
                  diagnostics: Vec<crate::core::diagnostic::Diagnostic>| {
-                    let mut json_part = Vec::new();
+                    // This batch's JSON or SARIF text, written at once.
+                    let mut part = Vec::new();
                     if format == Format::Human {
                         let threads = if diagnostics.len() >= RENDER_PARALLEL_FROM {
                             crate::core::parallel::cores()
@@ -119,16 +120,20 @@ pub fn run(
                             Format::Human => {}
                             Format::Json => {
                                 if let Some(r) = json_report.as_mut() {
-                                    r.push(&json(display, text, index, d), &mut json_part);
+                                    r.push(&json(display, text, index, d), &mut part);
                                 }
                             }
                             Format::Github => {
                                 let _ = writeln!(out, "{}", github(display, text, index, d));
                             }
-                            Format::Sarif => sarif_out.push(sarif_result(display, text, index, d)),
+                            Format::Sarif => {
+                                if let Some(l) = sarif_log.as_mut() {
+                                    l.push(&sarif_result(display, text, index, d), &mut part);
+                                }
+                            }
                         }
                     }
-                    let _ = out.write_all(&json_part);
+                    let _ = out.write_all(&part);
                 };
             if let Some(Analysed {
                 display,
@@ -166,7 +171,9 @@ pub fn run(
             }
         }
         Format::Sarif => {
-            let _ = sarif(&sarif_out, out);
+            if let Some(l) = sarif_log {
+                l.end(out);
+            }
             for e in &io_errors {
                 eprintln!("error: {e}");
             }

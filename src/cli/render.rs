@@ -519,9 +519,81 @@ pub fn sarif_result(path: &str, text: &str, index: &LineIndex, d: &Diagnostic) -
     }
 }
 
-/// A SARIF 2.1.0 log of the findings (code scanning in CI), written to
-/// `out` as it is serialised.
-pub fn sarif(results: &[SarifResult], out: &mut dyn std::io::Write) -> std::io::Result<()> {
+/// A SARIF 2.1.0 log of the findings (code scanning in CI), written as
+/// they come (a large file's are never all held): serde's pretty layout of
+/// the whole log, whose results come last.
+pub struct SarifLog {
+    written: usize,
+    /// What follows the results.
+    rest: String,
+}
+
+/// Where the results sit: `log.runs[0].results`, an array at this depth.
+const SARIF_RESULTS_DEPTH: usize = 4;
+
+impl SarifLog {
+    pub fn begin(out: &mut dyn std::io::Write) -> SarifLog {
+        let whole = serde_json::to_string_pretty(&sarif_log(&[])).unwrap_or_default();
+        // The results are the run's last member and the run is the last
+        // thing in the log: the empty array is the last `[]` of this shape.
+        let marker = "\"results\": []";
+        let at = whole.rfind(marker).unwrap_or(whole.len());
+        let open = (at + marker.len() - 1).min(whole.len());
+        let _ = out.write_all(&whole.as_bytes()[..open]);
+        SarifLog {
+            written: 0,
+            rest: whole.get(open + 1..).unwrap_or_default().to_string(),
+        }
+    }
+
+    /// Appends a result to `buf` (written out by the caller).
+    pub fn push(&mut self, r: &SarifResult, buf: &mut Vec<u8>) {
+        buf.extend_from_slice(if self.written == 0 { b"\n" } else { b",\n" });
+        buf.extend_from_slice(&b"  ".repeat(SARIF_RESULTS_DEPTH));
+        self.written += 1;
+        use serde::Serialize as _;
+        let _ = r.serialize(&mut serde_json::Serializer::with_formatter(
+            &mut *buf,
+            Nested::at(SARIF_RESULTS_DEPTH),
+        ));
+    }
+
+    pub fn end(self, out: &mut dyn std::io::Write) {
+        let mut tail = String::new();
+        if self.written > 0 {
+            tail.push('\n');
+            tail.push_str(&"  ".repeat(SARIF_RESULTS_DEPTH - 1));
+        }
+        tail.push(']');
+        tail.push_str(&self.rest);
+        tail.push('\n');
+        let _ = out.write_all(tail.as_bytes());
+    }
+}
+
+#[derive(serde::Serialize)]
+struct Log<'a> {
+    #[serde(rename = "$schema")]
+    schema: &'static str,
+    version: &'static str,
+    runs: [Run<'a>; 1],
+}
+
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Run<'a> {
+    tool: Tool,
+    column_kind: &'static str,
+    results: &'a [SarifResult],
+}
+
+#[derive(serde::Serialize)]
+struct Tool {
+    driver: serde_json::Value,
+}
+
+/// The whole log with `results`.
+fn sarif_log(results: &[SarifResult]) -> Log<'_> {
     let rules: Vec<serde_json::Value> = sarif_codes()
         .iter()
         .map(|c| {
@@ -537,25 +609,7 @@ pub fn sarif(results: &[SarifResult], out: &mut dyn std::io::Write) -> std::io::
             })
         })
         .collect();
-    #[derive(serde::Serialize)]
-    struct Log<'a> {
-        #[serde(rename = "$schema")]
-        schema: &'static str,
-        version: &'static str,
-        runs: [Run<'a>; 1],
-    }
-    #[derive(serde::Serialize)]
-    #[serde(rename_all = "camelCase")]
-    struct Run<'a> {
-        tool: Tool,
-        column_kind: &'static str,
-        results: &'a [SarifResult],
-    }
-    #[derive(serde::Serialize)]
-    struct Tool {
-        driver: serde_json::Value,
-    }
-    let log = Log {
+    Log {
         schema: "https://json.schemastore.org/sarif-2.1.0.json",
         version: "2.1.0",
         runs: [Run {
@@ -569,12 +623,7 @@ pub fn sarif(results: &[SarifResult], out: &mut dyn std::io::Write) -> std::io::
             column_kind: "unicodeCodePoints",
             results,
         }],
-    };
-    let mut w = std::io::BufWriter::with_capacity(64 * 1024, out);
-    serde_json::to_writer_pretty(&mut w, &log)?;
-    use std::io::Write as _;
-    writeln!(w)?;
-    w.flush()
+    }
 }
 
 fn sarif_level(s: Severity) -> &'static str {
@@ -632,6 +681,35 @@ mod tests {
                 let want = serde_json::to_string_pretty(&whole).unwrap() + "\n";
                 assert_eq!(String::from_utf8(out).unwrap(), want);
             }
+        }
+    }
+
+    /// The streamed SARIF log is the whole log as serde writes it pretty:
+    /// with none, one or several results.
+    #[test]
+    fn the_sarif_log_is_written_as_serde_writes_it() {
+        let text = "{\n  \"a\": 1,\n  \"b\": 2\n}\n";
+        let index = LineIndex::new(text);
+        let mut d = Diagnostic::new(DiagnosticCode(&TEST_CODE), 4..7, "`a` is odd".into());
+        d.add_related(Related {
+            range: 12..15,
+            message: "see `b`".into(),
+        });
+        let plain = Diagnostic::new(DiagnosticCode(&TEST_CODE), 0..1, "x".into());
+        for n in 0..3 {
+            let results: Vec<SarifResult> = (0..n)
+                .map(|i| sarif_result("./f.json", text, &index, if i == 0 { &d } else { &plain }))
+                .collect();
+            let mut out = Vec::new();
+            let mut log = SarifLog::begin(&mut out);
+            let mut buf = Vec::new();
+            for r in &results {
+                log.push(r, &mut buf);
+            }
+            out.extend_from_slice(&buf);
+            log.end(&mut out);
+            let want = serde_json::to_string_pretty(&sarif_log(&results)).unwrap() + "\n";
+            assert_eq!(String::from_utf8(out).unwrap(), want, "{n} results");
         }
     }
 
