@@ -184,7 +184,17 @@ struct Judge<'a> {
     in_session: bool,
 }
 
-impl Judge<'_> {
+impl<'a> Judge<'a> {
+    fn new(policy: &'a Policy, text: &'a str, file: Option<usize>) -> Judge<'a> {
+        Judge {
+            policy,
+            denied: Denied::new(),
+            anchors: anchors(policy),
+            text,
+            in_session: file.is_some(),
+        }
+    }
+
     fn run(&self, run: &[(&model::Entry, List)]) -> Vec<Diagnostic> {
         let mut out = Vec::new();
         for &(e, list) in run {
@@ -212,17 +222,10 @@ pub fn findings(
     read: &model::SettingsFile,
     out: &mut Vec<Diagnostic>,
 ) {
-    let anchors = anchors(policy);
     let Some(items) = file_findings(policy, file, text, read, out) else {
         return;
     };
-    let judge = Judge {
-        policy,
-        denied: Denied::new(),
-        anchors,
-        text,
-        in_session: file.is_some(),
-    };
+    let judge = Judge::new(policy, text, file);
     // Each rule's findings are its own: large files are checked on every
     // core, in rule order.
     let mut found = crate::core::parallel::map_ordered(&items, |run| judge.run(run));
@@ -247,7 +250,6 @@ pub fn findings_in_order(
     levels: &crate::core::levels::LintLevels,
     sink: &mut dyn FnMut(Vec<Diagnostic>),
 ) {
-    let anchors = anchors(policy);
     let mut before = Vec::new();
     let Some(mut items) = file_findings(policy, file, text, read, &mut before) else {
         sink(levels.apply(before));
@@ -255,13 +257,7 @@ pub fn findings_in_order(
     };
     // (A rule's findings are at its place: in the order of places.)
     items.sort_by_key(|(e, _)| (e.range.start, e.range.end));
-    let judge = Judge {
-        policy,
-        denied: Denied::new(),
-        anchors,
-        text,
-        in_session: file.is_some(),
-    };
+    let judge = Judge::new(policy, text, file);
     let mut order = crate::core::diagnostic::InOrder::new(before, Vec::new(), levels, sink);
     let runs: Vec<&[(&model::Entry, List)]> = items.chunks(RUN).collect();
     let threads = if items.len() >= crate::core::parallel::SEQUENTIAL_BELOW {
