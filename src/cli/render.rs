@@ -252,28 +252,20 @@ pub fn json(path: &str, text: &str, index: &LineIndex, d: &Diagnostic) -> JsonDi
 /// file's are never all held): the object serde writes pretty, with
 /// `diagnostics` first and the counts after them.
 pub struct JsonReport {
-    written: usize,
+    diagnostics: StreamedArray,
 }
 
 impl JsonReport {
     pub fn begin(out: &mut dyn std::io::Write) -> JsonReport {
         let _ = out.write_all(b"{\n  \"diagnostics\": [");
-        JsonReport { written: 0 }
+        JsonReport {
+            diagnostics: StreamedArray::at(2),
+        }
     }
 
     /// Appends a finding to `buf` (written out by the caller).
     pub fn push(&mut self, d: &JsonDiagnostic, buf: &mut Vec<u8>) {
-        buf.extend_from_slice(if self.written == 0 {
-            b"\n    "
-        } else {
-            b",\n    "
-        });
-        self.written += 1;
-        use serde::Serialize as _;
-        let _ = d.serialize(&mut serde_json::Serializer::with_formatter(
-            &mut *buf,
-            Nested::at(2),
-        ));
+        self.diagnostics.push(d, buf);
     }
 
     pub fn end(
@@ -284,7 +276,7 @@ impl JsonReport {
         warnings: usize,
         io_errors: &[String],
     ) {
-        let mut tail = String::from(if self.written > 0 { "\n  ]" } else { "]" });
+        let mut tail = self.diagnostics.close();
         let io = serde_json::to_string_pretty(io_errors).unwrap_or_default();
         let _ = write!(
             tail,
@@ -292,6 +284,39 @@ impl JsonReport {
             io.replace('\n', "\n  ")
         );
         let _ = out.write_all(tail.as_bytes());
+    }
+}
+
+/// The items of a JSON array `depth` deep in a pretty document, written
+/// one at a time after its `[`: serde's layout of the whole array.
+struct StreamedArray {
+    depth: usize,
+    written: usize,
+}
+
+impl StreamedArray {
+    fn at(depth: usize) -> StreamedArray {
+        StreamedArray { depth, written: 0 }
+    }
+
+    /// Appends an item to `buf`.
+    fn push(&mut self, item: &impl serde::Serialize, buf: &mut Vec<u8>) {
+        buf.extend_from_slice(if self.written == 0 { b"\n" } else { b",\n" });
+        buf.extend_from_slice(&b"  ".repeat(self.depth));
+        self.written += 1;
+        let _ = item.serialize(&mut serde_json::Serializer::with_formatter(
+            &mut *buf,
+            Nested::at(self.depth),
+        ));
+    }
+
+    /// What closes the array (`]`, on a line of its own after items).
+    fn close(&self) -> String {
+        if self.written == 0 {
+            "]".into()
+        } else {
+            format!("\n{}]", "  ".repeat(self.depth - 1))
+        }
     }
 }
 
@@ -527,13 +552,10 @@ pub fn sarif_result(path: &str, text: &str, index: &LineIndex, d: &Diagnostic) -
 /// they come (a large file's are never all held): serde's pretty layout of
 /// the whole log, whose results come last.
 pub struct SarifLog {
-    written: usize,
+    results: StreamedArray,
     /// What follows the results.
     rest: String,
 }
-
-/// Where the results sit: `log.runs[0].results`, an array at this depth.
-const SARIF_RESULTS_DEPTH: usize = 4;
 
 impl SarifLog {
     pub fn begin(out: &mut dyn std::io::Write) -> SarifLog {
@@ -545,30 +567,19 @@ impl SarifLog {
         let open = (at + marker.len() - 1).min(whole.len());
         let _ = out.write_all(&whole.as_bytes()[..open]);
         SarifLog {
-            written: 0,
+            // `log.runs[0].results`.
+            results: StreamedArray::at(4),
             rest: whole.get(open + 1..).unwrap_or_default().to_string(),
         }
     }
 
     /// Appends a result to `buf` (written out by the caller).
     pub fn push(&mut self, r: &SarifResult, buf: &mut Vec<u8>) {
-        buf.extend_from_slice(if self.written == 0 { b"\n" } else { b",\n" });
-        buf.extend_from_slice(&b"  ".repeat(SARIF_RESULTS_DEPTH));
-        self.written += 1;
-        use serde::Serialize as _;
-        let _ = r.serialize(&mut serde_json::Serializer::with_formatter(
-            &mut *buf,
-            Nested::at(SARIF_RESULTS_DEPTH),
-        ));
+        self.results.push(r, buf);
     }
 
     pub fn end(self, out: &mut dyn std::io::Write) {
-        let mut tail = String::new();
-        if self.written > 0 {
-            tail.push('\n');
-            tail.push_str(&"  ".repeat(SARIF_RESULTS_DEPTH - 1));
-        }
-        tail.push(']');
+        let mut tail = self.results.close();
         tail.push_str(&self.rest);
         tail.push('\n');
         let _ = out.write_all(tail.as_bytes());

@@ -297,9 +297,9 @@ pub fn sort_by_place(list: &mut [Diagnostic]) {
     }
 }
 
-/// The order findings are reported in: by start, end and code (as
-/// [`LintLevels::apply`](crate::core::levels::LintLevels::apply) sorts them).
-fn place_key(d: &Diagnostic) -> (usize, usize, DiagnosticCode) {
+/// The order findings are reported in: by start, end and code
+/// ([`LintLevels::apply`](crate::core::levels::LintLevels::apply) sorts by it).
+pub(crate) fn place_key(d: &Diagnostic) -> (usize, usize, DiagnosticCode) {
     (d.range.start, d.range.end, d.code)
 }
 
@@ -371,15 +371,14 @@ impl<'s> InOrder<'s> {
         }
     }
 
-    /// Hands on what is still held.
+    /// Hands on what is still held: a last batch, empty when nothing is
+    /// (so that the sink is called at least once).
     pub fn finish(mut self) {
         let rest: Vec<Diagnostic> = std::mem::take(&mut self.held)
             .into_iter()
             .map(|(d, _)| d)
             .collect();
-        if !rest.is_empty() {
-            (self.sink)(rest);
-        }
+        (self.sink)(rest);
     }
 }
 

@@ -55,7 +55,7 @@ impl LintLevels {
             .collect();
         // Stable, and with a scratch of keys rather than of diagnostics
         // (a long list's merge buffer was a quarter of its size).
-        let key = |d: &crate::core::diagnostic::Diagnostic| (d.range.start, d.range.end, d.code);
+        let key = crate::core::diagnostic::place_key;
         if !out.is_sorted_by_key(key) {
             out.sort_by_cached_key(key);
         }

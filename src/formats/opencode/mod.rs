@@ -284,14 +284,7 @@ impl Check for OpenCode {
         // The session holds the document's text: one copy, not two.
         debug_assert!(f.text == text);
         drop(text);
-        let mut handed = false;
-        lints::session_findings_in_order(&mut policy, doc, own, &options.levels, &mut |t, ds| {
-            handed = true;
-            sink(t, ds)
-        });
-        if !handed {
-            sink(&policy.files[doc].text, Vec::new());
-        }
+        lints::session_findings_in_order(&mut policy, doc, own, &options.levels, sink);
     }
 }
 

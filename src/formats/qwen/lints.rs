@@ -89,8 +89,6 @@ fn rename_fix(text: &str, range: &Range<usize>, from: &str, to: &str) -> Option<
     })
 }
 
-/// The findings on the file at `file` of the session (`None`: the text is
-/// not one of the session's files and is judged alone).
 /// The findings about the file as a whole (`out`), and the rules to judge
 /// one by one, in the file's lists' order — none when the file does not
 /// read.
@@ -215,6 +213,8 @@ impl<'a> Judge<'a> {
     }
 }
 
+/// The findings on the file at `file` of the session (`None`: the text is
+/// not one of the session's files and is judged alone).
 pub fn findings(
     policy: &Policy,
     file: Option<usize>,

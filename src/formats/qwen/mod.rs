@@ -189,8 +189,6 @@ fn checked(text: &str, ctx: Option<&Context<'_>>) -> Analysis {
     checked_with(text, ctx, true)
 }
 
-/// [`checked`], with the JSON tree only when `tree` (the settings are read
-/// without one; the tree is a second parse, for the editor).
 /// The session a file is judged in, and the file's place in it (`None`:
 /// judged as a project file that is not part of it).
 fn judged_in(text: &str, ctx: Option<&Context<'_>>) -> (Policy, Option<usize>) {
@@ -210,14 +208,24 @@ fn judged_in(text: &str, ctx: Option<&Context<'_>>) -> (Policy, Option<usize>) {
     (policy, at)
 }
 
-fn checked_with(text: &str, ctx: Option<&Context<'_>>, tree: bool) -> Analysis {
-    let (policy, at) = judged_in(text, ctx);
-    // The session's reading of the file (not copied: at 10 MB it holds
-    // hundreds of thousands of rule strings), or this file's own.
-    let read: std::borrow::Cow<'_, model::SettingsFile> = match at {
+/// The session's reading of the file at `at` (not copied: at 10 MB it holds
+/// hundreds of thousands of rule strings), or this text's own.
+fn read_of<'p>(
+    policy: &'p Policy,
+    at: Option<usize>,
+    text: &str,
+) -> std::borrow::Cow<'p, model::SettingsFile> {
+    match at {
         Some(i) => std::borrow::Cow::Borrowed(&policy.files[i].read),
         None => std::borrow::Cow::Owned(model::read(text)),
-    };
+    }
+}
+
+/// [`checked`], with the JSON tree only when `tree` (the settings are read
+/// without one; the tree is a second parse, for the editor).
+fn checked_with(text: &str, ctx: Option<&Context<'_>>, tree: bool) -> Analysis {
+    let (policy, at) = judged_in(text, ctx);
+    let read = read_of(&policy, at, text);
     let mut diagnostics: Vec<Diagnostic> = Vec::new();
     lints::findings(&policy, at, text, &read, &mut diagnostics);
     crate::core::diagnostic::sort_by_place(&mut diagnostics);
@@ -313,23 +321,11 @@ impl Check for Qwen {
     ) {
         let (text, _) = crate::contract::decode(bytes);
         let (policy, at) = judged_in(&text, ctx);
-        let own;
-        let read = match at {
-            Some(i) => &policy.files[i].read,
-            None => {
-                own = model::read(&text);
-                &own
-            }
-        };
+        let read = read_of(&policy, at, &text);
         let levels = ctx.map(|c| c.options.levels.clone()).unwrap_or_default();
-        let mut handed = false;
-        lints::findings_in_order(&policy, at, &text, read, &levels, &mut |ds| {
-            handed = true;
+        lints::findings_in_order(&policy, at, &text, &read, &levels, &mut |ds| {
             sink(&text, ds)
         });
-        if !handed {
-            sink(&text, Vec::new());
-        }
     }
 }
 

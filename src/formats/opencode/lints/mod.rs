@@ -602,13 +602,7 @@ pub fn session_findings(policy: &Policy, doc: usize, out: &mut Vec<Diagnostic>) 
     map_drops_catch_all(policy, doc, out);
     // Top-level rules: judged in the default agent's list, against later
     // top-level rules only (they follow it in every agent).
-    let default_agent = policy.agent_name(None);
-    let mut agents: Vec<String> = vec![default_agent.clone()];
-    for b in &f.read.agents {
-        if policy.has_agent(&b.name) && !agents.contains(&b.name) {
-            agents.push(b.name.clone());
-        }
-    }
+    let agents = session_agents(policy, doc);
     // One agent's list at a time (each is the whole merged list), read
     // once for both analyses.
     let mut seen = precedence::Seen::new();
@@ -623,10 +617,10 @@ pub fn session_findings(policy: &Policy, doc: usize, out: &mut Vec<Diagnostic>) 
 
 /// [`session_findings`] with `before` (the document's own findings) and
 /// the levels applied, handed to `sink` in document order a batch at a
-/// time, with the document's text: when one list alone has rules of the document to judge (a file of
-/// top-level rules, or one agent's), its findings — one per rule of a long
-/// list — are never all held. Otherwise they are gathered and handed on at
-/// once.
+/// time, with the document's text: when one list alone has rules of the
+/// document to judge (a file of top-level rules, or one agent's), its
+/// findings — one per rule of a long list — are never all held. Otherwise
+/// they are gathered and handed on at once.
 pub fn session_findings_in_order(
     policy: &mut Policy,
     doc: usize,
@@ -705,15 +699,20 @@ enum Judged {
     Several,
 }
 
-fn judged_list(policy: &Policy, doc: usize) -> Judged {
-    let f = &policy.files[doc];
-    let default_agent = policy.agent_name(None);
-    let mut agents: Vec<String> = vec![default_agent];
-    for b in &f.read.agents {
+/// The agents whose lists judge the document's rules: the default one
+/// first, then each agent the document gives a block that the session has.
+fn session_agents(policy: &Policy, doc: usize) -> Vec<String> {
+    let mut agents: Vec<String> = vec![policy.agent_name(None)];
+    for b in &policy.files[doc].read.agents {
         if policy.has_agent(&b.name) && !agents.contains(&b.name) {
             agents.push(b.name.clone());
         }
     }
+    agents
+}
+
+fn judged_list(policy: &Policy, doc: usize) -> Judged {
+    let agents = session_agents(policy, doc);
     let mut hidden = Vec::new();
     let mut judging: Option<(usize, Vec<Rule>)> = None;
     for (ai, agent) in agents.iter().enumerate() {
