@@ -128,7 +128,7 @@ impl Pattern {
         self.alts.iter().any(|a| a == &[Tok::Star])
     }
 
-    fn has_any(&self) -> bool {
+    pub fn has_any(&self) -> bool {
         self.alts.iter().flatten().any(|t| *t == Tok::Any)
     }
 
@@ -416,6 +416,56 @@ pub fn overlaps(a: &Pattern, b: &Pattern) -> Option<bool> {
     } else {
         Some(false)
     }
+}
+
+/// An upper bound of the work [`overlaps`] does on `a` and `b`, in the
+/// unit of the search budgets (pattern positions visited): what the
+/// linear checks cost where they answer, a position pair for every pair
+/// where the search runs.
+pub fn overlaps_work(a: &Pattern, b: &Pattern) -> usize {
+    if a.is_universal() || b.is_universal() {
+        return 1;
+    }
+    let mut work = 1usize;
+    let mut searched = false;
+    for x in &a.alts {
+        for y in &b.alts {
+            match linear_work(x, y) {
+                Some(w) => work = work.saturating_add(w),
+                None => searched = true,
+            }
+        }
+    }
+    if searched {
+        work = work.saturating_add(a.size().saturating_mul(b.size()));
+    }
+    work
+}
+
+/// What [`overlaps_linear`] costs on `a` and `b`, or `None` when it
+/// leaves the question to the search. A literal against a glob is the
+/// backtracking walk: each unit of the literal may be compared again with
+/// every literal after the glob's first `*`.
+fn linear_work(a: &[Tok], b: &[Tok]) -> Option<usize> {
+    let literal = |t: &[Tok]| t.iter().all(|x| matches!(x, Tok::Lit(_)));
+    let after_star = |t: &[Tok]| {
+        t.iter()
+            .position(|x| *x == Tok::Star)
+            .map_or(0, |i| t.len() - i)
+    };
+    let walk = |lit: &[Tok], glob: &[Tok]| {
+        (lit.len() + 1).saturating_mul(after_star(glob) + 1) + glob.len()
+    };
+    if literal(a) {
+        return Some(walk(a, b));
+    }
+    if literal(b) {
+        return Some(walk(b, a));
+    }
+    if a.contains(&Tok::Any) || b.contains(&Tok::Any) {
+        return None;
+    }
+    Some(a.len() + b.len() + 1)
 }
 
 fn overlaps_linear(a: &[Tok], b: &[Tok]) -> Option<bool> {

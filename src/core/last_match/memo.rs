@@ -7,7 +7,7 @@
 //! on the shared budgets (see [`Outcome`]).
 
 use super::index::PrefixIndex;
-use super::verdict::ValueOrder;
+use super::verdict::{Answer, ValueOrder};
 use super::{Finding, Head, List, budgets};
 use crate::core::pattern_algebra::{Pattern, PatternLanguage, Work};
 use std::ops::Range;
@@ -93,6 +93,8 @@ struct Outcome {
     /// False for the rest of a group after the overlap budget ran out.
     reached: bool,
     finding: Option<Finding>,
+    /// A bound of the analysis was reached before the member was decided.
+    undecided: bool,
     start: [usize; 2],
     spent: [usize; 2],
     refused: [bool; 2],
@@ -116,9 +118,15 @@ fn measured(ctx: &ValueOrder<'_>, k: usize, budget: &mut Work, work: &mut Work) 
     budget.refused = false;
     work.refused = false;
     let r = ctx.outcome(k, budget, work);
+    let (finding, undecided) = match &r {
+        Some(Answer::Found(f)) => (Some(f.clone()), false),
+        Some(Answer::Undecided) => (None, true),
+        Some(Answer::Nothing) | None => (None, false),
+    };
     let outcome = Outcome {
         reached: true,
-        finding: r.clone().flatten(),
+        finding,
+        undecided,
         start,
         spent: [start[0] - budget.left, start[1] - work.left],
         refused: [budget.refused, work.refused],
@@ -167,13 +175,14 @@ fn assemble<F: Clone + From<Finding>>(list: &List<'_>, groups: &[GroupState<F>])
 }
 
 /// The judged rules without a finding whose examination a spent budget
-/// cut short (never reached, or a check refused), as one finding: the
-/// first such rule and how many (each rule once).
+/// cut short (never reached, or a check refused) or a bound of the
+/// analysis left undecided, as one finding: the first such rule and how
+/// many (each rule once).
 fn unexamined<F>(list: &List<'_>, groups: &[GroupState<F>]) -> Option<Finding> {
     let mut cut = vec![false; list.rules.len()];
     for (group, state) in list.groups.iter().zip(groups) {
         for (k, o) in state.outcomes.iter().enumerate() {
-            let short = !o.reached || o.refused.iter().any(|r| *r);
+            let short = !o.reached || o.undecided || o.refused.iter().any(|r| *r);
             if short && o.finding.is_none() && group.judged[k] {
                 cut[group.members[k]] = true;
             }

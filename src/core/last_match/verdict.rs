@@ -3,11 +3,30 @@
 //! call it decides the same way), each with a concrete example.
 
 use super::index::{PrefixIndex, compatible_suffix};
-use super::{CANDIDATE_LIMIT, Finding, Group, MAX_UNION, Rule, TAIL_LIMIT};
+use super::{CANDIDATE_LIMIT, Finding, Group, MAX_UNION, Rule, SEARCH_POSITIONS, TAIL_LIMIT};
 use crate::core::pattern_algebra::{
-    Inclusion, Overlap, Pattern, Search, Work, included_in_union_within, overlap, overlaps,
-    search_within,
+    Inclusion, Overlap, Pattern, Work, explore_pruned, included_in_union_within, overlap, overlaps,
+    overlaps_work,
 };
+
+/// What the analysis says about one rule.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum Answer {
+    Found(Finding),
+    /// No finding: the rule decides some call otherwise than the rules
+    /// around it (or it is not judged here).
+    Nothing,
+    /// A bound of the analysis (not a budget) was reached before the rule
+    /// was decided: too many overlapping rules to combine, or a search
+    /// that gave up.
+    Undecided,
+}
+
+impl From<Option<Finding>> for Answer {
+    fn from(f: Option<Finding>) -> Answer {
+        f.map_or(Answer::Undecided, Answer::Found)
+    }
+}
 
 /// The value-precedence analysis of one group, rule by rule. Positions
 /// (`k`, `c`) are group positions; `members[k]` is the rule's index.
@@ -68,8 +87,10 @@ impl<'a> ValueOrder<'a> {
     }
 
     /// The group positions whose patterns overlap member `k`'s, ascending.
-    /// `None`: the budget is spent; `Some(None)`: too many candidates, no
-    /// finding for this rule.
+    /// `None`: the budget is spent; `Some(None)`: too many overlaps to
+    /// combine (the rule is undecided). Every candidate the prefix index
+    /// gives is checked (the overlap budget pays for it): the index's
+    /// candidates are often many more than the real overlaps.
     fn overlapping(&self, k: usize, budget: &mut Work) -> Option<Option<Vec<usize>>> {
         let i = self.members[k];
         let mut cands: Vec<usize> = Vec::new();
@@ -77,16 +98,12 @@ impl<'a> ValueOrder<'a> {
             .compatible(self.members, &self.prefixes[i], self.prefixes, &mut cands);
         cands.sort_unstable();
         cands.dedup();
-        if cands.len() > CANDIDATE_LIMIT {
-            // Too many possible overlaps to examine: no finding for it.
-            return Some(None);
-        }
         let mut res = Vec::new();
         for c in cands {
             if c == k || !compatible_suffix(&self.suffixes[self.members[c]], &self.suffixes[i]) {
                 continue;
             }
-            let cost = self.patterns[k].size() * self.patterns[c].size() + 1;
+            let cost = overlaps_work(self.patterns[k], self.patterns[c]);
             if !budget.take(cost) {
                 return None;
             }
@@ -94,35 +111,44 @@ impl<'a> ValueOrder<'a> {
                 res.push(c);
             }
         }
+        // A catch-all overlaps every rule; without `?` it is combined with
+        // any number of them by one glob match each (and only a later
+        // catch-all, found before this, makes it dead).
+        let catch_all =
+            self.patterns[k].is_universal() && res.iter().all(|&c| !self.patterns[c].has_any());
+        if res.len() > CANDIDATE_LIMIT && !catch_all {
+            return Some(None);
+        }
         Some(Some(res))
     }
 
-    /// Member `k`'s finding, if any; `None` when the budget is spent.
-    pub(super) fn outcome(
-        &self,
-        k: usize,
-        budget: &mut Work,
-        work: &mut Work,
-    ) -> Option<Option<Finding>> {
+    /// Member `k`'s answer; `None` when the overlap budget is spent.
+    pub(super) fn outcome(&self, k: usize, budget: &mut Work, work: &mut Work) -> Option<Answer> {
         let i = self.members[k];
         if !self.judged[k] {
-            return Some(None);
+            return Some(Answer::Nothing);
         }
         if let Some(&u_last) = self.universal.last()
             && u_last > k
         {
             if self.tail.len() <= TAIL_LIMIT {
-                return Some(Some(self.dead_by_universal(k)));
+                return Some(Answer::Found(self.dead_by_universal(k)));
             }
-            return Some(None);
+            return Some(Answer::Undecided);
         }
         let near = self.overlapping(k, budget)?;
         let Some(near) = near else {
-            return Some(None);
+            return Some(Answer::Undecided);
         };
         let later: Vec<usize> = near.iter().copied().filter(|&c| c > k).collect();
         let earlier: Vec<usize> = near.iter().copied().filter(|&c| c < k).collect();
-        if later.len() > MAX_UNION {
+        // Without `?` a union of any size is combined by one glob match
+        // per pattern (`included_in_union_within`); with it, by a search
+        // whose size grows with the union.
+        let combinable = |set: &[usize]| {
+            set.len() <= MAX_UNION || set.iter().all(|&c| !self.patterns[c].has_any())
+        };
+        if !combinable(&later) {
             // Too many to combine: a single later rule may still include it.
             let single = later.iter().copied().find(|&c| {
                 included_in_union_within(self.patterns[k], &[self.patterns[c]], work)
@@ -131,9 +157,9 @@ impl<'a> ValueOrder<'a> {
             if single.is_some() {
                 let near_later: Vec<usize> =
                     later.iter().copied().rev().take(MAX_UNION).rev().collect();
-                return Some(self.dead(k, &near_later, work));
+                return Some(self.dead(k, &near_later, work).into());
             }
-            return Some(None);
+            return Some(Answer::Undecided);
         }
         // A call this rule decides (its example, unless a later rule
         // matches that).
@@ -141,17 +167,16 @@ impl<'a> ValueOrder<'a> {
         if !later.is_empty() {
             let inc: Vec<&Pattern> = later.iter().map(|&c| self.patterns[c]).collect();
             match included_in_union_within(self.patterns[k], &inc, work) {
-                Inclusion::Included => return Some(self.dead(k, &later, work)),
-                Inclusion::Unknown => return Some(None),
+                Inclusion::Included => return Some(self.dead(k, &later, work).into()),
+                Inclusion::Unknown => return Some(Answer::Undecided),
                 Inclusion::NotIncluded(w) => decided = Some(w),
             }
         }
-        if earlier.is_empty()
-            || !self.single_valued
-            || self.rules[i].keeps_lower
-            || earlier.len() + later.len() > MAX_UNION
-        {
-            return Some(None);
+        if earlier.is_empty() || !self.single_valued || self.rules[i].keeps_lower {
+            return Some(Answer::Nothing);
+        }
+        if !combinable(&near) {
+            return Some(Answer::Undecided);
         }
         let decided = decided.unwrap_or_else(|| self.patterns[k].example());
         Some(self.redundant(k, &earlier, &later, &decided, work))
@@ -165,12 +190,13 @@ impl<'a> ValueOrder<'a> {
         let action = self.action(k);
         let u_last = *self.universal.last().expect("a universal rule");
         let example = self.patterns[k].example();
+        let units: Vec<u16> = example.encode_utf16().collect();
         let d = self
             .tail
             .iter()
             .rev()
             .copied()
-            .find(|&c| self.patterns[c].is_match(&example))
+            .find(|&c| self.patterns[c].is_match_units(&units))
             .unwrap_or(u_last);
         let broader = self
             .universal
@@ -202,11 +228,12 @@ impl<'a> ValueOrder<'a> {
 
     /// The rule that decides `w` among group members after `k`.
     fn decider_after(&self, k: usize, later: &[usize], w: &str) -> Option<usize> {
+        let units: Vec<u16> = w.encode_utf16().collect();
         later
             .iter()
             .rev()
             .copied()
-            .find(|&c| c > k && self.patterns[c].is_match(w))
+            .find(|&c| c > k && self.patterns[c].is_match_units(&units))
     }
 
     /// A dead rule. It is an overridden exception when one later rule with
@@ -275,44 +302,134 @@ impl<'a> ValueOrder<'a> {
         later: &[usize],
         decided: &str,
         work: &mut Work,
-    ) -> Option<Finding> {
+    ) -> Answer {
         let i = self.members[k];
         // Same decision and same message: action and effect.
         let same = |c: usize| {
             let (a, b) = (&self.rules[self.members[c]], &self.rules[i]);
             a.action == b.action && a.effect == b.effect
         };
-        let earlier_decider = |w: &str| {
-            earlier
-                .iter()
-                .rev()
-                .copied()
-                .find(|&c| self.patterns[c].is_match(w))
-        };
         // 1. The call it is known to decide.
-        let instead = earlier_decider(decided)?;
-        if !same(instead) {
-            return None;
-        }
+        let units: Vec<u16> = decided.encode_utf16().collect();
+        let instead = earlier
+            .iter()
+            .rev()
+            .copied()
+            .find(|&c| self.patterns[c].is_match_units(&units));
+        let Some(instead) = instead.filter(|&c| same(c)) else {
+            return Answer::Nothing;
+        };
         // 2. Every call it matches must be matched by a later rule or by an
         //    earlier one with the same effect (exact, usually one glob
-        //    match).
-        let same_earlier: Vec<usize> = earlier.iter().copied().filter(|&c| same(c)).collect();
-        let mut inc: Vec<&Pattern> = same_earlier.iter().map(|&c| self.patterns[c]).collect();
-        inc.extend(later.iter().map(|&c| self.patterns[c]));
-        if included_in_union_within(self.patterns[k], &inc, work) != Inclusion::Included {
-            return None;
+        //    match). The last same-effect earlier rule that matches every
+        //    call it matches answers that alone, and no earlier rule
+        //    before it can be the last earlier match of any of them.
+        let covering = earlier.iter().rposition(|&c| {
+            same(c)
+                && included_in_union_within(self.patterns[k], &[self.patterns[c]], work)
+                    == Inclusion::Included
+        });
+        let earlier = &earlier[covering.unwrap_or(0)..];
+        let sames: Vec<bool> = earlier.iter().map(|&c| same(c)).collect();
+        if covering.is_none() {
+            let mut inc: Vec<&Pattern> = earlier
+                .iter()
+                .zip(&sames)
+                .filter(|(_, s)| **s)
+                .map(|(&c, _)| self.patterns[c])
+                .collect();
+            inc.extend(later.iter().map(|&c| self.patterns[c]));
+            match included_in_union_within(self.patterns[k], &inc, work) {
+                Inclusion::Included => {}
+                Inclusion::NotIncluded(_) => return Answer::Nothing,
+                Inclusion::Unknown => return Answer::Undecided,
+            }
         }
-        // 3. With another-effect earlier rules around, the last earlier
-        //    match must still be a same-effect one: search for a
-        //    counterexample.
-        if same_earlier.len() < earlier.len() {
+        // 3. With another-effect earlier rules around (after the covering
+        //    one), the last earlier match must still be a same-effect one:
+        //    search for a counterexample.
+        if sames.iter().any(|s| !s) {
             let mut pats: Vec<&Pattern> = vec![self.patterns[k]];
             pats.extend(earlier.iter().map(|&c| self.patterns[c]));
             let ne = earlier.len();
             pats.extend(later.iter().map(|&c| self.patterns[c]));
-            let sames: Vec<bool> = earlier.iter().map(|&c| same(c)).collect();
-            let differs = search_within(
+            match decided_otherwise(&pats, ne, &sames, work) {
+                Some(false) => {}
+                Some(true) => return Answer::Nothing,
+                None => return Answer::Undecided,
+            }
+        }
+        Answer::Found(Finding::Redundant {
+            rule: i,
+            instead: self.members[instead],
+            example: decided.to_string(),
+        })
+    }
+}
+
+/// Is there a string `pats[0]` matches that none of the later patterns
+/// (`pats[1 + ne..]`) matches and whose last match among the earlier ones
+/// (`pats[1..=ne]`) is none or one whose `sames` is false? `None` when
+/// the work runs out. Only strings the first pattern matches are walked;
+/// once a later pattern matches every continuation nothing there is
+/// wanted, and once an earlier one does, the earlier ones before it can
+/// no longer be the last earlier match (their positions are dropped).
+fn decided_otherwise(
+    pats: &[&Pattern],
+    ne: usize,
+    sames: &[bool],
+    work: &mut Work,
+) -> Option<bool> {
+    let found = explore_pruned(
+        pats,
+        |acc, _| {
+            let wanted = acc[0]
+                && !acc[1 + ne..].iter().any(|a| *a)
+                && acc[1..1 + ne]
+                    .iter()
+                    .rposition(|a| *a)
+                    .is_none_or(|j| !sames[j]);
+            wanted.then_some(())
+        },
+        |settled| {
+            let last = *settled.last()?;
+            Some(move |p: usize| last <= ne && (p == 0 || p >= last))
+        },
+        Some(0),
+        true,
+        work,
+        SEARCH_POSITIONS,
+    )?;
+    Some(!found.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::pattern_algebra::{Search, search_within};
+
+    use crate::core::last_match::testing::Lcg;
+
+    fn pattern(rng: &mut Lcg) -> Pattern {
+        const PARTS: [&str; 9] = ["a", "b", " ", "*", "?", "ab", "ba", " *", "*a"];
+        let n = 1 + rng.below(4);
+        let p: String = (0..n).map(|_| PARTS[rng.below(PARTS.len())]).collect();
+        Pattern::from_expanded(&p)
+    }
+
+    /// The pruned walk answers as the plain search over every string does
+    /// (the search's budget is ample for these small patterns).
+    #[test]
+    fn the_pruned_walk_answers_as_the_whole_search() {
+        let mut rng = Lcg(5);
+        let mut answers = [0; 2];
+        for _ in 0..4_000 {
+            let n = 2 + rng.below(6);
+            let owned: Vec<Pattern> = (0..n).map(|_| pattern(&mut rng)).collect();
+            let pats: Vec<&Pattern> = owned.iter().collect();
+            let ne = rng.below(n);
+            let sames: Vec<bool> = (0..ne).map(|_| rng.below(2) == 0).collect();
+            let whole = search_within(
                 &pats,
                 0,
                 |acc| {
@@ -323,16 +440,18 @@ impl<'a> ValueOrder<'a> {
                             .rposition(|a| *a)
                             .is_none_or(|j| !sames[j])
                 },
-                work,
+                &mut Work::new(1_000_000),
             );
-            if differs != Search::NotFound {
-                return None;
+            let pruned = decided_otherwise(&pats, ne, &sames, &mut Work::new(1_000_000));
+            match whole {
+                Search::Unknown => continue,
+                Search::Found(_) => assert_eq!(pruned, Some(true), "{pats:?} {ne} {sames:?}"),
+                Search::NotFound => assert_eq!(pruned, Some(false), "{pats:?} {ne} {sames:?}"),
             }
+            answers[usize::from(pruned == Some(true))] += 1;
         }
-        Some(Finding::Redundant {
-            rule: i,
-            instead: self.members[instead],
-            example: decided.to_string(),
-        })
+        // Both answers are common, and almost no search ran out.
+        assert!(answers.iter().all(|&a| a > 500), "{answers:?}");
+        assert!(answers[0] + answers[1] > 3_900, "{answers:?}");
     }
 }

@@ -21,7 +21,7 @@ crate::code_table! {
     DuplicateKey = "OC012", "duplicate-key", Warning, "A repeated key: the last value counts, at the first key's position.";
     AsksHeadless = "OC013", "asks-headless", Hint, "A rule that can still ask: in a headless run (`opencode run`) nobody answers, and the call is rejected.";
     FileRefused = "OC014", "file-refused", Error, "Another file of the session makes OpenCode refuse to start, so none of this file's rules apply.";
-    PrecedenceUnexamined = "OC017", "precedence-unexamined", Info, "The precedence analysis's budget ran out: the rules it names were not checked for never deciding or being redundant.";
+    PrecedenceUnexamined = "OC017", "precedence-unexamined", Info, "The precedence analysis reached one of its bounds: the rules it names were not checked for never deciding or being redundant.";
     RedundantRule = "OC015", "redundant-rule", Hint, "A rule whose every call the earlier rules you wrote already decide the same way: removing it changes no decision.";
     UnresolvedReference = "OC016", "unresolved-reference", Info, "A `{env:…}` or `{file:…}` reference this check cannot resolve as the agent would — a variable it was not given, or a file outside the project and OpenCode's folders (never read) — and reads as empty.";
 }

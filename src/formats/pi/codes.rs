@@ -60,7 +60,7 @@ crate::code_table! {
     EmptyMapErases = "PL225", "empty-map-erases", Warning, "An empty map in a higher scope replaces a lower scope's string rule: no rules remain for that surface.";
     AgentNameRefused = "PL227", "agent-name-refused", Warning, "The selected agent name is not a plain file name: its agent files cannot be read, and the other scopes are checked without them.";
     AnalysisLimited = "PL228", "analysis-limited", Info, "A scope file over 4 MiB is checked on its own: precedence across the other scope files is not analysed.";
-    PrecedenceUnexamined = "PL230", "precedence-unexamined", Info, "The precedence analysis's budget ran out: the rules it names were not checked for never deciding or being redundant.";
+    PrecedenceUnexamined = "PL230", "precedence-unexamined", Info, "The precedence analysis reached one of its bounds: the rules it names were not checked for never deciding or being redundant.";
     PatternNotParsed = "PL229", "pattern-not-parsed", Info, "A bash pattern the bash reader did not read (over 256 commands in one statement, or past the 64 KiB of patterns read per file): the lints that read its commands did not run.";
     ScopeFileIgnored = "PL226", "scope-file-ignored", Info, "The runtime ignores this scope file; the other scopes decide alone.";
     FrontmatterNotRead = "PL301", "frontmatter-not-read", Warning, "The runtime finds no frontmatter (it must start with `---` and end with a `---` line), so the agent file has no rules.";

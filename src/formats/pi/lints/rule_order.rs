@@ -440,27 +440,19 @@ mod tests {
         );
     }
 
-    /// A small deterministic generator (the analysis is what is tested).
-    struct Lcg(u64);
-    impl Lcg {
-        fn below(&mut self, n: usize) -> usize {
-            self.0 = self
-                .0
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((self.0 >> 33) % n as u64) as usize
+    use last_match::testing::Lcg;
+
+    fn pattern(rng: &mut Lcg) -> String {
+        const PARTS: [&str; 10] = ["git", "npm", " ", "*", "?", "a", "b", "push", " *", "x"];
+        if rng.below(10) == 0 {
+            return "*".into();
         }
-        fn pattern(&mut self) -> String {
-            const PARTS: [&str; 10] = ["git", "npm", " ", "*", "?", "a", "b", "push", " *", "x"];
-            if self.below(10) == 0 {
-                return "*".into();
-            }
-            let n = 1 + self.below(4);
-            (0..n).map(|_| PARTS[self.below(PARTS.len())]).collect()
-        }
-        fn action(&mut self) -> State {
-            [State::Allow, State::Ask, State::Deny][self.below(3)]
-        }
+        let n = 1 + rng.below(4);
+        (0..n).map(|_| PARTS[rng.below(PARTS.len())]).collect()
+    }
+
+    fn action(rng: &mut Lcg) -> State {
+        [State::Allow, State::Ask, State::Deny][rng.below(3)]
     }
 
     fn random_rules(rng: &mut Lcg, n: usize) -> Vec<OrderedRule> {
@@ -468,8 +460,8 @@ mod tests {
         (0..n)
             .map(|i| OrderedRule {
                 surface: SURFACES[rng.below(SURFACES.len())].into(),
-                pattern: rng.pattern(),
-                action: rng.action(),
+                pattern: pattern(rng),
+                action: action(rng),
                 reason: (rng.below(4) == 0).then(|| format!("r{}", rng.below(2))),
                 key_range: i..i,
                 value_range: i..i,
@@ -489,8 +481,8 @@ mod tests {
                 1 => {
                     r.pattern.pop();
                 }
-                2 => r.pattern = rng.pattern(),
-                _ => r.action = rng.action(),
+                2 => r.pattern = pattern(rng),
+                _ => r.action = action(rng),
             }
         }
     }
@@ -576,6 +568,33 @@ mod tests {
                 .filter(|f| matches!(f, Finding::Unexamined { .. }))
                 .count(),
             1
+        );
+    }
+
+    /// A rule the analysis's bounds leave undecided (here: it overlaps
+    /// more rules than are combined, each `*v…*` overlapping every other)
+    /// is counted as unexamined, never silently left without a finding.
+    #[test]
+    fn a_rule_left_undecided_is_said() {
+        let mut spec = vec![("bash", "*".to_string(), State::Ask)];
+        spec.extend((0..600).map(|i| {
+            let action = if i % 2 == 0 {
+                State::Allow
+            } else {
+                State::Deny
+            };
+            ("bash", format!("*v{i}*"), action)
+        }));
+        let owned: Vec<(&str, &str, State)> =
+            spec.iter().map(|(s, p, a)| (*s, p.as_str(), *a)).collect();
+        last_match::testing::set_budgets(None);
+        let found = analyze_rule_order(&rules(&owned), State::Ask, "/home/u");
+        assert_eq!(
+            found,
+            [Finding::Unexamined {
+                rule: 1,
+                count: 600
+            }]
         );
     }
 }
