@@ -102,6 +102,10 @@ impl PrefixIndex {
     ) {
         let pre = |x: usize| prefixes[members[x]].as_slice();
         let (mut h, mut hashed) = (PREFIX_SEED, 0);
+        // Where the prefixes that start with `p` begin in `sorted`: at the
+        // run of `p` itself when a member has it (the rule asking usually
+        // does), found with the runs of its shorter prefixes.
+        let mut from = None;
         for (&len, _) in self.lengths.range(..=p.len()) {
             while hashed < len {
                 h = prefix_step(h, p[hashed]);
@@ -117,9 +121,12 @@ impl PrefixIndex {
                 }
                 None => continue,
             };
+            if len == p.len() {
+                from = Some(run.start);
+            }
             out.extend_from_slice(&self.sorted[run]);
         }
-        let from = self.sorted.partition_point(|&x| pre(x) < p);
+        let from = from.unwrap_or_else(|| self.sorted.partition_point(|&x| pre(x) < p));
         for &x in &self.sorted[from..] {
             if !pre(x).starts_with(p) {
                 break;

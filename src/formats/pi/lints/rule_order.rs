@@ -597,4 +597,32 @@ mod tests {
             }]
         );
     }
+
+    /// Updates agree with fresh analyses where the bounds leave rules
+    /// undecided: hundreds of rules that overlap each other, edited.
+    #[test]
+    fn an_update_where_bounds_are_reached_equals_a_fresh_analysis() {
+        last_match::testing::set_budgets(None);
+        let mut rng = Lcg(23);
+        let mut spec: Vec<(String, State)> = vec![("*".into(), State::Ask)];
+        spec.extend((0..560).map(|i| (format!("*v{i}*"), action(&mut rng))));
+        spec.extend((0..40).map(|i| (format!("git c{i} *"), action(&mut rng))));
+        let owned: Vec<(&str, &str, State)> =
+            spec.iter().map(|(p, a)| ("bash", p.as_str(), *a)).collect();
+        let mut list = rules(&owned);
+        let home = "/home/bounds";
+        analyze_rule_order_memo(&list, State::Ask, home);
+        for round in 0..12 {
+            edit(&mut rng, &mut list);
+            let updated = analyze_rule_order_memo(&list, State::Ask, home);
+            let fresh = analyze_rule_order(&list, State::Ask, home);
+            assert_eq!(*updated, fresh, "round {round}");
+            assert!(
+                fresh
+                    .iter()
+                    .any(|f| matches!(f, Finding::Unexamined { count, .. } if *count > 500)),
+                "round {round}: {fresh:?}"
+            );
+        }
+    }
 }
