@@ -42,8 +42,13 @@ if (bin) {
     const times = [];
     for (let i = 0; i < 30; i++) {
       const t = process.hrtime.bigint();
-      spawnSync(bin, ["check", "--format", "json", file], { stdio: "ignore" });
+      const run = spawnSync(bin, ["check", "--format", "json", file], { stdio: "ignore" });
       times.push(Number(process.hrtime.bigint() - t) / 1e6);
+      // 0: nothing at error level, 1: errors found; anything else (or no
+      // process at all) would time a failure, not a check.
+      if (run.error || run.signal || run.status > 1) {
+        throw new Error(`${bin} check ${file}: ${run.error ?? run.signal ?? `exit ${run.status}`}`);
+      }
     }
     times.sort((a, b) => a - b);
     console.log(`${file}: permission-lsp check median ${times[15].toFixed(3)} ms, p10 ${times[3].toFixed(3)} ms, p90 ${times[27].toFixed(3)} ms (30 processes)`);

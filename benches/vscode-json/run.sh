@@ -4,6 +4,11 @@
 # on the same files in the same run.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
+# The binary is run from a temporary folder: name it from here.
+if [ -n "${PERMISSION_LSP_BIN:-}" ]; then
+  PERMISSION_LSP_BIN="$(cd "$(dirname "$PERMISSION_LSP_BIN")" && pwd)/$(basename "$PERMISSION_LSP_BIN")"
+  export PERMISSION_LSP_BIN
+fi
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 cp "$here/package.json" "$here/compare.mjs" "$work/"
