@@ -60,30 +60,31 @@ impl Pattern {
     /// ` *` also the bare prefix. A [`PatternLanguage`] turns its own
     /// patterns into this form (pi expands `~/` first).
     pub fn from_expanded(p: &str) -> Pattern {
-        let mut units: Vec<u16> = Vec::with_capacity(p.len());
-        units.extend(p.encode_utf16());
+        let mut units: Vec<Tok> = Vec::with_capacity(p.len());
+        units.extend(p.encode_utf16().map(|u| match u {
+            42 => Tok::Star,
+            63 => Tok::Any,
+            u => Tok::Lit(u),
+        }));
         let n = units.len();
-        let star = u16::from(b'*');
-        let space = u16::from(b' ');
+        let space = Tok::Lit(u16::from(b' '));
         // The runtime turns a final " .*" into "( .*)?" — only when the last
         // `*` directly follows a space (`git **` is not the command form).
-        let command_form = n >= 2 && units[n - 1] == star && units[n - 2] == space;
+        let command_form = n >= 2 && units[n - 1] == Tok::Star && units[n - 2] == space;
         let body = if command_form {
             &units[..n - 2]
         } else {
             &units[..]
         };
-        let toks = normalize(body.iter().map(|&u| match u {
-            42 => Tok::Star,
-            63 => Tok::Any,
-            u => Tok::Lit(u),
-        }));
+        let toks = normalize_slice(body);
         let alts = if command_form {
+            // A literal before the `*` ends any run of wildcards: the body
+            // normalized, then ` *`, is normalized.
             let mut with_args = Vec::with_capacity(toks.len() + 2);
             with_args.extend_from_slice(&toks);
-            with_args.push(Tok::Lit(space));
+            with_args.push(space);
             with_args.push(Tok::Star);
-            vec![toks, normalize(with_args.into_iter())]
+            vec![toks, with_args]
         } else {
             vec![toks]
         };
@@ -311,7 +312,11 @@ impl Tok {
 fn normalize(toks: impl ExactSizeIterator<Item = Tok>) -> Vec<Tok> {
     let mut all = Vec::with_capacity(toks.len());
     all.extend(toks);
-    let toks = all;
+    normalize_slice(&all)
+}
+
+/// [`normalize`] of tokens in a slice.
+fn normalize_slice(toks: &[Tok]) -> Vec<Tok> {
     let mut out = Vec::with_capacity(toks.len());
     let mut i = 0;
     while i < toks.len() {

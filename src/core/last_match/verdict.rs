@@ -41,6 +41,9 @@ pub(super) struct ValueOrder<'a> {
     pub suffixes: &'a [Vec<u16>],
     universal: Vec<usize>,
     tail: Vec<usize>,
+    /// The prefix index's candidates of the rule being examined (kept
+    /// from rule to rule: one allocation per group, not per rule).
+    candidates: std::cell::RefCell<Vec<usize>>,
 }
 
 impl<'a> ValueOrder<'a> {
@@ -79,6 +82,7 @@ impl<'a> ValueOrder<'a> {
             suffixes,
             universal,
             tail,
+            candidates: Default::default(),
         }
     }
 
@@ -93,13 +97,14 @@ impl<'a> ValueOrder<'a> {
     /// candidates are often many more than the real overlaps.
     fn overlapping(&self, k: usize, budget: &mut Work) -> Option<Option<Vec<usize>>> {
         let i = self.members[k];
-        let mut cands: Vec<usize> = Vec::new();
+        let mut cands = self.candidates.borrow_mut();
+        cands.clear();
         self.index
             .compatible(self.members, &self.prefixes[i], self.prefixes, &mut cands);
         cands.sort_unstable();
         cands.dedup();
         let mut res = Vec::new();
-        for c in cands {
+        for &c in cands.iter() {
             if c == k || !compatible_suffix(&self.suffixes[self.members[c]], &self.suffixes[i]) {
                 continue;
             }
