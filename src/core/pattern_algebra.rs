@@ -447,17 +447,51 @@ pub fn overlaps_work(a: &Pattern, b: &Pattern) -> usize {
     work
 }
 
+/// An upper bound of the glob matching [`included_in_union_within`] does
+/// when no includer has `?` (two candidate strings per branch of `b`, each
+/// matched against every branch of every includer), in the unit of
+/// [`overlaps_work`]. With a `?` the search charges its own budget: 1.
+pub fn inclusion_work(b: &Pattern, including: &[&Pattern]) -> usize {
+    if including.iter().any(|a| a.is_universal() || a.has_any()) || including.contains(&b) {
+        return 1;
+    }
+    let mut work = 1usize;
+    for alt in &b.alts {
+        for a in including {
+            for glob in &a.alts {
+                let walk = (alt.len() + 1).saturating_mul(after_first_star(glob) + 1) + glob.len();
+                work = work.saturating_add(walk.saturating_mul(2));
+            }
+        }
+    }
+    work
+}
+
+/// An upper bound of matching a value of `len` units against every branch
+/// of `patterns` (the backtracking walk), in the unit of [`overlaps_work`].
+pub fn matching_work(len: usize, patterns: &[&Pattern]) -> usize {
+    patterns
+        .iter()
+        .flat_map(|p| &p.alts)
+        .fold(1usize, |acc, glob| {
+            acc.saturating_add((len + 1).saturating_mul(after_first_star(glob) + 1) + glob.len())
+        })
+}
+
+/// Tokens from a glob's first `*` on (what a failed match may walk again).
+fn after_first_star(t: &[Tok]) -> usize {
+    t.iter()
+        .position(|x| *x == Tok::Star)
+        .map_or(0, |i| t.len() - i)
+}
+
 /// What [`overlaps_linear`] costs on `a` and `b`, or `None` when it
 /// leaves the question to the search. A literal against a glob is the
 /// backtracking walk: each unit of the literal may be compared again with
 /// every literal after the glob's first `*`.
 fn linear_work(a: &[Tok], b: &[Tok]) -> Option<usize> {
     let literal = |t: &[Tok]| t.iter().all(|x| matches!(x, Tok::Lit(_)));
-    let after_star = |t: &[Tok]| {
-        t.iter()
-            .position(|x| *x == Tok::Star)
-            .map_or(0, |i| t.len() - i)
-    };
+    let after_star = after_first_star;
     let walk = |lit: &[Tok], glob: &[Tok]| {
         (lit.len() + 1).saturating_mul(after_star(glob) + 1) + glob.len()
     };

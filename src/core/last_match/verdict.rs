@@ -5,8 +5,8 @@
 use super::index::{PrefixIndex, compatible_suffix};
 use super::{CANDIDATE_LIMIT, Finding, Group, MAX_UNION, Rule, SEARCH_POSITIONS, TAIL_LIMIT};
 use crate::core::pattern_algebra::{
-    Inclusion, Overlap, Pattern, Work, explore_pruned, included_in_union_within, overlap, overlaps,
-    overlaps_work,
+    Inclusion, Overlap, Pattern, Work, explore_pruned, included_in_union_within, inclusion_work,
+    matching_work, overlap, overlaps, overlaps_work,
 };
 
 /// What the analysis says about one rule.
@@ -90,6 +90,23 @@ impl<'a> ValueOrder<'a> {
         self.rules[self.members[c]].action
     }
 
+    /// Is member `k` included in the members `set` together? The glob
+    /// matching is paid from `budget` (`None` when it is spent), a search
+    /// from `work`.
+    fn included(
+        &self,
+        k: usize,
+        set: &[usize],
+        budget: &mut Work,
+        work: &mut Work,
+    ) -> Option<Inclusion> {
+        let inc: Vec<&Pattern> = set.iter().map(|&c| self.patterns[c]).collect();
+        if !budget.take(inclusion_work(self.patterns[k], &inc)) {
+            return None;
+        }
+        Some(included_in_union_within(self.patterns[k], &inc, work))
+    }
+
     /// The group positions whose patterns overlap member `k`'s, ascending.
     /// `None`: the budget is spent; `Some(None)`: too many overlaps to
     /// combine (the rule is undecided). Every candidate the prefix index
@@ -137,6 +154,24 @@ impl<'a> ValueOrder<'a> {
             && u_last > k
         {
             if self.tail.len() <= TAIL_LIMIT {
+                // The example matched against the tail, paid like any
+                // other glob matching. A rule whose literal prefix is not
+                // compatible with this one's fails within it (so an update
+                // that changes such a rule leaves this charge as it was).
+                let size = self.patterns[k].size();
+                let own = &self.prefixes[i];
+                let cost = self.tail.iter().fold(1usize, |acc, &c| {
+                    let other = &self.prefixes[self.members[c]];
+                    let compatible = own.starts_with(other) || other.starts_with(own);
+                    acc.saturating_add(if compatible {
+                        matching_work(size, &[self.patterns[c]])
+                    } else {
+                        size + 1
+                    })
+                });
+                if !budget.take(cost) {
+                    return None;
+                }
                 return Some(Answer::Found(self.dead_by_universal(k)));
             }
             return Some(Answer::Undecided);
@@ -153,26 +188,28 @@ impl<'a> ValueOrder<'a> {
         let combinable = |set: &[usize]| {
             set.len() <= MAX_UNION || set.iter().all(|&c| !self.patterns[c].has_any())
         };
-        if !combinable(&later) {
-            // Too many to combine: a single later rule may still include it.
-            let single = later.iter().copied().find(|&c| {
-                included_in_union_within(self.patterns[k], &[self.patterns[c]], work)
-                    == Inclusion::Included
-            });
-            if single.is_some() {
-                let near_later: Vec<usize> =
-                    later.iter().copied().rev().take(MAX_UNION).rev().collect();
-                return Some(self.dead(k, &near_later, work).into());
+        // The deciders of a dead rule are gathered among at most this
+        // many of the later rules, the last ones (see `dead`).
+        let near_later: Vec<usize> = later.iter().copied().rev().take(MAX_UNION).rev().collect();
+        if later.len() > MAX_UNION {
+            // Too many to name the deciders of: a single later rule may
+            // still include it.
+            for &c in &later {
+                if self.included(k, &[c], budget, work)? == Inclusion::Included {
+                    return Some(self.dead(k, &near_later, budget, work)?.into());
+                }
             }
-            return Some(Answer::Undecided);
+            if !combinable(&later) {
+                return Some(Answer::Undecided);
+            }
         }
         // A call this rule decides (its example, unless a later rule
         // matches that).
         let mut decided: Option<String> = None;
         if !later.is_empty() {
-            let inc: Vec<&Pattern> = later.iter().map(|&c| self.patterns[c]).collect();
-            match included_in_union_within(self.patterns[k], &inc, work) {
-                Inclusion::Included => return Some(self.dead(k, &later, work).into()),
+            match self.included(k, &later, budget, work)? {
+                Inclusion::Included if later.len() > MAX_UNION => return Some(Answer::Undecided),
+                Inclusion::Included => return Some(self.dead(k, &later, budget, work)?.into()),
                 Inclusion::Unknown => return Some(Answer::Undecided),
                 Inclusion::NotIncluded(w) => decided = Some(w),
             }
@@ -184,7 +221,7 @@ impl<'a> ValueOrder<'a> {
             return Some(Answer::Undecided);
         }
         let decided = decided.unwrap_or_else(|| self.patterns[k].example());
-        Some(self.redundant(k, &earlier, &later, &decided, work))
+        self.redundant(k, &earlier, &later, &decided, budget, work)
     }
 
     /// A rule before a rule that matches everything: dead. Its example is
@@ -247,9 +284,29 @@ impl<'a> ValueOrder<'a> {
     /// together. The deciders named are found through concrete witnesses
     /// (pairwise overlaps), so each one really decides some call it
     /// matches.
-    fn dead(&self, k: usize, later: &[usize], work: &mut Work) -> Option<Finding> {
+    /// `later` holds at most `MAX_UNION` rules; the witness searches and
+    /// the glob matching are paid from `budget` (`None` when it is spent:
+    /// the outcome of a rule the budget ended).
+    fn dead(
+        &self,
+        k: usize,
+        later: &[usize],
+        budget: &mut Work,
+        work: &mut Work,
+    ) -> Option<Option<Finding>> {
         let i = self.members[k];
         let action = self.action(k);
+        // One shortest common string per later rule, each matched against
+        // every later rule.
+        let size = self.patterns[k].size();
+        let cost = later.iter().fold(1usize, |acc, &c| {
+            let pair = size.saturating_mul(self.patterns[c].size());
+            let scan = later.len().saturating_mul(size + self.patterns[c].size());
+            acc.saturating_add(pair).saturating_add(scan)
+        });
+        if !budget.take(cost) {
+            return None;
+        }
         let mut witnesses: Vec<(String, usize)> = Vec::new();
         let note = |w: String, witnesses: &mut Vec<(String, usize)>| {
             if let Some(c) = self.decider_after(k, later, &w)
@@ -264,11 +321,15 @@ impl<'a> ValueOrder<'a> {
                 note(w, &mut witnesses);
             }
         }
-        let broader = later.iter().rev().copied().find(|&c| {
-            self.action(c) != action
-                && included_in_union_within(self.patterns[k], &[self.patterns[c]], work)
-                    == Inclusion::Included
-        });
+        let mut broader = None;
+        for &c in later.iter().rev() {
+            if self.action(c) != action
+                && self.included(k, &[c], budget, work)? == Inclusion::Included
+            {
+                broader = Some(c);
+                break;
+            }
+        }
         let mut all_by: Vec<usize> = witnesses.iter().map(|(_, c)| self.members[*c]).collect();
         all_by.sort_unstable();
         // Overridden only when some call it matches really gets another
@@ -277,7 +338,7 @@ impl<'a> ValueOrder<'a> {
             .iter()
             .find(|(_, d)| self.action(*d) != action)
             .cloned();
-        match (broader, differing) {
+        Some(match (broader, differing) {
             (Some(c), Some((example, d))) => Some(Finding::Overridden {
                 rule: i,
                 decided_by: self.members[d],
@@ -285,7 +346,9 @@ impl<'a> ValueOrder<'a> {
                 all_by: vec![self.members[c]],
             }),
             _ => {
-                let (example, c) = witnesses.into_iter().next()?;
+                let Some((example, c)) = witnesses.into_iter().next() else {
+                    return Some(None);
+                };
                 Some(Finding::Shadowed {
                     rule: i,
                     decided_by: self.members[c],
@@ -293,7 +356,7 @@ impl<'a> ValueOrder<'a> {
                     all_by,
                 })
             }
-        }
+        })
     }
 
     /// Not dead: is every call it decides decided the same way by the
@@ -306,9 +369,17 @@ impl<'a> ValueOrder<'a> {
         earlier: &[usize],
         later: &[usize],
         decided: &str,
+        budget: &mut Work,
         work: &mut Work,
-    ) -> Answer {
+    ) -> Option<Answer> {
         let i = self.members[k];
+        // Step 1's matching, paid from the overlap budget like the rest.
+        let scan = earlier.iter().fold(1usize, |acc, &c| {
+            acc.saturating_add(decided.len() + self.patterns[c].size())
+        });
+        if !budget.take(scan) {
+            return None;
+        }
         // Same decision and same message: action and effect.
         let same = |c: usize| {
             let (a, b) = (&self.rules[self.members[c]], &self.rules[i]);
@@ -322,32 +393,34 @@ impl<'a> ValueOrder<'a> {
             .copied()
             .find(|&c| self.patterns[c].is_match_units(&units));
         let Some(instead) = instead.filter(|&c| same(c)) else {
-            return Answer::Nothing;
+            return Some(Answer::Nothing);
         };
         // 2. Every call it matches must be matched by a later rule or by an
         //    earlier one with the same effect (exact, usually one glob
         //    match). The last same-effect earlier rule that matches every
         //    call it matches answers that alone, and no earlier rule
         //    before it can be the last earlier match of any of them.
-        let covering = earlier.iter().rposition(|&c| {
-            same(c)
-                && included_in_union_within(self.patterns[k], &[self.patterns[c]], work)
-                    == Inclusion::Included
-        });
+        let mut covering = None;
+        for (at, &c) in earlier.iter().enumerate().rev() {
+            if same(c) && self.included(k, &[c], budget, work)? == Inclusion::Included {
+                covering = Some(at);
+                break;
+            }
+        }
         let earlier = &earlier[covering.unwrap_or(0)..];
         let sames: Vec<bool> = earlier.iter().map(|&c| same(c)).collect();
         if covering.is_none() {
-            let mut inc: Vec<&Pattern> = earlier
+            let mut inc: Vec<usize> = earlier
                 .iter()
                 .zip(&sames)
                 .filter(|(_, s)| **s)
-                .map(|(&c, _)| self.patterns[c])
+                .map(|(&c, _)| c)
                 .collect();
-            inc.extend(later.iter().map(|&c| self.patterns[c]));
-            match included_in_union_within(self.patterns[k], &inc, work) {
+            inc.extend_from_slice(later);
+            match self.included(k, &inc, budget, work)? {
                 Inclusion::Included => {}
-                Inclusion::NotIncluded(_) => return Answer::Nothing,
-                Inclusion::Unknown => return Answer::Undecided,
+                Inclusion::NotIncluded(_) => return Some(Answer::Nothing),
+                Inclusion::Unknown => return Some(Answer::Undecided),
             }
         }
         // 3. With another-effect earlier rules around (after the covering
@@ -360,15 +433,15 @@ impl<'a> ValueOrder<'a> {
             pats.extend(later.iter().map(|&c| self.patterns[c]));
             match decided_otherwise(&pats, ne, &sames, work) {
                 Some(false) => {}
-                Some(true) => return Answer::Nothing,
-                None => return Answer::Undecided,
+                Some(true) => return Some(Answer::Nothing),
+                None => return Some(Answer::Undecided),
             }
         }
-        Answer::Found(Finding::Redundant {
+        Some(Answer::Found(Finding::Redundant {
             rule: i,
             instead: self.members[instead],
             example: decided.to_string(),
-        })
+        }))
     }
 }
 
