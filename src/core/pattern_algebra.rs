@@ -459,8 +459,7 @@ pub fn inclusion_work(b: &Pattern, including: &[&Pattern]) -> usize {
     for alt in &b.alts {
         for a in including {
             for glob in &a.alts {
-                let walk = (alt.len() + 1).saturating_mul(after_first_star(glob) + 1) + glob.len();
-                work = work.saturating_add(walk.saturating_mul(2));
+                work = work.saturating_add(walk_work(alt.len(), glob).saturating_mul(2));
             }
         }
     }
@@ -473,33 +472,30 @@ pub fn matching_work(len: usize, patterns: &[&Pattern]) -> usize {
     patterns
         .iter()
         .flat_map(|p| &p.alts)
-        .fold(1usize, |acc, glob| {
-            acc.saturating_add((len + 1).saturating_mul(after_first_star(glob) + 1) + glob.len())
-        })
+        .fold(1usize, |acc, glob| acc.saturating_add(walk_work(len, glob)))
 }
 
-/// Tokens from a glob's first `*` on (what a failed match may walk again).
-fn after_first_star(t: &[Tok]) -> usize {
-    t.iter()
+/// An upper bound of the backtracking walk of [`glob_match`] over a value
+/// of `len` units: each unit may be compared again with every token from
+/// the glob's first `*` on.
+fn walk_work(len: usize, glob: &[Tok]) -> usize {
+    let after_first_star = glob
+        .iter()
         .position(|x| *x == Tok::Star)
-        .map_or(0, |i| t.len() - i)
+        .map_or(0, |i| glob.len() - i);
+    (len + 1).saturating_mul(after_first_star + 1) + glob.len()
 }
 
 /// What [`overlaps_linear`] costs on `a` and `b`, or `None` when it
 /// leaves the question to the search. A literal against a glob is the
-/// backtracking walk: each unit of the literal may be compared again with
-/// every literal after the glob's first `*`.
+/// backtracking walk ([`walk_work`]).
 fn linear_work(a: &[Tok], b: &[Tok]) -> Option<usize> {
     let literal = |t: &[Tok]| t.iter().all(|x| matches!(x, Tok::Lit(_)));
-    let after_star = after_first_star;
-    let walk = |lit: &[Tok], glob: &[Tok]| {
-        (lit.len() + 1).saturating_mul(after_star(glob) + 1) + glob.len()
-    };
     if literal(a) {
-        return Some(walk(a, b));
+        return Some(walk_work(a.len(), b));
     }
     if literal(b) {
-        return Some(walk(b, a));
+        return Some(walk_work(b.len(), a));
     }
     if a.contains(&Tok::Any) || b.contains(&Tok::Any) {
         return None;

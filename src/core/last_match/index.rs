@@ -138,6 +138,12 @@ impl PrefixIndex {
     }
 }
 
+/// Two literal prefixes either of which starts the other: the rules can
+/// overlap as far as their starts go.
+pub(super) fn compatible_prefix(a: &[u16], b: &[u16]) -> bool {
+    a.starts_with(b) || b.starts_with(a)
+}
+
 /// Candidate overlaps by literal suffix: two patterns can only share a
 /// string when one's literal suffix ends the other's (the prefixes are
 /// matched by the index).

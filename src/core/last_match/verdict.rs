@@ -2,7 +2,7 @@
 //! decided by later rules), or redundant (the earlier rules decide every
 //! call it decides the same way), each with a concrete example.
 
-use super::index::{PrefixIndex, compatible_suffix};
+use super::index::{PrefixIndex, compatible_prefix, compatible_suffix};
 use super::{CANDIDATE_LIMIT, Finding, Group, MAX_UNION, Rule, SEARCH_POSITIONS, TAIL_LIMIT};
 use crate::core::pattern_algebra::{
     Inclusion, Overlap, Pattern, Work, explore_pruned, included_in_union_within, inclusion_work,
@@ -162,8 +162,7 @@ impl<'a> ValueOrder<'a> {
                 let own = &self.prefixes[i];
                 let cost = self.tail.iter().fold(1usize, |acc, &c| {
                     let other = &self.prefixes[self.members[c]];
-                    let compatible = own.starts_with(other) || other.starts_with(own);
-                    acc.saturating_add(if compatible {
+                    acc.saturating_add(if compatible_prefix(own, other) {
                         matching_work(size, &[self.patterns[c]])
                     } else {
                         size + 1
@@ -188,15 +187,14 @@ impl<'a> ValueOrder<'a> {
         let combinable = |set: &[usize]| {
             set.len() <= MAX_UNION || set.iter().all(|&c| !self.patterns[c].has_any())
         };
-        // The deciders of a dead rule are gathered among at most this
-        // many of the later rules, the last ones (see `dead`).
-        let near_later: Vec<usize> = later.iter().copied().rev().take(MAX_UNION).rev().collect();
         if later.len() > MAX_UNION {
             // Too many to name the deciders of: a single later rule may
-            // still include it.
+            // still include it, and the deciders are then gathered among
+            // the last `MAX_UNION` later rules (see `dead`).
             for &c in &later {
                 if self.included(k, &[c], budget, work)? == Inclusion::Included {
-                    return Some(self.dead(k, &near_later, budget, work)?.into());
+                    let near_later = &later[later.len() - MAX_UNION..];
+                    return Some(self.dead(k, near_later, budget, work)?.into());
                 }
             }
             if !combinable(&later) {
