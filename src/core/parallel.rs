@@ -81,6 +81,52 @@ pub fn map_ordered_on<T: Sync, R: Send>(
     out
 }
 
+/// Fills `out` on every core: `f(at, run)` writes the run of `out` that
+/// starts at index `at`, runs of `batch` taken in turn by each thread (the
+/// calling one among them). Sequential below [`SEQUENTIAL_BELOW`] items.
+/// The output is written in place: nothing is joined or copied.
+pub fn fill<T: Send>(out: &mut [T], batch: usize, f: impl Fn(usize, &mut [T]) + Sync) {
+    fill_on(out, cores(), SEQUENTIAL_BELOW, batch, f)
+}
+
+/// [`fill`] on at most `threads` threads, sequential below `below` items.
+pub fn fill_on<T: Send>(
+    out: &mut [T],
+    threads: usize,
+    below: usize,
+    batch: usize,
+    f: impl Fn(usize, &mut [T]) + Sync,
+) {
+    let batch = batch.max(1);
+    if threads <= 1 || out.len() < below.max(2) {
+        f(0, out);
+        return;
+    }
+    let runs = std::sync::Mutex::new(out.chunks_mut(batch).enumerate());
+    let work = || {
+        loop {
+            let next = runs
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .next();
+            let Some((i, run)) = next else { return };
+            f(i * batch, run);
+        }
+    };
+    std::thread::scope(|s| {
+        // A thread that cannot be started leaves its runs to the others.
+        let handles: Vec<_> = (1..threads)
+            .filter_map(|_| std::thread::Builder::new().spawn_scoped(s, work).ok())
+            .collect();
+        work();
+        for h in handles {
+            if let Err(p) = h.join() {
+                std::panic::resume_unwind(p);
+            }
+        }
+    });
+}
+
 /// `f` over every item on `threads` threads (the calling one among them),
 /// each output handed to `sink` on the calling thread in item order as
 /// soon as it and every output before it are done. At most `ahead` items
@@ -247,6 +293,22 @@ impl Drop for StopOnDrop<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn filling_in_place_writes_every_item_once() {
+        for threads in [1, 2, 3, 8] {
+            for (len, batch) in [(0, 4), (1, 1), (1_000, 7), (5_000, 256), (4_096, 4_096)] {
+                let mut out = vec![0usize; len];
+                fill_on(&mut out, threads, 2, batch, |at, run| {
+                    for (i, x) in run.iter_mut().enumerate() {
+                        *x += (at + i) * 3 + 1;
+                    }
+                });
+                let want: Vec<usize> = (0..len).map(|i| i * 3 + 1).collect();
+                assert_eq!(out, want, "{threads} {len} {batch}");
+            }
+        }
+    }
 
     #[test]
     fn each_output_reaches_the_sink_in_order() {

@@ -50,8 +50,8 @@ pub enum Inclusion {
 /// A rule-pattern language whose patterns this algebra can reason about:
 /// each pattern is compiled into a [`Pattern`] (a union of linear globs
 /// over UTF-16 units) that matches exactly the values the runtime's
-/// matcher does.
-pub trait PatternLanguage {
+/// matcher does. Shared by the threads of one analysis.
+pub trait PatternLanguage: Sync {
     fn compile(&self, source: &str) -> Pattern;
 }
 

@@ -134,6 +134,117 @@ fn measured(ctx: &ValueOrder<'_>, k: usize, budget: &mut Work, work: &mut Work) 
     (outcome, r.is_none())
 }
 
+/// Every member's outcome in order, the budgets shared as they run out:
+/// what [`measured`] gives member after member, until the overlap budget
+/// is spent (the members after that one are not reached).
+///
+/// A long group is first decided on every core, each member with budgets
+/// of its own (a guess; all guesses together draw on one more pair of
+/// budgets, so that a list that spends them costs at most that twice).
+/// Then, member by member, a guess stands when the budgets left give the
+/// same answer ([`Outcome::holds`]: it refused nothing and they cover what
+/// it spent), else the member is decided again with them — the outcomes
+/// are those of deciding one member after another (tested).
+fn decide_all(ctx: &ValueOrder<'_>, n: usize, budget: &mut Work, work: &mut Work) -> Vec<Outcome> {
+    let mut outcomes = vec![Outcome::default(); n];
+    let (threads, below, batch) = guessing();
+    if threads > 1 && n >= below {
+        #[allow(unused_mut)]
+        let mut allowance = [budget.left, work.left];
+        #[cfg(test)]
+        if super::testing::GUESSING_FREELY.with(|g| g.get()) {
+            // Guesses that spend more than the budgets have.
+            allowance = [usize::MAX / 4; 2];
+        }
+        guess(ctx, allowance, &mut outcomes, threads, batch);
+    }
+    for k in 0..n {
+        let o = &mut outcomes[k];
+        let ends = if o.reached && o.holds([budget, work]) {
+            #[cfg(test)]
+            super::testing::GUESSES.with(|g| g.set([g.get()[0] + 1, g.get()[1]]));
+            o.start = [budget.left, work.left];
+            budget.left -= o.spent[0];
+            work.left -= o.spent[1];
+            o.refused[0]
+        } else {
+            #[cfg(test)]
+            if o.reached {
+                super::testing::GUESSES.with(|g| g.set([g.get()[0], g.get()[1] + 1]));
+            }
+            let (outcome, ends) = measured(ctx, k, budget, work);
+            *o = outcome;
+            ends
+        };
+        if ends {
+            // The budget is spent: no finding for the rest of the group
+            // (and the later groups start with none).
+            for o in &mut outcomes[k + 1..] {
+                *o = Outcome::default();
+            }
+            break;
+        }
+    }
+    outcomes
+}
+
+/// Guesses of the members' outcomes, made on every core, each with the
+/// budgets of its own that are left of `allowance` (spent by the guesses
+/// together); a member not guessed keeps its default (not reached).
+fn guess(
+    ctx: &ValueOrder<'_>,
+    allowance: [usize; 2],
+    outcomes: &mut [Outcome],
+    threads: usize,
+    batch: usize,
+) {
+    use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+    let left = [
+        AtomicUsize::new(allowance[0]),
+        AtomicUsize::new(allowance[1]),
+    ];
+    crate::core::parallel::fill_on(outcomes, threads, 0, batch, |at, run| {
+        for (i, o) in run.iter_mut().enumerate() {
+            let mut budget = Work::new(left[0].load(Relaxed));
+            let mut work = Work::new(left[1].load(Relaxed));
+            if budget.left == 0 {
+                return;
+            }
+            *o = measured(ctx, at + i, &mut budget, &mut work).0;
+            for (l, spent) in left.iter().zip(o.spent) {
+                // (Saturating: another thread may have drawn meanwhile.)
+                let _ = l.fetch_update(Relaxed, Relaxed, |x| Some(x.saturating_sub(spent)));
+            }
+        }
+    });
+}
+
+/// Members one thread guesses at a time.
+const GUESS_BATCH: usize = 256;
+
+/// Threads that guess, the fewest members worth it, members per batch.
+fn guessing() -> (usize, usize, usize) {
+    #[cfg(test)]
+    if let Some(g) = super::testing::GUESSING.with(|g| g.get()) {
+        return g;
+    }
+    (
+        crate::core::parallel::cores(),
+        crate::core::parallel::SEQUENTIAL_BELOW,
+        GUESS_BATCH,
+    )
+}
+
+/// Does deciding the group's members look anything up in its prefix
+/// index? Only a judged member with a literal prefix at or after the
+/// group's last catch-all does (every rule before it is dead by it; an
+/// empty prefix is compatible with every member, found without it): a long
+/// list that ends in a catch-all is decided without one.
+fn asks_the_index(group: &super::Group, pats: &[&Pattern], prefixes: &[Vec<u16>]) -> bool {
+    let from = pats.iter().rposition(|p| p.is_universal()).unwrap_or(0);
+    (from..group.members.len()).any(|k| group.judged[k] && !prefixes[group.members[k]].is_empty())
+}
+
 /// What was found for one group.
 struct GroupState<F> {
     /// The format's own findings for the group (redone on every update).
@@ -201,19 +312,33 @@ struct Fresh<F> {
     groups: Vec<GroupState<F>>,
 }
 
-/// A fresh analysis of the whole list.
+/// A fresh analysis of the whole list; `keep`: for updates (every value
+/// group's index is made).
 fn fresh<F: Clone + From<Finding>>(
     list: &List<'_>,
     language: &dyn PatternLanguage,
     head: Head<'_, F>,
+    keep: bool,
 ) -> Fresh<F> {
-    let patterns: Vec<Pattern> = list
-        .rules
-        .iter()
-        .map(|r| language.compile(r.source))
-        .collect();
-    let prefixes: Vec<Vec<u16>> = patterns.iter().map(Pattern::literal_prefix).collect();
-    let suffixes: Vec<Vec<u16>> = patterns.iter().map(Pattern::literal_suffix).collect();
+    // Each rule compiled on every core (independent of the others).
+    let compiled = crate::core::parallel::map_ordered(list.rules, |rules| {
+        rules
+            .iter()
+            .map(|r| {
+                let p = language.compile(r.source);
+                let ends = (p.literal_prefix(), p.literal_suffix());
+                (p, ends)
+            })
+            .collect()
+    });
+    let mut patterns = Vec::with_capacity(compiled.len());
+    let mut prefixes = Vec::with_capacity(compiled.len());
+    let mut suffixes = Vec::with_capacity(compiled.len());
+    for (p, (pre, suf)) in compiled {
+        patterns.push(p);
+        prefixes.push(pre);
+        suffixes.push(suf);
+    }
     let [overlap_budget, search_budget] = budgets();
     let mut budget = Work::new(overlap_budget);
     let mut work = Work::new(search_budget);
@@ -226,20 +351,11 @@ fn fresh<F: Clone + From<Finding>>(
             index: PrefixIndex::default(),
         };
         if group.values {
-            state.index = PrefixIndex::new(&group.members, &prefixes);
-            let n = group.members.len();
-            let mut outcomes = vec![Outcome::default(); n];
-            let ctx = ValueOrder::new(list.rules, group, pats, &state.index, &prefixes, &suffixes);
-            for (k, o) in outcomes.iter_mut().enumerate() {
-                let (outcome, ends) = measured(&ctx, k, &mut budget, &mut work);
-                *o = outcome;
-                if ends {
-                    // The budget is spent: no finding for the rest of
-                    // the group (and the later groups start with none).
-                    break;
-                }
+            if keep || asks_the_index(group, &pats, &prefixes) {
+                state.index = PrefixIndex::new(&group.members, &prefixes);
             }
-            state.outcomes = outcomes;
+            let ctx = ValueOrder::new(list.rules, group, pats, &state.index, &prefixes, &suffixes);
+            state.outcomes = decide_all(&ctx, group.members.len(), &mut budget, &mut work);
         }
         groups.push(state);
     }
@@ -258,7 +374,7 @@ pub(super) fn once<F: Clone + From<Finding>>(
     language: &dyn PatternLanguage,
     head: Head<'_, F>,
 ) -> Vec<F> {
-    let Fresh { mut groups, .. } = fresh(list, language, head);
+    let Fresh { mut groups, .. } = fresh(list, language, head, false);
     let cut = unexamined(list, &groups);
     let mut out = Vec::with_capacity(
         groups
@@ -293,7 +409,7 @@ impl<F: Clone + From<Finding>> State<F> {
             prefixes,
             suffixes,
             groups,
-        } = fresh(list, language, head);
+        } = fresh(list, language, head, true);
         State {
             key,
             findings: Arc::new(assemble(list, &groups)),

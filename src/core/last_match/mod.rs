@@ -173,6 +173,25 @@ pub mod testing {
         pub(super) static BUDGETS: std::cell::Cell<Option<[usize; 2]>> = const { std::cell::Cell::new(None) };
         /// Updates made on this thread (tests check the path is taken).
         pub(super) static UPDATES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+        /// Guessing forced on (threads, fewest members, batch).
+        pub(super) static GUESSING: std::cell::Cell<Option<(usize, usize, usize)>> = const { std::cell::Cell::new(None) };
+        /// Guesses drawing on more than the budgets have.
+        pub(super) static GUESSING_FREELY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+        /// Guesses kept and guesses decided again on this thread.
+        pub(super) static GUESSES: std::cell::Cell<[usize; 2]> = const { std::cell::Cell::new([0, 0]) };
+    }
+
+    /// Guess members on `threads` threads in batches of `batch`, in every
+    /// group (`None`: as a real analysis does); `freely`: the guesses
+    /// together may spend more than the budgets have.
+    pub fn set_guessing(g: Option<(usize, usize)>, freely: bool) {
+        GUESSING.with(|c| c.set(g.map(|(threads, batch)| (threads, 0, batch))));
+        GUESSING_FREELY.with(|c| c.set(freely));
+    }
+
+    /// Guesses kept and decided again on this thread so far.
+    pub fn guesses() -> [usize; 2] {
+        GUESSES.with(|g| g.get())
     }
 
     /// Use these budgets (overlap checks, search steps) on this thread.
@@ -378,5 +397,60 @@ mod tests {
         }
         // Every kind of finding was made many times.
         assert!(kinds.iter().all(|&c| c > 100), "{kinds:?}");
+    }
+
+    /// Members guessed on several threads, with budgets of their own, and
+    /// then kept or decided again in order give the findings of deciding
+    /// one member after another — with budgets that run out anywhere.
+    #[test]
+    fn guessing_on_every_core_finds_what_one_member_after_another_does() {
+        const PARTS: [&str; 9] = ["a", "b", " ", "*", "?", "ab", " *", "*a", "b?"];
+        let mut rng = testing::Lcg(29);
+        let mut below = |n: usize| rng.below(n);
+        let before = testing::guesses();
+        let mut differ = 0;
+        for round in 0..600 {
+            let n = 2 + below(40);
+            let spec: Vec<(String, Decision, Option<&str>)> = (0..n)
+                .map(|i| {
+                    let parts = 1 + below(3);
+                    let mut p: String = (0..parts).map(|_| PARTS[below(PARTS.len())]).collect();
+                    if i == n / 2 && round % 3 == 0 {
+                        p = "*".into();
+                    }
+                    (
+                        p,
+                        [Allow, Ask, Deny][below(3)],
+                        [None, Some("why")][below(2)],
+                    )
+                })
+                .collect();
+            let borrowed: Vec<(&str, Decision, Option<&str>)> =
+                spec.iter().map(|(p, a, e)| (p.as_str(), *a, *e)).collect();
+            let budgets = match below(3) {
+                0 => None,
+                _ => Some([below(4_000), below(400)]),
+            };
+            testing::set_budgets(budgets);
+            testing::set_guessing(None, false);
+            let one_by_one = analysed(&borrowed);
+            testing::set_guessing(Some((2 + below(2), 1 + below(6))), round % 2 == 0);
+            let guessed = analysed(&borrowed);
+            testing::set_guessing(None, false);
+            testing::set_budgets(None);
+            assert_eq!(guessed, one_by_one, "{spec:?} {budgets:?}");
+            differ += usize::from(
+                one_by_one
+                    .iter()
+                    .any(|f| matches!(f, Finding::Unexamined { .. })),
+            );
+        }
+        let [kept, redone] = testing::guesses();
+        // Both ways were taken many times, and budgets ran out in many lists.
+        assert!(
+            kept - before[0] > 1_000 && redone - before[1] > 100,
+            "{kept} {redone}"
+        );
+        assert!(differ > 50, "{differ}");
     }
 }

@@ -41,9 +41,13 @@ pub(super) struct ValueOrder<'a> {
     pub suffixes: &'a [Vec<u16>],
     universal: Vec<usize>,
     tail: Vec<usize>,
-    /// The prefix index's candidates of the rule being examined (kept
-    /// from rule to rule: one allocation per group, not per rule).
-    candidates: std::cell::RefCell<Vec<usize>>,
+}
+
+thread_local! {
+    /// The prefix index's candidates of the rule being examined (kept from
+    /// rule to rule: one allocation per thread, not per rule; per thread,
+    /// so that members are examined on every core).
+    static CANDIDATES: std::cell::RefCell<Vec<usize>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 impl<'a> ValueOrder<'a> {
@@ -82,7 +86,6 @@ impl<'a> ValueOrder<'a> {
             suffixes,
             universal,
             tail,
-            candidates: Default::default(),
         }
     }
 
@@ -114,14 +117,39 @@ impl<'a> ValueOrder<'a> {
     /// candidates are often many more than the real overlaps.
     fn overlapping(&self, k: usize, budget: &mut Work) -> Option<Option<Vec<usize>>> {
         let i = self.members[k];
-        let mut cands = self.candidates.borrow_mut();
+        let mut cands = CANDIDATES.take();
         cands.clear();
-        self.index
-            .compatible(self.members, &self.prefixes[i], self.prefixes, &mut cands);
-        cands.sort_unstable();
-        cands.dedup();
+        if self.prefixes[i].is_empty() {
+            // Every member's prefix starts with an empty one (the index
+            // gives them all; it is not made for a list whose members ask
+            // it nothing else, see `memo::asks_the_index`).
+            cands.extend(0..self.members.len());
+        } else {
+            self.index
+                .compatible(self.members, &self.prefixes[i], self.prefixes, &mut cands);
+            cands.sort_unstable();
+            cands.dedup();
+        }
+        let res = self.real_overlaps(k, &cands, budget);
+        CANDIDATES.set(cands);
+        let res = res?;
+        // A catch-all overlaps every rule; without `?` it is combined with
+        // any number of them by one glob match each (and only a later
+        // catch-all, found before this, makes it dead).
+        let catch_all =
+            self.patterns[k].is_universal() && res.iter().all(|&c| !self.patterns[c].has_any());
+        if res.len() > CANDIDATE_LIMIT && !catch_all {
+            return Some(None);
+        }
+        Some(Some(res))
+    }
+
+    /// The candidates whose patterns overlap member `k`'s; `None` when the
+    /// budget is spent.
+    fn real_overlaps(&self, k: usize, cands: &[usize], budget: &mut Work) -> Option<Vec<usize>> {
+        let i = self.members[k];
         let mut res = Vec::new();
-        for &c in cands.iter() {
+        for &c in cands {
             if c == k || !compatible_suffix(&self.suffixes[self.members[c]], &self.suffixes[i]) {
                 continue;
             }
@@ -133,15 +161,7 @@ impl<'a> ValueOrder<'a> {
                 res.push(c);
             }
         }
-        // A catch-all overlaps every rule; without `?` it is combined with
-        // any number of them by one glob match each (and only a later
-        // catch-all, found before this, makes it dead).
-        let catch_all =
-            self.patterns[k].is_universal() && res.iter().all(|&c| !self.patterns[c].has_any());
-        if res.len() > CANDIDATE_LIMIT && !catch_all {
-            return Some(None);
-        }
-        Some(Some(res))
+        Some(res)
     }
 
     /// Member `k`'s answer; `None` when the overlap budget is spent.
