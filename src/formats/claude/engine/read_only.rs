@@ -655,10 +655,17 @@ fn man_dangerous(args: &[String]) -> bool {
 /// The row of `argv`'s command (the first whose words start it), and how
 /// many words name the command.
 pub fn spec_of(argv: &[String]) -> Option<(&'static Spec, usize)> {
+    // Asked for every command of every decision: compared word by word
+    // without collecting each row's words.
     SPECS.iter().find_map(|s| {
-        let words: Vec<&str> = s.command.split(' ').collect();
-        (argv.len() >= words.len() && words.iter().zip(argv).all(|(w, a)| *w == a))
-            .then_some((s, words.len()))
+        let mut n = 0;
+        for w in s.command.split(' ') {
+            if argv.get(n).is_none_or(|a| a != w) {
+                return None;
+            }
+            n += 1;
+        }
+        Some((s, n))
     })
 }
 

@@ -262,7 +262,11 @@ fn evaluate(text: &str, hosts: HostTable) -> (RulesFile, HostTable) {
             );
         }
     };
-    let globals = GlobalsBuilder::standard().with(builtins).build();
+    // Frozen and immutable once built: one for the process (building it
+    // was a tenth of checking a small rules file).
+    static GLOBALS: std::sync::OnceLock<starlark::environment::Globals> =
+        std::sync::OnceLock::new();
+    let globals = GLOBALS.get_or_init(|| GlobalsBuilder::standard().with(builtins).build());
     let builder = RefCell::new(Builder {
         hosts,
         ..Builder::default()
@@ -283,7 +287,7 @@ fn evaluate(text: &str, hosts: HostTable) -> (RulesFile, HostTable) {
             }
             over
         }));
-        eval.eval_module(ast, &globals).map(|_| ())
+        eval.eval_module(ast, globals).map(|_| ())
     });
     let mut b = builder.into_inner();
     let mut file = RulesFile {
