@@ -54,25 +54,10 @@ pub fn map_ordered_on<T: Sync, R: Send>(
             done.push((k, f(batch)));
         }
     };
-    let mut parts: Vec<(usize, Vec<R>)> = std::thread::scope(|s| {
-        // A thread that cannot be started (a process limit) leaves its
-        // batches to the others: this thread takes batches until none is
-        // left.
-        let handles: Vec<_> = (1..threads.min(batches.len()))
-            .filter_map(|_| std::thread::Builder::new().spawn_scoped(s, work).ok())
-            .collect();
-        // This thread works too, while the others do.
-        let mut parts = work();
-        for h in handles {
-            match h.join() {
-                Ok(mut p) => parts.append(&mut p),
-                // A panic in a worker is the caller's panic, as it would
-                // have been on one thread.
-                Err(p) => std::panic::resume_unwind(p),
-            }
-        }
-        parts
-    });
+    let mut parts: Vec<(usize, Vec<R>)> = on_threads(threads.min(batches.len()), work)
+        .into_iter()
+        .flatten()
+        .collect();
     parts.sort_unstable_by_key(|&(k, _)| k);
     let mut out = Vec::with_capacity(parts.iter().map(|(_, p)| p.len()).sum());
     for (_, p) in parts {
@@ -81,15 +66,10 @@ pub fn map_ordered_on<T: Sync, R: Send>(
     out
 }
 
-/// Fills `out` on every core: `f(at, run)` writes the run of `out` that
-/// starts at index `at`, runs of `batch` taken in turn by each thread (the
-/// calling one among them). Sequential below [`SEQUENTIAL_BELOW`] items.
-/// The output is written in place: nothing is joined or copied.
-pub fn fill<T: Send>(out: &mut [T], batch: usize, f: impl Fn(usize, &mut [T]) + Sync) {
-    fill_on(out, cores(), SEQUENTIAL_BELOW, batch, f)
-}
-
-/// [`fill`] on at most `threads` threads, sequential below `below` items.
+/// Fills `out` on at most `threads` threads (sequential below `below`
+/// items): `f(at, run)` writes the run of `out` that starts at index `at`,
+/// runs of `batch` taken in turn by each thread (the calling one among
+/// them). The output is written in place: nothing is joined or copied.
 pub fn fill_on<T: Send>(
     out: &mut [T],
     threads: usize,
@@ -102,6 +82,7 @@ pub fn fill_on<T: Send>(
         f(0, out);
         return;
     }
+    let count = out.len().div_ceil(batch);
     let runs = std::sync::Mutex::new(out.chunks_mut(batch).enumerate());
     let work = || {
         loop {
@@ -113,18 +94,29 @@ pub fn fill_on<T: Send>(
             f(i * batch, run);
         }
     };
+    on_threads(threads.min(count), work);
+}
+
+/// `work` on the calling thread and on up to `threads - 1` more, each
+/// thread's result (the calling one's first). `work` takes items until
+/// none is left, so a thread that cannot be started (a process limit)
+/// leaves its share to the others; a panic in a worker is the caller's
+/// panic, as it would have been on one thread.
+fn on_threads<R: Send>(threads: usize, work: impl Fn() -> R + Sync) -> Vec<R> {
     std::thread::scope(|s| {
-        // A thread that cannot be started leaves its runs to the others.
         let handles: Vec<_> = (1..threads)
-            .filter_map(|_| std::thread::Builder::new().spawn_scoped(s, work).ok())
+            .filter_map(|_| std::thread::Builder::new().spawn_scoped(s, &work).ok())
             .collect();
-        work();
+        // This thread works too, while the others do.
+        let mut results = vec![work()];
         for h in handles {
-            if let Err(p) = h.join() {
-                std::panic::resume_unwind(p);
+            match h.join() {
+                Ok(r) => results.push(r),
+                Err(p) => std::panic::resume_unwind(p),
             }
         }
-    });
+        results
+    })
 }
 
 /// `f` over every item on `threads` threads (the calling one among them),

@@ -76,7 +76,7 @@ impl Pattern {
         } else {
             &units[..]
         };
-        let toks = normalize_slice(body);
+        let toks = normalize(body);
         let alts = if command_form {
             // A literal before the `*` ends any run of wildcards: the body
             // normalized, then ` *`, is normalized.
@@ -103,7 +103,7 @@ impl Pattern {
             toks.extend(part.encode_utf16().map(Tok::Lit));
         }
         Pattern {
-            alts: vec![normalize(toks.into_iter())],
+            alts: vec![normalize(&toks)],
         }
     }
 
@@ -309,14 +309,7 @@ impl Tok {
 }
 
 /// `**` is `*`; a run of wildcards puts its `?`s first (`*?` ≡ `?*`).
-fn normalize(toks: impl ExactSizeIterator<Item = Tok>) -> Vec<Tok> {
-    let mut all = Vec::with_capacity(toks.len());
-    all.extend(toks);
-    normalize_slice(&all)
-}
-
-/// [`normalize`] of tokens in a slice.
-fn normalize_slice(toks: &[Tok]) -> Vec<Tok> {
+fn normalize(toks: &[Tok]) -> Vec<Tok> {
     let mut out = Vec::with_capacity(toks.len());
     let mut i = 0;
     while i < toks.len() {
